@@ -1,0 +1,57 @@
+/* compile.c: the pass pipeline.
+ *
+ *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
+ *             inlined, static_range unrolled)                   [sema.c]
+ *   axis      contiguity / divisibility / constancy of every value [axis.c]
+ *   layout    which thread owns which element: blocked, slice, MMA, dot
+ *             operand; convert_layout where they must change  [layout_pass.c]
+ *   codegen   LLVM IR through the LLVM-C API, O3, PTX from NVPTX  [llvm*.c, ptx.c]
+ *
+ * The verifier runs after every pass that rewrites IR, so a broken pass is
+ * caught where it broke, not three passes later. */
+#include "compile.h"
+
+#include <string.h>
+
+#include "codegen.h"
+#include "layout.h"
+
+const char *const compile_pass_names[] = {"sema", "layout", NULL};
+
+/* Shared memory a program may use on each target (opt-in maximum). */
+static int max_shared_for(const char *arch) {
+    if (!arch || !strncmp(arch, "sm_90", 5))
+        return 227 * 1024;
+    if (!strcmp(arch, "sm_80"))
+        return 163 * 1024;
+    return 99 * 1024;
+}
+
+static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
+    if (!ir_verify(d, f))
+        return false;
+    if (h && h->dump_after && h->dump && !strcmp(h->dump_after, pass))
+        ir_print_func(h->dump, f);
+    return true;
+}
+
+Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *module,
+                         const CompileOptions *o, const CompileHooks *hooks) {
+    SemaOptions so = options_to_sema(o);
+    Function *f = sema_kernel(a, d, src, module, &so);
+    if (!f || !after_pass(d, f, "sema", hooks))
+        return NULL;
+    return f;
+}
+
+bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx) {
+    for (int i = 0; i < n; i++) {
+        Function *f = fs[i];
+        const AxisInfo *axis = axis_analyze(f);
+        if (!axis || !layout_pass(d, f, axis, max_shared_for(arch)) || !after_pass(d, f, "layout", hooks))
+            return false;
+        if (hooks && hooks->ir_gpu)
+            ir_print_func(hooks->ir_gpu, f);
+    }
+    return codegen_module(d, fs, n, arch ? arch : "sm_90", 3, hooks ? hooks->llvm : NULL, ptx);
+}

@@ -1,0 +1,204 @@
+/* ir.c: types, the op table, and IR construction. See ir.h. */
+#include "ir.h"
+
+#include <string.h>
+
+const OpInfo ir_ops[IR__NUM] = {
+#define X(id, text, nargs, flags) [IR_##id] = {text, nargs, flags},
+    IR_OPS(X)
+#undef X
+};
+
+static const char *dt_names[DT__COUNT] = {
+    [DT_VOID] = "void", [DT_I1] = "i1",   [DT_I8] = "i8",   [DT_I16] = "i16", [DT_I32] = "i32",
+    [DT_I64] = "i64",   [DT_U8] = "u8",   [DT_U16] = "u16", [DT_U32] = "u32", [DT_U64] = "u64",
+    [DT_F16] = "f16",   [DT_BF16] = "bf16", [DT_F32] = "f32", [DT_F64] = "f64", [DT_PTR] = "ptr",
+};
+
+Type ir_scalar(DType dt) { return (Type){.dtype = (uint8_t)dt}; }
+
+Type ir_ptr(DType pointee) { return (Type){.dtype = DT_PTR, .pointee = (uint8_t)pointee}; }
+
+Type ir_block(Type elem, int rank, const int32_t *shape) {
+    Type t = ir_elem(elem);
+    t.rank = (uint8_t)rank;
+    for (int i = 0; i < rank; i++)
+        t.shape[i] = shape[i];
+    return t;
+}
+
+Type ir_elem(Type t) {
+    Type e = {.dtype = t.dtype, .pointee = t.pointee};
+    return e;
+}
+
+Type ir_with_dtype(Type t, DType dt) {
+    t.dtype = (uint8_t)dt;
+    if (dt != DT_PTR)
+        t.pointee = 0;
+    return t;
+}
+
+bool ir_type_eq(Type a, Type b) {
+    if (a.dtype != b.dtype || a.rank != b.rank || (a.dtype == DT_PTR && a.pointee != b.pointee))
+        return false;
+    for (int i = 0; i < a.rank; i++)
+        if (a.shape[i] != b.shape[i])
+            return false;
+    return true;
+}
+
+int64_t ir_numel(Type t) {
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; i++)
+        n *= t.shape[i];
+    return n;
+}
+
+bool dt_is_int(DType dt) { return dt >= DT_I1 && dt <= DT_U64; }
+bool dt_is_signed(DType dt) { return dt >= DT_I8 && dt <= DT_I64; }
+bool dt_is_float(DType dt) { return dt >= DT_F16 && dt <= DT_F64; }
+
+int dt_bits(DType dt) {
+    switch (dt) {
+    case DT_I1: return 1;
+    case DT_I8: case DT_U8: return 8;
+    case DT_I16: case DT_U16: case DT_F16: case DT_BF16: return 16;
+    case DT_I32: case DT_U32: case DT_F32: return 32;
+    case DT_I64: case DT_U64: case DT_F64: case DT_PTR: return 64;
+    default: return 0;
+    }
+}
+
+const char *dt_name(DType dt) { return dt < DT__COUNT ? dt_names[dt] : "?"; }
+
+DType dt_from_name(const char *s) {
+    static const struct { const char *name; DType dt; } aliases[] = {
+        {"int1", DT_I1},     {"bool", DT_I1},     {"int8", DT_I8},     {"int16", DT_I16},
+        {"int32", DT_I32},   {"int64", DT_I64},   {"uint8", DT_U8},    {"uint16", DT_U16},
+        {"uint32", DT_U32},  {"uint64", DT_U64},  {"fp16", DT_F16},    {"float16", DT_F16},
+        {"fp32", DT_F32},    {"float32", DT_F32}, {"fp64", DT_F64},    {"float64", DT_F64},
+        {"bfloat16", DT_BF16}, {"bf16", DT_BF16},
+    };
+    for (int d = DT_I1; d < DT_PTR; d++)
+        if (!strcmp(s, dt_names[d]))
+            return (DType)d;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(s, aliases[i].name))
+            return aliases[i].dt;
+    return DT_VOID;
+}
+
+void ir_type_print(Buf *b, Type t) {
+    if (t.rank)
+        buf_putc(b, '<');
+    for (int i = 0; i < t.rank; i++)
+        buf_printf(b, "%dx", t.shape[i]);
+    if (t.dtype == DT_PTR)
+        buf_printf(b, "!ptr<%s>", dt_name(t.pointee));
+    else
+        buf_puts(b, dt_name(t.dtype));
+    if (t.rank)
+        buf_putc(b, '>');
+}
+
+/* Grow a pointer array in the arena (old storage is abandoned to the arena). */
+static void *grow(Arena *a, void *old, int len, int *cap, size_t elem) {
+    if (len < *cap)
+        return old;
+    int ncap = *cap ? *cap * 2 : 8;
+    void *p = arena_alloc(a, elem * (size_t)ncap);
+    if (p && old)
+        memcpy(p, old, elem * (size_t)len);
+    *cap = ncap;
+    return p;
+}
+
+Function *ir_func_new(Arena *a, const char *name) {
+    Function *f = arena_alloc(a, sizeof *f);
+    f->name = arena_strdup(a, name);
+    f->arena = a;
+    f->nvalues = 1; /* value 0 is reserved as "no value" */
+    f->values = grow(a, NULL, 0, &f->cap_values, sizeof(Value));
+    f->body = ir_block_new(f);
+    f->num_warps = 4;
+    f->num_stages = 3;
+    return f;
+}
+
+ValueId ir_value_new(Function *f, Type t) {
+    f->values = grow(f->arena, f->values, f->nvalues, &f->cap_values, sizeof(Value));
+    ValueId v = f->nvalues++;
+    f->values[v] = (Value){.type = t};
+    return v;
+}
+
+ValueId ir_param(Function *f, const char *name, Type t) {
+    Param *p = arena_alloc(f->arena, sizeof(Param) * (size_t)(f->nparams + 1));
+    if (f->nparams)
+        memcpy(p, f->params, sizeof(Param) * (size_t)f->nparams);
+    p[f->nparams] = (Param){.name = arena_strdup(f->arena, name), .type = t, .divisibility = 1};
+    f->params = p;
+    f->nparams++;
+    ValueId v = ir_value_new(f, t);
+    f->values[v].name = p[f->nparams - 1].name;
+    f->values[v].block = f->body;
+    return v;
+}
+
+Block *ir_block_new(Function *f) { return arena_alloc(f->arena, sizeof(Block)); }
+
+ValueId ir_block_arg(Function *f, Block *b, Type t) {
+    ValueId v = ir_value_new(f, t);
+    ValueId *args = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(b->nargs + 1));
+    if (b->nargs)
+        memcpy(args, b->args, sizeof(ValueId) * (size_t)b->nargs);
+    args[b->nargs++] = v;
+    b->args = args;
+    f->values[v].block = b;
+    return v;
+}
+
+Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nargs,
+                  const Type *rtypes, int nresults, Span sp) {
+    Inst *in = arena_alloc(f->arena, sizeof *in);
+    in->op = op;
+    in->span = sp;
+    in->nargs = nargs;
+    if (nargs) {
+        in->args = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nargs);
+        memcpy(in->args, args, sizeof(ValueId) * (size_t)nargs);
+    }
+    in->nresults = nresults;
+    if (nresults) {
+        in->results = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nresults);
+        for (int i = 0; i < nresults; i++) {
+            in->results[i] = ir_value_new(f, rtypes[i]);
+            f->values[in->results[i]].def = in;
+        }
+    }
+    if (b) {
+        b->insts = grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
+        b->insts[b->ninsts++] = in;
+    }
+    return in;
+}
+
+ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp) {
+    Inst *in = ir_inst_new(f, b, op, args, nargs, &rtype, 1, sp);
+    return in->results[0];
+}
+
+Module *ir_module_new(Arena *a) {
+    Module *m = arena_alloc(a, sizeof *m);
+    m->arena = a;
+    return m;
+}
+
+void ir_module_add(Module *m, Function *f) {
+    Function **fs = arena_alloc(m->arena, sizeof(Function *) * (size_t)(m->nfuncs + 1));
+    if (m->nfuncs)
+        memcpy(fs, m->funcs, sizeof(Function *) * (size_t)m->nfuncs);
+    fs[m->nfuncs++] = f;
+    m->funcs = fs;
+}

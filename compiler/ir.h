@@ -1,0 +1,276 @@
+/* ir.h: the typed tile IR (TIR).
+ *
+ * A kernel is one Function: SSA values numbered per function, a body Block of
+ * Insts, structured control flow (for / if / while own nested Blocks, like
+ * MLIR's scf dialect). Every value is a scalar or a block of static
+ * power-of-two shape with an element type (Triton's model). Ops are described
+ * once in the IR_OPS table below; the printer, the parser, the verifier and
+ * the interpreter all read that table.
+ *
+ * Invariants the verifier checks (see verify.c):
+ *  - every operand is defined before use and dominates it (defined in the same
+ *    block earlier, or in an enclosing block, or is a block argument);
+ *  - elementwise ops have operands of identical shape (sema inserts splat /
+ *    broadcast explicitly) and the result shape equals the operand shape;
+ *  - block shapes are powers of two, at most IR_MAX_RANK dims, at most
+ *    IR_MAX_NUMEL elements;
+ *  - op-specific rules listed with each op.
+ *
+ * Text form (docs/ir.md; `tlc --emit=ir`):
+ *   func @copy_k(%0: !ptr<f32>, %1: !ptr<f32>, %2: i32) {num_warps = 4} {
+ *     %3 = program_id {axis = 0} : i32
+ *     %4 = arange {start = 0, end = 1024} : <1024xi32>
+ *     %5 = splat %3 : <1024xi32>
+ *     ...
+ *     return
+ *   }
+ */
+#ifndef TL_IR_H
+#define TL_IR_H
+
+#include "diag.h"
+
+enum { IR_MAX_RANK = 4, IR_MAX_NUMEL = 1 << 20 };
+
+/* Element types. Order matters: ints by width, then floats by width. */
+typedef enum {
+    DT_VOID,
+    DT_I1,
+    DT_I8, DT_I16, DT_I32, DT_I64,
+    DT_U8, DT_U16, DT_U32, DT_U64,
+    DT_F16, DT_BF16, DT_F32, DT_F64,
+    DT_PTR, /* pointer; Type.pointee says to what */
+    DT__COUNT
+} DType;
+
+typedef struct Type {
+    uint8_t dtype;             /* DType of each element */
+    uint8_t pointee;           /* for DT_PTR: element type pointed to (never DT_PTR) */
+    uint8_t rank;              /* 0 = scalar */
+    int32_t shape[IR_MAX_RANK];
+} Type;
+
+/* Type helpers (ir.c). */
+Type ir_scalar(DType dt);
+Type ir_ptr(DType pointee);
+Type ir_block(Type elem, int rank, const int32_t *shape); /* elem's shape is ignored */
+Type ir_elem(Type t);                                     /* scalar type of the elements */
+Type ir_with_dtype(Type t, DType dt);                     /* same shape, other element type */
+bool ir_type_eq(Type a, Type b);
+int64_t ir_numel(Type t);
+bool dt_is_int(DType dt);      /* includes i1 and unsigned */
+bool dt_is_signed(DType dt);   /* i8..i64 (i1 counts as unsigned) */
+bool dt_is_float(DType dt);
+int dt_bits(DType dt);         /* 1, 8, 16, 32, 64; pointers 64 */
+const char *dt_name(DType dt); /* "i32", "f16", "bf16", "ptr" ... */
+DType dt_from_name(const char *s); /* DT_VOID if unknown; accepts "fp32"/"f32"/"float32" */
+/* Print "i32", "<128x64xf16>", "!ptr<f32>", "<128x!ptr<f16>>". */
+void ir_type_print(Buf *b, Type t);
+
+/* ---- ops ----
+ * X(name, text, nargs, flags): nargs = -1 for variadic.
+ * Attributes an op uses are listed in its comment; they live in Inst.attr. */
+#define IR_OPS(X)                                                                                  \
+    /* constants and ids */                                                                        \
+    X(CONST, "const", 0, OPF_PURE)            /* attr.i or attr.f (by dtype); block = splat of it */ \
+    X(PROGRAM_ID, "program_id", 0, OPF_PURE)  /* attr.axis */                                       \
+    X(NUM_PROGRAMS, "num_programs", 0, OPF_PURE) /* attr.axis */                                    \
+    X(ARANGE, "arange", 0, OPF_PURE)          /* attr.start, attr.end; result <end-start x i32> */  \
+    /* shape ops */                                                                                \
+    X(SPLAT, "splat", 1, OPF_PURE)            /* scalar -> block */                                 \
+    X(BROADCAST, "broadcast", 1, OPF_PURE)    /* size-1 dims -> result dims, same rank */           \
+    X(EXPAND_DIMS, "expand_dims", 1, OPF_PURE)/* attr.axis: insert a size-1 dim */                  \
+    X(RESHAPE, "reshape", 1, OPF_PURE)        /* same numel, row-major order */                     \
+    X(TRANS, "trans", 1, OPF_PURE)            /* attr.perm[rank] */                                 \
+    /* elementwise arithmetic: operands and result share one type */                               \
+    X(ADD, "add", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(SUB, "sub", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(MUL, "mul", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(DIV, "div", 2, OPF_PURE | OPF_ELEM)     /* float: IEEE; int: C (truncating) */                \
+    X(REM, "rem", 2, OPF_PURE | OPF_ELEM)     /* float: fmod; int: C (sign of dividend) */          \
+    X(AND, "and", 2, OPF_PURE | OPF_ELEM)     /* ints and i1 */                                     \
+    X(OR, "or", 2, OPF_PURE | OPF_ELEM)                                                            \
+    X(XOR, "xor", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(SHL, "shl", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(SHR, "shr", 2, OPF_PURE | OPF_ELEM)     /* arithmetic for signed, logical for unsigned */     \
+    X(MIN, "min", 2, OPF_PURE | OPF_ELEM)     /* float: minnum (NaN-ignoring) */                    \
+    X(MAX, "max", 2, OPF_PURE | OPF_ELEM)                                                          \
+    X(NEG, "neg", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(NOT, "not", 1, OPF_PURE | OPF_ELEM)     /* bitwise complement (logical for i1) */             \
+    X(CMP, "cmp", 2, OPF_PURE)                /* attr.pred; operands one type, result i1 */         \
+    X(SELECT, "select", 3, OPF_PURE)          /* cond(i1), a, b; a/b/result one type */             \
+    X(ADDPTR, "addptr", 2, OPF_PURE)          /* ptr, int offset (in elements); same shape */       \
+    X(CAST, "cast", 1, OPF_PURE)              /* numeric conversion to the result dtype; i1 from */ \
+                                              /* x != 0; float->int truncates; ptr<->i64 allowed */ \
+    X(BITCAST, "bitcast", 1, OPF_PURE)        /* same bit width, same shape */                      \
+    /* math (float only) */                                                                        \
+    X(EXP, "exp", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(EXP2, "exp2", 1, OPF_PURE | OPF_ELEM)                                                        \
+    X(LOG, "log", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(LOG2, "log2", 1, OPF_PURE | OPF_ELEM)                                                        \
+    X(SQRT, "sqrt", 1, OPF_PURE | OPF_ELEM)                                                        \
+    X(RSQRT, "rsqrt", 1, OPF_PURE | OPF_ELEM)                                                      \
+    X(SIN, "sin", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(COS, "cos", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(ABS, "abs", 1, OPF_PURE | OPF_ELEM)     /* ints too */                                        \
+    X(FLOOR, "floor", 1, OPF_PURE | OPF_ELEM)                                                      \
+    X(CEIL, "ceil", 1, OPF_PURE | OPF_ELEM)                                                        \
+    X(FMA, "fma", 3, OPF_PURE | OPF_ELEM)                                                          \
+    /* hints for axis analysis: identity on the value */                                           \
+    X(MULTIPLE_OF, "multiple_of", 1, OPF_PURE)    /* attr.vals[rank]: divisibility per dim */       \
+    X(MAX_CONTIGUOUS, "max_contiguous", 1, OPF_PURE) /* attr.vals[rank] */                          \
+    /* memory */                                                                                   \
+    X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee */ \
+    X(STORE, "store", -1, 0)   /* ptr, value [, mask] */                                             \
+    X(ATOMIC_RMW, "atomic_rmw", -1, 0) /* attr.rmw; ptr, value [, mask]; returns old values */      \
+    X(ATOMIC_CAS, "atomic_cas", 3, 0)  /* ptr, cmp, value; returns old values */                    \
+    /* tensor ops */                                                                               \
+    X(DOT, "dot", 3, OPF_PURE)     /* a <MxK>, b <KxN>, acc <MxN>; attr.precision */                 \
+    X(REDUCE, "reduce", 1, OPF_PURE) /* attr.reduce, attr.axis, attr.keep_dims; argmax/argmin -> i32 */ \
+    /* debugging */                                                                                \
+    X(PRINT, "print", -1, 0)       /* attr.str = prefix, attr.hex; prints each operand */           \
+    X(ASSERT, "assert", 1, 0)      /* cond (i1 scalar or block); attr.str = message */              \
+    X(BARRIER, "barrier", 0, 0)                                                                    \
+    /* layouts (only after the layout pass): identity on the values, moves them */                 \
+    X(CONVERT_LAYOUT, "convert_layout", 1, OPF_PURE) /* between threads; same type */              \
+    /* structured control flow */                                                                  \
+    X(FOR, "for", -1, 0)     /* lb, ub, step, inits...; body args (iv, carried...); results carried */ \
+    X(IF, "if", -1, 0)       /* cond, then-block, else-block; results from their yields */          \
+    X(WHILE, "while", -1, 0) /* inits...; before-block args carried -> CONDITION; after-block -> yield */ \
+    X(CONDITION, "condition", -1, 0) /* cond, forwarded values (ends a while's before-block) */     \
+    X(YIELD, "yield", -1, 0)         /* ends for/if/while-after blocks */                           \
+    X(RETURN, "return", 0, 0)
+
+/* Opcodes are IR_<NAME> (IR_ADD, IR_LOAD, ...); the AST's operators own OP_*. */
+typedef enum {
+#define X(id, text, nargs, flags) IR_##id,
+    IR_OPS(X)
+#undef X
+    IR__NUM
+} OpCode;
+
+enum { OPF_PURE = 1, OPF_ELEM = 2 };
+
+typedef struct OpInfo {
+    const char *name;
+    int nargs; /* -1: variadic */
+    int flags;
+} OpInfo;
+extern const OpInfo ir_ops[IR__NUM];
+
+typedef enum { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
+typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } ReduceKind;
+typedef enum { RMW_ADD, RMW_MAX, RMW_MIN, RMW_XCHG, RMW_AND, RMW_OR, RMW_XOR } RmwKind;
+typedef enum { PREC_IEEE, PREC_TF32, PREC_TF32X3 } DotPrecision;
+
+typedef struct Attr {
+    int64_t i;         /* CONST (int / bool) */
+    double f;          /* CONST (float) */
+    int axis;          /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE */
+    int64_t start, end;/* ARANGE */
+    int perm[IR_MAX_RANK];  /* TRANS */
+    int64_t vals[IR_MAX_RANK]; /* MULTIPLE_OF, MAX_CONTIGUOUS */
+    int pred;          /* CMP: CmpPred */
+    int reduce;        /* REDUCE: ReduceKind */
+    int rmw;           /* ATOMIC_RMW: RmwKind */
+    int precision;     /* DOT: DotPrecision */
+    bool keep_dims;    /* REDUCE */
+    bool has_mask, has_other; /* LOAD / STORE / ATOMIC_RMW */
+    bool hex;          /* PRINT */
+    const char *str;   /* PRINT prefix, ASSERT message */
+} Attr;
+
+typedef int ValueId; /* index into Function.values; 0 is never a valid value */
+
+typedef struct Block Block;
+
+typedef struct Inst {
+    OpCode op;
+    ValueId *args;
+    int nargs;
+    ValueId *results; /* most ops have 0 or 1 result */
+    int nresults;
+    Attr attr;
+    Block *regions[2]; /* FOR: body; IF: then, else; WHILE: before, after */
+    int nregions;
+    Span span;         /* source location, for diagnostics and runtime errors */
+} Inst;
+
+struct Block {
+    ValueId *args; /* block arguments (FOR: iv then carried; WHILE: carried) */
+    int nargs;
+    Inst **insts;
+    int ninsts, cap;
+    Inst *parent;  /* the op owning this region, NULL for the function body */
+};
+
+typedef struct Value {
+    Type type;
+    int layout;    /* after the layout pass: index into Function.layouts (0 = none/scalar) */
+    Inst *def;     /* defining op, or NULL for a block or function argument */
+    Block *block;  /* for block arguments: the block */
+    const char *name; /* source variable name for readability, may be NULL */
+} Value;
+
+typedef struct Param {
+    const char *name;
+    Type type;         /* scalar or pointer */
+    int divisibility;  /* 16 when specialised with ":16" (value or address), else 1 */
+    bool equal_to_1;   /* ":1": the value is 1 and not passed at runtime?  (kept as an arg) */
+} Param;
+
+typedef struct Function {
+    const char *name;
+    Param *params;   /* one per runtime argument, in order; params[i] is value i+1 */
+    int nparams;
+    Value *values;   /* values[0] unused */
+    int nvalues, cap_values;
+    Block *body;
+    int num_warps, num_stages; /* launch options carried with the kernel */
+    struct Layout *layouts;    /* layout table (layout.h), layouts[0] unused; set by the layout pass */
+    int nlayouts;
+    int shared_bytes;          /* shared memory the lowering needs (set by the layout pass) */
+    Arena *arena;
+    const Source *src;
+} Function;
+
+typedef struct Module {
+    Function **funcs;
+    int nfuncs;
+    Arena *arena;
+} Module;
+
+/* ---- building (ir.c) ---- */
+Function *ir_func_new(Arena *a, const char *name);
+ValueId ir_param(Function *f, const char *name, Type t); /* appends a param + its value */
+ValueId ir_value_new(Function *f, Type t);
+Block *ir_block_new(Function *f);
+ValueId ir_block_arg(Function *f, Block *b, Type t);
+/* Append an op with the given operands and result types to block b. */
+Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nargs,
+                  const Type *rtypes, int nresults, Span sp);
+/* Convenience: a one-result op. Returns the result value. */
+ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp);
+static inline Type ir_type_of(const Function *f, ValueId v) { return f->values[v].type; }
+Module *ir_module_new(Arena *a);
+void ir_module_add(Module *m, Function *f);
+
+/* ---- text (irprint.c / irparse.c) ---- */
+void ir_print_func(Buf *out, const Function *f);
+void ir_print_module(Buf *out, const Module *m);
+/* Parse the text form back. Returns NULL and reports to d on error. */
+Module *ir_parse(Arena *a, Diag *d, const Source *src);
+
+/* Spellings shared by the printer, the parser and the verifier (irprint.c),
+ * NULL-terminated where they are enums. */
+extern const char *const ir_cmp_names[], *const ir_reduce_names[], *const ir_rmw_names[],
+    *const ir_precision_names[];
+extern const char *const ir_attr_keys[IR__NUM];          /* which attribute an op prints */
+extern const char *const ir_region_labels[IR__NUM][2];   /* "body", "before"/"do", ... */
+
+/* ---- verification (verify.c) ----
+ * Returns true when f satisfies every invariant; otherwise reports each
+ * violation as an internal error (a pass produced bad IR) naming the op. */
+bool ir_verify(Diag *d, const Function *f);
+
+#endif

@@ -1,0 +1,334 @@
+/* irprint.c: the IR as text (docs/ir.md has the grammar).
+ *
+ *   func @add(%x.1: !ptr<f32> {div = 16}, %n.2: i32) {num_warps = 4, num_stages = 3} {
+ *     %3 = program_id {axis = 0} : i32
+ *     %4, %5 = for %a.6, %b.7, %c.8 iter(%9, %10) : i32, <4xf32> {
+ *     ^body(%11: i32, %12: i32, %13: <4xf32>):
+ *       ...
+ *       yield %12, %13
+ *     }
+ *     return
+ *   }
+ *
+ * Values print with their own ValueIds (no renumbering), so a dump, a verifier
+ * message and an interpreter error name a value alike; the parser keeps the
+ * numbers it reads, which is what makes print(parse(print(f))) == print(f)
+ * hold byte for byte. A value with a source name prints as %name.N: the name
+ * is for the reader, the number is the identity.
+ *
+ * The tables below are the one description of the text form's attribute keys,
+ * enum spellings and region labels; irparse.c and verify.c declare them. */
+#include "ir.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Enum spellings, indexed by the enum value (CmpPred, ReduceKind, RmwKind,
+ * DotPrecision), NULL-terminated. */
+const char *const ir_cmp_names[] = {"lt", "le", "gt", "ge", "eq", "ne", NULL};
+const char *const ir_reduce_names[] = {"sum", "max", "min", "argmax", "argmin", NULL};
+const char *const ir_rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor", NULL};
+const char *const ir_precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
+
+/* The attributes each op carries in the text, space-separated, in print order.
+ * LOAD/STORE/ATOMIC_RMW's has_mask/has_other are not here: the operand count
+ * says them. */
+const char *const ir_attr_keys[IR__NUM] = {
+    [IR_CONST] = "value",
+    [IR_PROGRAM_ID] = "axis",
+    [IR_NUM_PROGRAMS] = "axis",
+    [IR_ARANGE] = "start end",
+    [IR_EXPAND_DIMS] = "axis",
+    [IR_TRANS] = "perm",
+    [IR_MULTIPLE_OF] = "vals",
+    [IR_MAX_CONTIGUOUS] = "vals",
+    [IR_CMP] = "pred",
+    [IR_ATOMIC_RMW] = "kind",
+    [IR_DOT] = "precision",
+    [IR_REDUCE] = "kind axis keep_dims",
+    [IR_PRINT] = "prefix hex",
+    [IR_ASSERT] = "msg",
+};
+
+/* Region labels of the ops that own regions; their number is the op's number
+ * of regions. A region's label names its header line (^body(...):) and, for
+ * every region after the first, is the keyword between regions (} else {). */
+const char *const ir_region_labels[IR__NUM][2] = {
+    [IR_FOR] = {"body"},
+    [IR_IF] = {"then", "else"},
+    [IR_WHILE] = {"before", "do"},
+};
+
+/* Names print only when the parser can read them back. */
+static bool is_ident(const char *s) {
+    if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        return false;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+static void put_value(Buf *b, const Function *f, ValueId v) {
+    const char *name = v > 0 && v < f->nvalues ? f->values[v].name : NULL;
+    if (is_ident(name))
+        buf_printf(b, "%%%s.%d", name, v);
+    else
+        buf_printf(b, "%%%d", v);
+}
+
+static void put_values(Buf *b, const Function *f, const ValueId *vs, int n) {
+    for (int i = 0; i < n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        put_value(b, f, vs[i]);
+    }
+}
+
+static Type type_of(const Function *f, ValueId v) {
+    return v > 0 && v < f->nvalues ? f->values[v].type : (Type){0};
+}
+
+/* After the layout pass a block type shows its layout: <128x64xf16, #blocked1>
+ * (layout.c). Weak, so tools that link the IR without the layout code (the
+ * round-trip test) still link; they never see a laid-out function. */
+void layout_print_type(Buf *out, const Function *f, ValueId v) __attribute__((weak));
+void layout_print_aliases(Buf *out, const Function *f) __attribute__((weak));
+
+static void put_type(Buf *b, const Function *f, ValueId v) {
+    if (f->nlayouts > 0 && layout_print_type)
+        layout_print_type(b, f, v);
+    else
+        ir_type_print(b, type_of(f, v));
+}
+
+/* "%3: i32", as parameters and block arguments declare values. */
+static void put_decl(Buf *b, const Function *f, ValueId v) {
+    put_value(b, f, v);
+    buf_puts(b, ": ");
+    put_type(b, f, v);
+}
+
+/* The shortest decimal that reads back as the same double; it always shows a
+ * '.' or an exponent so a reader sees a float. */
+static void put_float(Buf *b, double x) {
+    if (isnan(x)) {
+        buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        buf_puts(b, x < 0 ? "-inf" : "inf");
+        return;
+    }
+    char s[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, x);
+        if (strtod(s, NULL) == x)
+            break;
+    }
+    buf_puts(b, s);
+    if (!strpbrk(s, ".e"))
+        buf_puts(b, ".0");
+}
+
+/* A C string literal; bytes >= 0x80 stay raw so UTF-8 messages stay readable. */
+static void put_string(Buf *b, const char *s) {
+    buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': buf_puts(b, "\\\""); break;
+        case '\\': buf_puts(b, "\\\\"); break;
+        case '\n': buf_puts(b, "\\n"); break;
+        case '\t': buf_puts(b, "\\t"); break;
+        case '\r': buf_puts(b, "\\r"); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                buf_printf(b, "\\x%02x", *p);
+            else
+                buf_putc(b, (char)*p);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+/* An enum attribute; a value out of range (bad IR) prints as its number so
+ * the dump still shows it and the parser rejects it. */
+static void put_enum(Buf *b, const char *const *names, int v) {
+    int n = 0;
+    while (names[n])
+        n++;
+    if (v >= 0 && v < n)
+        buf_puts(b, names[v]);
+    else
+        buf_printf(b, "%d", v);
+}
+
+static void put_list(Buf *b, const int64_t *v, int n) {
+    buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        buf_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+    buf_putc(b, ']');
+}
+
+static void put_const(Buf *b, const Function *f, const Inst *in) {
+    DType dt = in->nresults ? (DType)type_of(f, in->results[0]).dtype : DT_I64;
+    if (dt_is_float(dt))
+        put_float(b, in->attr.f);
+    else if (dt == DT_U64)
+        buf_printf(b, "%llu", (unsigned long long)in->attr.i);
+    else
+        buf_printf(b, "%lld", (long long)in->attr.i);
+}
+
+/* The number of entries TRANS's perm and the hints' vals print: one per
+ * dimension of the operand (a hint on a scalar still has one). */
+static int list_len(const Function *f, const Inst *in) {
+    int rank = in->nargs ? type_of(f, in->args[0]).rank : 0;
+    return in->op == IR_TRANS || rank ? rank : 1;
+}
+
+static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key, size_t n) {
+    const Attr *a = &in->attr;
+#define IS(k) (n == sizeof k - 1 && !memcmp(key, k, n))
+    if (IS("value")) {
+        put_const(b, f, in);
+    } else if (IS("axis")) {
+        buf_printf(b, "%d", a->axis);
+    } else if (IS("start")) {
+        buf_printf(b, "%lld", (long long)a->start);
+    } else if (IS("end")) {
+        buf_printf(b, "%lld", (long long)a->end);
+    } else if (IS("perm")) {
+        int64_t perm[IR_MAX_RANK];
+        for (int i = 0; i < IR_MAX_RANK; i++)
+            perm[i] = a->perm[i];
+        put_list(b, perm, list_len(f, in));
+    } else if (IS("vals")) {
+        put_list(b, a->vals, list_len(f, in));
+    } else if (IS("pred")) {
+        put_enum(b, ir_cmp_names, a->pred);
+    } else if (IS("kind")) {
+        put_enum(b, in->op == IR_REDUCE ? ir_reduce_names : ir_rmw_names,
+                 in->op == IR_REDUCE ? a->reduce : a->rmw);
+    } else if (IS("keep_dims")) {
+        buf_puts(b, a->keep_dims ? "true" : "false");
+    } else if (IS("precision")) {
+        put_enum(b, ir_precision_names, a->precision);
+    } else if (IS("prefix") || IS("msg")) {
+        put_string(b, a->str);
+    } else if (IS("hex")) {
+        buf_puts(b, a->hex ? "true" : "false");
+    }
+#undef IS
+}
+
+static void put_attrs(Buf *b, const Function *f, const Inst *in) {
+    const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
+    if (!k)
+        return;
+    buf_puts(b, " {");
+    for (bool first = true; *k; first = false) {
+        size_t n = strcspn(k, " ");
+        buf_printf(b, "%s%.*s = ", first ? "" : ", ", (int)n, k);
+        put_attr(b, f, in, k, n);
+        k += n + (k[n] == ' ');
+    }
+    buf_putc(b, '}');
+}
+
+static void indent(Buf *b, int depth) {
+    for (int i = 0; i < depth; i++)
+        buf_puts(b, "  ");
+}
+
+static void print_inst(Buf *b, const Function *f, const Inst *in, int depth);
+
+/* A region: '{', a header line when the block has arguments, the ops, '}'. */
+static void print_region(Buf *b, const Function *f, const Block *blk, const char *label, int depth) {
+    buf_puts(b, " {\n");
+    if (blk && blk->nargs) {
+        indent(b, depth);
+        buf_printf(b, "^%s(", label ? label : "region");
+        for (int i = 0; i < blk->nargs; i++) {
+            if (i)
+                buf_puts(b, ", ");
+            put_decl(b, f, blk->args[i]);
+        }
+        buf_puts(b, "):\n");
+    }
+    for (int i = 0; blk && i < blk->ninsts; i++)
+        print_inst(b, f, blk->insts[i], depth + 1);
+    indent(b, depth);
+    buf_putc(b, '}');
+}
+
+/* %r = op %a, %b {attrs} : types regions */
+static void print_inst(Buf *b, const Function *f, const Inst *in, int depth) {
+    bool known = in->op < IR__NUM;
+    indent(b, depth);
+    if (in->nresults) {
+        put_values(b, f, in->results, in->nresults);
+        buf_puts(b, " = ");
+    }
+    buf_puts(b, known ? ir_ops[in->op].name : "?");
+    /* A for's carried values read better apart from its bounds. */
+    int plain = in->op == IR_FOR && in->nargs > 3 ? 3 : in->nargs;
+    if (plain) {
+        buf_putc(b, ' ');
+        put_values(b, f, in->args, plain);
+    }
+    if (plain < in->nargs) {
+        buf_puts(b, " iter(");
+        put_values(b, f, in->args + plain, in->nargs - plain);
+        buf_putc(b, ')');
+    }
+    put_attrs(b, f, in);
+    for (int i = 0; i < in->nresults; i++) {
+        buf_puts(b, i ? ", " : " : ");
+        put_type(b, f, in->results[i]);
+    }
+    for (int i = 0; i < in->nregions; i++) {
+        const char *label = known ? ir_region_labels[in->op][i] : NULL;
+        if (i)
+            buf_printf(b, " %s", label ? label : "region");
+        print_region(b, f, in->regions[i], label, depth);
+    }
+    buf_putc(b, '\n');
+}
+
+void ir_print_func(Buf *out, const Function *f) {
+    if (f->nlayouts > 0 && layout_print_aliases)
+        layout_print_aliases(out, f);
+    buf_printf(out, "func @%s(", f->name);
+    for (int i = 0; i < f->nparams; i++) {
+        if (i)
+            buf_puts(out, ", ");
+        put_decl(out, f, i + 1);
+        const Param *p = &f->params[i];
+        const char *sep = " {";
+        if (p->divisibility != 1) {
+            buf_printf(out, "%sdiv = %d", sep, p->divisibility);
+            sep = ", ";
+        }
+        if (p->equal_to_1) {
+            buf_printf(out, "%sequal_to_1 = true", sep);
+            sep = ", ";
+        }
+        if (*sep == ',')
+            buf_putc(out, '}');
+    }
+    buf_printf(out, ") {num_warps = %d, num_stages = %d} {\n", f->num_warps, f->num_stages);
+    for (int i = 0; f->body && i < f->body->ninsts; i++)
+        print_inst(out, f, f->body->insts[i], 1);
+    buf_puts(out, "}\n");
+}
+
+void ir_print_module(Buf *out, const Module *m) {
+    for (int i = 0; i < m->nfuncs; i++) {
+        if (i)
+            buf_putc(out, '\n');
+        ir_print_func(out, m->funcs[i]);
+    }
+}

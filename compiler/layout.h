@@ -1,0 +1,171 @@
+/* layout.h: which thread owns which element of a block (Triton's encodings).
+ *
+ * A Layout says how a block of static shape is spread over the 32 * num_warps
+ * threads of a program. Every layout kind is reduced to one ThreadMap for a
+ * given shape: register r of thread (warp w, lane l) holds the element whose
+ * index along dimension d is
+ *
+ *     idx_d = (base_d(l, w) + reg_off[r][d]) mod shape_d
+ *     base_d = ((l / ldiv_d) % lmod_d) * lmul_d + ((w / wdiv_d) % wmod_d) * wmul_d
+ *
+ * so the lowering (llvm*.c), the reductions, convert_layout through shared
+ * memory, the docs' ownership maps and the tests all read one description.
+ * The "mod shape_d" only matters when the layout's tile is larger than the
+ * block along d: then several threads hold copies of the same element
+ * (replication), and stores / atomics must be issued by one of them only
+ * (ThreadMap.replicated says along which dims).
+ *
+ * Kinds (Triton names in brackets):
+ *  BLOCKED [#blocked]: sizePerThread, threadsPerWarp, warpsPerCTA, order
+ *     (order[0] = fastest dim). A thread owns sizePerThread contiguous
+ *     elements per dim, repeated when the block is larger than the tile
+ *     spt*tpw*wpc. Registers enumerate the sizePerThread elements (fastest dim
+ *     first) and then the repetitions (also fastest dim first). Lanes and
+ *     warps are numbered along `order` too.
+ *  SLICE [#slice]: parent layout with dimension `dim` removed: the result of
+ *     a reduction along dim, the input of expand_dims(dim). Its map is the
+ *     parent's map for the shape with a 1 inserted at dim, that column
+ *     dropped: the threads that differed only along dim hold copies.
+ *  MMA [#mma v2]: the accumulator of mma.sync m16n8kK: per warp a 16x8 tile,
+ *     lane l holds (l/4, 2*(l%4)+{0,1}) and (l/4+8, 2*(l%4)+{0,1}); warps tile
+ *     warpsPerCTA[0] x warpsPerCTA[1] (warp id row-major: dim 1 fastest);
+ *     repeated over the block. Registers: for each M repetition, for each N
+ *     repetition, the four c0..c3 of the instruction in PTX order.
+ *  DOT_OPERAND [#dot_op]: operand op_idx (0 = A, 1 = B) of an MMA parent, with
+ *     k_width elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for
+ *     int8):
+ *     A (16 x 16 per instruction, fp16): (l/4 + {0,8}, 2*(l%4) + {0,1} + {0,8});
+ *     B (16 x 8): (2*(l%4) + {0,1} + {0,8}, l/4); tf32 (k8): A (l/4+{0,8}, l%4+{0,4}),
+ *     B (l%4+{0,4}, l/4). Repeated over M (A), N (B) and K. Registers: for
+ *     each M (A) / N (B) repetition, for each K repetition, the instruction's
+ *     fragment in PTX order (a0..a7 / b0..b3 for fp16), so the k_width
+ *     elements of one 32-bit register are consecutive.
+ *     With a BLOCKED parent (the FMA dot, for fp32 IEEE, fp64 and shapes too
+ *     small for mma): A holds the parent's rows of each thread with the whole
+ *     K (registers: for each row, k = 0..K-1), B the parent's columns with
+ *     the whole K (for each k, each column); threads of the other dim hold
+ *     copies. k_width is 0.
+ *  SHARED [#shared]: not held in registers: a block staged in shared memory,
+ *     row-major in `order` with an XOR swizzle (vec, per_phase, max_phase)
+ *     that keeps the fragment reads free of bank conflicts. No ThreadMap.
+ *
+ * Registers never repeat inside a thread: where the tile is larger than the
+ * block (sizePerThread 4 on a dim of 2, a slice's removed dim) the map keeps
+ * the first register of each distinct element, reg_off is reduced mod shape,
+ * and the repeats are gone. Copies across threads remain; lane_dup/warp_dup
+ * say which threads hold them.
+ *
+ * The table: Function.layouts is numbered like Function.values: slot 0 is
+ * "no layout", valid indices are 1 .. nlayouts-1, and nlayouts is 0 before
+ * the layout pass. Layouts are interned, so equal indices mean equal layouts
+ * (the converse need not hold: two different layouts can have the same map
+ * for a given shape, see layout_same_map). */
+#ifndef TL_LAYOUT_H
+#define TL_LAYOUT_H
+
+#include "ir.h"
+
+typedef enum { LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOT_OPERAND, LAYOUT_SHARED } LayoutKind;
+
+typedef struct Layout {
+    LayoutKind kind;
+    int rank;
+    int size_per_thread[IR_MAX_RANK];   /* BLOCKED */
+    int threads_per_warp[IR_MAX_RANK];  /* BLOCKED */
+    int warps_per_cta[IR_MAX_RANK];     /* BLOCKED, MMA */
+    int order[IR_MAX_RANK];             /* BLOCKED, SHARED: fastest-varying dim first */
+    int parent;                         /* SLICE, DOT_OPERAND: index in Function.layouts */
+    int dim;                            /* SLICE: the removed dimension */
+    int op_idx, k_width;                /* DOT_OPERAND */
+    int vec, per_phase, max_phase;      /* SHARED swizzle */
+} Layout;
+
+typedef struct ThreadMap {
+    int rank;
+    int32_t shape[IR_MAX_RANK];
+    int nregs;                          /* registers (elements) per thread */
+    struct { int ldiv, lmod, lmul, wdiv, wmod, wmul; } dim[IR_MAX_RANK];
+    int32_t (*reg_off)[IR_MAX_RANK];    /* nregs rows of per-dim constant offsets */
+    bool replicated[IR_MAX_RANK];       /* the tile exceeds the block along d */
+    int contig;                         /* registers r..r+contig-1 are consecutive along
+                                           the fastest dim (vector width upper bound) */
+    /* Extensions (after the fields above, so positional code keeps working): */
+    int contig_dim;                     /* the dim `contig` runs along (-1: rank 0) */
+    uint32_t lane_dup, warp_dup;        /* bits of the lane / warp id that do not change
+                                           the elements a thread holds: threads with
+                                           (lane & lane_dup) == 0 && (warp & warp_dup) == 0
+                                           own one copy of every element */
+} ThreadMap;
+
+enum {
+    LAYOUT_MAX_REGS = 256, /* 32-bit registers one thread may hold for one value */
+};
+
+/* Intern a layout in f's table; returns its index (>= 1). Fields a kind does
+ * not use are ignored (compared and stored as 0). */
+int layout_intern(Function *f, const Layout *l);
+/* The thread map of layout `li` for a block of type t (allocated in f's
+ * arena). NULL for SHARED, for a scalar, or when li's rank is not t's. */
+const ThreadMap *layout_thread_map(const Function *f, int li, Type t, int num_warps);
+/* The element register r of thread (lane, warp) holds: the formula above. */
+void layout_elem_index(const ThreadMap *tm, int lane, int warp, int r, int32_t *idx);
+/* True when layouts a and b put every element of a block of type t in the
+ * same register of the same threads (a convert between them moves nothing). */
+bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps);
+/* Print "#blocked<{spt = [1, 4], tpw = [8, 4], wpc = [4, 1], order = [1, 0]}>" etc.
+ * (parents inline). */
+void layout_print(Buf *out, const Function *f, int li);
+/* The same with Triton's aliases, for IR dumps: "#blocked1", "#mma"; a slice
+ * or dot_op prints inline with its parent's alias. */
+void layout_print_ref(Buf *out, const Function *f, int li);
+/* The alias lines "#blocked1 = #blocked<{...}>" of f's BLOCKED, MMA and
+ * SHARED layouts, one per line (nothing when nlayouts == 0). */
+void layout_print_aliases(Buf *out, const Function *f);
+/* A value's type with its layout: "<128x64xf16, #blocked1>"; a scalar or a
+ * value without layout prints as ir_type_print does. */
+void layout_print_type(Buf *out, const Function *f, ValueId v);
+/* Draw which thread owns which element of a block (docs/layouts.md, tests):
+ * one cell per element, "T<thread>" or "T<t>:<reg>". */
+void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
+
+/* ---- passes ---- */
+/* Axis analysis: per integer/pointer value and dimension, contiguity,
+ * divisibility and constancy (Triton's AxisInfo):
+ *   contiguity[d]:   the value runs in groups of this many consecutive
+ *                    integers (pointers: consecutive elements) along d;
+ *   divisibility[d]: the first value of every such group is a multiple of
+ *                    this power of two (pointers: the address, in bytes);
+ *   constancy[d]:    the value is constant in groups of this many along d.
+ * Scalars use index 0. All are powers of two, at least 1, and contiguity and
+ * constancy at most the dim's size; divisibility saturates at 2^62. */
+typedef struct AxisInfo {
+    int64_t contiguity[IR_MAX_RANK];
+    int64_t divisibility[IR_MAX_RANK];
+    int64_t constancy[IR_MAX_RANK];
+    bool has_value;                     /* every element equals `value` (ints only) */
+    int64_t value;
+} AxisInfo;
+/* One AxisInfo per value (index = ValueId), allocated in f's arena. Values
+ * that are not integers, booleans or pointers get the pessimistic info
+ * (1, 1, 1) except for constancy of splats and broadcasts. */
+AxisInfo *axis_analyze(Function *f);
+
+/* The layout pass: anchors -> propagate -> resolve conflicts -> rewrite
+ * (inserts CONVERT_LAYOUT). Sets Value.layout for every block value and
+ * Function.shared_bytes. Returns false (with a source-located diagnostic) when
+ * the kernel cannot be laid out (e.g. shared memory over max_shared bytes).
+ * `axis` is axis_analyze(f) of the IR as it was before this pass; max_shared
+ * <= 0 means no limit.
+ *
+ * After it, each op's block operands have the layout the op wants (see
+ * layout_pass.c) or one with the same ThreadMap for that shape; DOT operands
+ * are DOT_OPERAND layouts of the result's MMA (or BLOCKED: FMA) layout, except
+ * an FMA dot whose operands would take more than 64 registers per thread:
+ * those keep the layouts they have (the lowering stages them in shared
+ * memory and loops over K); a
+ * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
+ * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
+ * RESHAPE moves data through shared memory like CONVERT_LAYOUT. */
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int max_shared);
+
+#endif

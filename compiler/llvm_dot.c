@@ -1,0 +1,539 @@
+/* llvm_dot.c: dot(a <MxK>, b <KxN>, acc <MxN>).
+ *
+ * Tensor cores (mma.sync, sm_80+), when the layout pass gave the operands
+ * DOT_OPERAND layouts and the accumulator the MMA layout:
+ *   fp16 / bf16:  mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32
+ *   fp32 (tf32):  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, operands
+ *                 rounded with cvt.rna.tf32.f32 (tf32x3: three mmas on hi/lo parts)
+ *   int8:         mma.sync.aligned.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32
+ * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
+ * kw = elements per 32-bit register, K16 = the instruction's K / 2):
+ *   A  a0: (g, kw*t + j)   a1: (g+8, kw*t + j)   a2: (g, K16 + kw*t + j)   a3: (g+8, K16 + kw*t + j)
+ *   B  b0: (kw*t + j, g)   b1: (K16 + kw*t + j, g)
+ *   C  c0,c1: (g, 2t + {0,1})   c2,c3: (g+8, 2t + {0,1})
+ * with j < kw packed low element first. The 16-bit operands come out of their
+ * convert_layout through ldmatrix (llvm_convert_ldmatrix, below), which
+ * delivers exactly these fragments. The registers are found through the
+ * ThreadMaps, not assumed: each thread's lane part must be exactly the
+ * fragment's (checked), and a register's reg_off then names its instruction
+ * tile (reg_off / tile size) and its slot (reg_off mod tile size). Anything
+ * else (blocked operands, shapes under one instruction, IEEE fp32, other
+ * types) takes the FMA path: operands through shared memory, a K loop of fmas
+ * on the accumulator's registers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llvm_int.h"
+
+typedef struct Mma {
+    const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
+    int kw, kk;           /* elements per 32-bit register, instruction K */
+    bool tf32, acc_int;
+    int M, N, K, nmt, nnt, nkt; /* block sizes and tile counts */
+    int *c;               /* [mt][nt][4] accumulator registers (-1: not here) */
+    int *a;               /* [mt][kt][4][kw] */
+    int *b;               /* [kt][nt][2][kw] */
+} Mma;
+
+static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
+static void convergent(Lower *L, LLVMValueRef call);
+
+static bool pick_instr(Lower *L, Inst *in, Mma *m) {
+    DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
+    if (at != bt || L->arch->sm < 80)
+        return false;
+    if ((at == DT_F16 || at == DT_BF16) && ct == DT_F32) {
+        m->asm_name = at == DT_F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
+        m->kw = 2, m->kk = 16;
+        return true;
+    }
+    if (at == DT_F32 && ct == DT_F32 && in->attr.precision != PREC_IEEE) {
+        m->asm_name = "m16n8k8.row.col.f32.tf32.tf32.f32";
+        m->kw = 1, m->kk = 8, m->tf32 = true;
+        return true;
+    }
+    if ((at == DT_I8 || at == DT_U8) && ct == DT_I32) {
+        m->asm_name = at == DT_I8 ? "m16n8k32.row.col.s32.s8.s8.s32" : "m16n8k32.row.col.s32.u8.u8.s32";
+        m->kw = 4, m->kk = 32, m->acc_int = true;
+        return true;
+    }
+    return false;
+}
+
+/* ---- the fragment plan ---- */
+
+static bool lane_is(const ThreadMap *tm, int d, int ldiv, int lmod, int lmul) {
+    return tm->dim[d].ldiv == ldiv && tm->dim[d].lmod == lmod && tm->dim[d].lmul == lmul;
+}
+
+static bool warp_same(const ThreadMap *x, int dx, const ThreadMap *y, int dy) {
+    return x->dim[dx].wdiv == y->dim[dy].wdiv && x->dim[dx].wmod == y->dim[dy].wmod &&
+           x->dim[dx].wmul == y->dim[dy].wmul;
+}
+
+/* The warps do not move along this dimension (mod its size). */
+static bool warp_none(const ThreadMap *tm, int d) {
+    return tm->dim[d].wmod <= 1 || tm->dim[d].wmul == 0 || tm->dim[d].wmul % tm->shape[d] == 0;
+}
+
+static int *new_table(Lower *L, int n) {
+    int *t = arena_alloc(L->f->arena, sizeof(int) * (size_t)n);
+    for (int i = 0; t && i < n; i++)
+        t[i] = -1;
+    return t;
+}
+
+/* Fill m->c / m->a / m->b from the thread maps; false if they are not
+ * mma fragments. */
+static bool plan_tiles(Lower *L, Mma *m, const ThreadMap *ta, const ThreadMap *tb, const ThreadMap *tc) {
+    int kw = m->kw, kk = m->kk, h = kk / 2;
+    m->nmt = m->M / 16, m->nnt = m->N / 8, m->nkt = m->K / kk;
+    m->c = new_table(L, m->nmt * m->nnt * 4);
+    m->a = new_table(L, m->nmt * m->nkt * 4 * kw);
+    m->b = new_table(L, m->nkt * m->nnt * 2 * kw);
+    if (!m->c || !m->a || !m->b)
+        return false;
+    for (int r = 0; r < tc->nregs; r++) {
+        int ro = tc->reg_off[r][0] & (m->M - 1), co = tc->reg_off[r][1] & (m->N - 1);
+        if (ro % 8 || co % 8 > 1)
+            return false;
+        m->c[((ro / 16) * m->nnt + co / 8) * 4 + (ro % 16) / 8 * 2 + co % 2] = r;
+    }
+    for (int r = 0; r < ta->nregs; r++) {
+        int ro = ta->reg_off[r][0] & (m->M - 1), co = ta->reg_off[r][1] & (m->K - 1);
+        if (ro % 8 || co % h >= kw)
+            return false;
+        int slot = (ro % 16) / 8 + 2 * ((co % kk) / h);
+        m->a[(((ro / 16) * m->nkt + co / kk) * 4 + slot) * kw + co % h] = r;
+    }
+    for (int r = 0; r < tb->nregs; r++) {
+        int ro = tb->reg_off[r][0] & (m->K - 1), co = tb->reg_off[r][1] & (m->N - 1);
+        if (co % 8 || ro % h >= kw)
+            return false;
+        m->b[(((ro / kk) * m->nnt + co / 8) * 2 + (ro % kk) / h) * kw + ro % h] = r;
+    }
+    /* every accumulator tile here needs all its A and B fragments here */
+    for (int mt = 0; mt < m->nmt; mt++)
+        for (int nt = 0; nt < m->nnt; nt++) {
+            const int *c = &m->c[(mt * m->nnt + nt) * 4];
+            if (c[0] < 0 && c[1] < 0 && c[2] < 0 && c[3] < 0)
+                continue;
+            for (int i = 0; i < 4; i++)
+                if (c[i] < 0)
+                    return false;
+            for (int kt = 0; kt < m->nkt; kt++) {
+                for (int i = 0; i < 4 * kw; i++)
+                    if (m->a[(mt * m->nkt + kt) * 4 * kw + i] < 0)
+                        return false;
+                for (int i = 0; i < 2 * kw; i++)
+                    if (m->b[(kt * m->nnt + nt) * 2 * kw + i] < 0)
+                        return false;
+            }
+        }
+    return true;
+}
+
+static bool plan_mma(Lower *L, Inst *in, Mma *m) {
+    const ThreadMap *ta = llvm_tm(L, in->args[0]), *tb = llvm_tm(L, in->args[1]), *tc = llvm_tm(L, in->args[2]);
+    if (!ta || !tb || !tc || ta->rank != 2 || !pick_instr(L, in, m))
+        return false;
+    m->M = ta->shape[0], m->K = ta->shape[1], m->N = tb->shape[1];
+    if (m->M % 16 || m->N % 8 || m->K % m->kk)
+        return false;
+    int kw = m->kw;
+    if (!lane_is(tc, 0, 4, 8, 1) || !lane_is(tc, 1, 1, 4, 2) || !lane_is(ta, 0, 4, 8, 1) ||
+        !lane_is(ta, 1, 1, 4, kw) || !lane_is(tb, 0, 1, 4, kw) || !lane_is(tb, 1, 4, 8, 1))
+        return false;
+    if (!warp_same(ta, 0, tc, 0) || !warp_same(tb, 1, tc, 1) || !warp_none(ta, 1) || !warp_none(tb, 0))
+        return false;
+    if ((tc->dim[0].wmul % 16 && !warp_none(tc, 0)) || (tc->dim[1].wmul % 8 && !warp_none(tc, 1)))
+        return false;
+    return plan_tiles(L, m, ta, tb, tc);
+}
+
+/* ---- tensor cores ---- */
+
+/* Pack kw registers (low element first) into the 32-bit operand register. */
+static LLVMValueRef pack32(Lower *L, const Mma *m, LLVMValueRef *x) {
+    if (m->tf32)
+        return llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, x, 1);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x[0]), (unsigned)m->kw));
+    for (int j = 0; j < m->kw; j++)
+        v = LLVMBuildInsertElement(L->b, v, x[j], llvm_i32(L, j), "");
+    return LLVMBuildBitCast(L->b, v, L->t_i32, "");
+}
+
+/* tf32x3: x = hi + lo with hi = tf32(x), lo = tf32(x - hi). */
+static void split_tf32(Lower *L, LLVMValueRef x, LLVMValueRef *hi, LLVMValueRef *lo) {
+    *hi = llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &x, 1);
+    LLVMValueRef rest = LLVMBuildFSub(L->b, x, LLVMBuildBitCast(L->b, *hi, L->t_f32, ""), "");
+    *lo = llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &rest, 1);
+}
+
+static void mma_call(Lower *L, const Mma *m, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc) {
+    LLVMTypeRef et = m->acc_int ? L->t_i32 : L->t_f32;
+    LLVMTypeRef rt4[4] = {et, et, et, et};
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, rt4, 4, 0);
+    LLVMTypeRef pt[10];
+    LLVMValueRef args[10];
+    for (int i = 0; i < 4; i++)
+        pt[i] = L->t_i32, args[i] = a[i];
+    for (int i = 0; i < 2; i++)
+        pt[4 + i] = L->t_i32, args[4 + i] = b[i];
+    for (int i = 0; i < 4; i++)
+        pt[6 + i] = et, args[6 + i] = acc[i];
+    LLVMTypeRef fty = LLVMFunctionType(st, pt, 10, 0);
+    char text[256];
+    snprintf(text, sizeof text,
+             "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", m->asm_name);
+    /* outputs, then A and B, then C tied to the outputs (accumulate in place) */
+    const char *cons = m->acc_int ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 0, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, args, 10, "");
+    convergent(L, r);
+    for (int i = 0; i < 4; i++)
+        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+/* The operand registers of one fragment (nslots 32-bit registers). */
+static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, LLVMValueRef *out,
+                     LLVMValueRef *lo) {
+    for (int s = 0; s < nslots; s++) {
+        LLVMValueRef x[4];
+        for (int j = 0; j < m->kw; j++)
+            x[j] = src[regs[s * m->kw + j]];
+        if (lo)
+            split_tf32(L, x[0], &out[s], &lo[s]);
+        else
+            out[s] = pack32(L, m, x);
+    }
+}
+
+static void lower_mma(Lower *L, Inst *in, Mma *m) {
+    LLVMValueRef *A = llvm_val(L, in->args[0])->r, *B = llvm_val(L, in->args[1])->r;
+    LVal *C = llvm_val(L, in->args[2]);
+    bool x3 = m->tf32 && in->attr.precision == PREC_TF32X3;
+    LLVMValueRef *acc = llvm_new_regs(L, C->n);
+    memcpy(acc, C->r, sizeof(LLVMValueRef) * (size_t)C->n);
+    /* operand fragments, packed once each: [tile][slot], and lo parts for tf32x3 */
+    int na = m->nmt * m->nkt * 4, nb = m->nkt * m->nnt * 2;
+    LLVMValueRef *fa = llvm_new_regs(L, na), *fb = llvm_new_regs(L, nb);
+    LLVMValueRef *la = x3 ? llvm_new_regs(L, na) : NULL, *lb = x3 ? llvm_new_regs(L, nb) : NULL;
+    for (int kt = 0; kt < m->nkt; kt++)
+        for (int mt = 0; mt < m->nmt; mt++)
+            for (int nt = 0; nt < m->nnt; nt++) {
+                int *c = &m->c[(mt * m->nnt + nt) * 4];
+                if (c[0] < 0)
+                    continue;
+                int ia = (mt * m->nkt + kt) * 4, ib = (kt * m->nnt + nt) * 2;
+                if (!fa[ia])
+                    fragment(L, m, &m->a[ia * m->kw], 4, A, &fa[ia], x3 ? &la[ia] : NULL);
+                if (!fb[ib])
+                    fragment(L, m, &m->b[ib * m->kw], 2, B, &fb[ib], x3 ? &lb[ib] : NULL);
+                LLVMValueRef d[4] = {acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
+                if (x3) { /* small terms first: lo*hi + hi*lo, then hi*hi */
+                    mma_call(L, m, &la[ia], &fb[ib], d);
+                    mma_call(L, m, &fa[ia], &lb[ib], d);
+                }
+                mma_call(L, m, &fa[ia], &fb[ib], d);
+                for (int i = 0; i < 4; i++)
+                    acc[c[i]] = d[i];
+            }
+    const ThreadMap *tc = llvm_tm(L, in->args[2]), *tr = llvm_tm(L, in->results[0]);
+    if (!llvm_tm_equal(tc, tr)) {
+        int64_t coef[IR_MAX_RANK];
+        llvm_row_major(2, tc->shape, coef);
+        LLVMValueRef *r = llvm_new_regs(L, tr->nregs);
+        llvm_move(L, tc, acc, dtype_of(L, in->results[0]), tr, r, coef, in->span);
+        llvm_set(L, in->results[0], r, tr->nregs);
+        return;
+    }
+    llvm_set(L, in->results[0], acc, C->n);
+}
+
+/* ---- operands through ldmatrix ---- */
+
+/* Warp-synchronous inline asm (mma.sync, ldmatrix) must not be moved into
+ * divergent code: mark the call convergent. */
+static void convergent(Lower *L, LLVMValueRef call) {
+    unsigned k = LLVMGetEnumAttributeKindForName("convergent", 10);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, k, 0));
+}
+
+/* A 16-bit DOT_OPERAND block is read from the shared scratch with ldmatrix:
+ * for A each 16x16 tile is four 8x8 matrices (a0..a3: rows +0/+8, cols
+ * +0/+8), ldmatrix.x4 giving lane l the pair (row l/4, cols 2(l%4)+{0,1}) of
+ * each, which is the mma fragment; for B (K x N, row-major) each 16x8 tile is
+ * two 8x8 matrices along K read with .trans, giving (k = 2(l%4)+{0,1}, n = l/4).
+ * Lane l supplies the address of row l%8 of matrix l/8. Rows are padded by 16
+ * bytes when that makes their stride an odd number of 16-byte units, so the
+ * 8 rows of one matrix fall in distinct banks. */
+typedef struct LdPlan {
+    bool a;
+    int R, C, ntr, ntc, th, tw, nslot;
+    int *map; /* [tile][slot][2] destination register (-1: not held) */
+} LdPlan;
+
+static bool plan_ldmatrix(Lower *L, const ThreadMap *tt, bool a, LdPlan *p) {
+    p->a = a, p->R = tt->shape[0], p->C = tt->shape[1];
+    p->th = 16, p->tw = a ? 16 : 8, p->nslot = a ? 4 : 2;
+    if (p->R % p->th || p->C % p->tw || p->C % 8)
+        return false;
+    if (a ? !(lane_is(tt, 0, 4, 8, 1) && lane_is(tt, 1, 1, 4, 2) && warp_none(tt, 1))
+          : !(lane_is(tt, 0, 1, 4, 2) && lane_is(tt, 1, 4, 8, 1) && warp_none(tt, 0)))
+        return false;
+    p->ntr = p->R / p->th, p->ntc = p->C / p->tw;
+    int n = p->ntr * p->ntc;
+    if (!(p->map = new_table(L, n * p->nslot * 2)))
+        return false;
+    for (int r = 0; r < tt->nregs; r++) {
+        int ro = tt->reg_off[r][0], co = tt->reg_off[r][1], slot, j;
+        if (a) {
+            if (ro % 8 || co % 8 >= 2)
+                return false;
+            slot = (ro % 16) / 8 + 2 * ((co % 16) / 8), j = co % 2;
+        } else {
+            if (co % 8 || ro % 8 >= 2)
+                return false;
+            slot = (ro % 16) / 8, j = ro % 2;
+        }
+        p->map[(((ro / p->th) * p->ntc + co / p->tw) * p->nslot + slot) * 2 + j] = r;
+    }
+    for (int t = 0; t < n; t++) { /* a tile is held whole or not at all */
+        int held = 0;
+        for (int i = 0; i < p->nslot * 2; i++)
+            held += p->map[t * p->nslot * 2 + i] >= 0;
+        if (held && held != p->nslot * 2)
+            return false;
+    }
+    return true;
+}
+
+/* The warp's part of base_d (the lane part zeroed). */
+static LLVMValueRef warp_base(Lower *L, const ThreadMap *tt, int d) {
+    ThreadMap w = *tt;
+    w.dim[d].lmod = 1;
+    return llvm_base(L, &w, d);
+}
+
+static LLVMValueRef ldmatrix(Lower *L, bool a, LLVMValueRef addr) {
+    LLVMTypeRef i32s[4] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32};
+    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, a ? 4 : 2, 0);
+    LLVMTypeRef fty = LLVMFunctionType(rt, &L->t_i64, 1, 0);
+    const char *text = a ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
+                         : "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];";
+    const char *cons = a ? "=r,=r,=r,=r,l" : "=r,=r,l";
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(L->b, fty, fn, &addr, 1, "");
+    convergent(L, call);
+    return call;
+}
+
+bool llvm_convert_ldmatrix(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId s = in->args[0], d = in->results[0];
+    const Layout *lay = &f->layouts[f->values[d].layout];
+    DType dt = (DType)f->values[d].type.dtype;
+    const ThreadMap *st = llvm_tm(L, s), *tt = llvm_tm(L, d);
+    LdPlan p;
+    if (!st || !tt || lay->kind != LAYOUT_DOT_OPERAND || lay->k_width != 2 || dt_bits(dt) != 16 ||
+        f->layouts[lay->parent].kind != LAYOUT_MMA || !plan_ldmatrix(L, tt, lay->op_idx == 0, &p))
+        return false;
+    int pad = (p.C * 2 / 16) % 2 ? 0 : 8, row_log2 = __builtin_ctz((unsigned)p.C);
+    llvm_smem_use(L, ((int64_t)p.R * p.C + (int64_t)p.R * pad) * 2, in->span);
+    llvm_barrier(L);
+    llvm_smem_stage(L, st, llvm_val(L, s)->r, dt, pad);
+    llvm_barrier(L);
+    LLVMValueRef q = LLVMBuildLShr(L->b, L->lane, llvm_i32(L, 3), ""), r8 = LLVMBuildAnd(L->b, L->lane, llvm_i32(L, 7), "");
+    LLVMValueRef qrow = LLVMBuildMul(L->b, LLVMBuildAnd(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
+    LLVMValueRef qcol = LLVMBuildMul(L->b, LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
+    LLVMValueRef wrow = p.a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p.a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
+    LLVMValueRef lrow = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, wrow, qrow, ""), r8, "");
+    LLVMValueRef lcol = p.a ? qcol : wcol;
+    LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
+    LLVMValueRef *regs = llvm_new_regs(L, tt->nregs);
+    for (int tr = 0; tr < p.ntr; tr++)
+        for (int tc = 0; tc < p.ntc; tc++) {
+            const int *m = &p.map[(tr * p.ntc + tc) * p.nslot * 2];
+            if (m[0] < 0)
+                continue;
+            LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p.th), ""),
+                                            llvm_i32(L, p.R - 1), "");
+            LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p.tw), ""),
+                                            llvm_i32(L, p.C - 1), "");
+            LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p.C), ""), col, "");
+            LLVMValueRef ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), 0);
+            LLVMValueRef res = ldmatrix(L, p.a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
+            for (int slot = 0; slot < p.nslot; slot++) {
+                LLVMValueRef v = LLVMBuildBitCast(L->b, LLVMBuildExtractValue(L->b, res, (unsigned)slot, ""), vt, "");
+                for (int j = 0; j < 2; j++)
+                    regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+            }
+        }
+    llvm_set(L, d, regs, tt->nregs);
+    return true;
+}
+
+/* ---- FMA ---- */
+
+static bool dim_same(const ThreadMap *x, int dx, const ThreadMap *y, int dy) {
+    return !memcmp(&x->dim[dx], &y->dim[dy], sizeof x->dim[0]);
+}
+
+/* No lane or warp moves along dim d: every thread holds all of it. */
+static bool dim_local(const ThreadMap *tm, int d) {
+    return (tm->dim[d].lmod <= 1 || tm->dim[d].lmul == 0) && (tm->dim[d].wmod <= 1 || tm->dim[d].wmul == 0);
+}
+
+/* The registers of A[m_r][k] and B[k][n_r] for each result register r and
+ * each k, when every thread already holds them (DOT_OPERAND of a BLOCKED
+ * parent: A keeps the accumulator's rows with all of K, B its columns). */
+static bool plan_fma_regs(Lower *L, Inst *in, int **pa, int **pb) {
+    const ThreadMap *ta = llvm_tm(L, in->args[0]), *tb = llvm_tm(L, in->args[1]), *tr = llvm_tm(L, in->results[0]);
+    if (!ta || !tb || !tr || !dim_same(ta, 0, tr, 0) || !dim_same(tb, 1, tr, 1) || !dim_local(ta, 1) ||
+        !dim_local(tb, 0))
+        return false;
+    int M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
+    int *ia = new_table(L, M * K), *ib = new_table(L, K * N);
+    int *xa = new_table(L, tr->nregs * K), *xb = new_table(L, tr->nregs * K);
+    if (!ia || !ib || !xa || !xb)
+        return false;
+    for (int r = 0; r < ta->nregs; r++)
+        ia[ta->reg_off[r][0] * K + ta->reg_off[r][1]] = r;
+    for (int r = 0; r < tb->nregs; r++)
+        ib[tb->reg_off[r][0] * N + tb->reg_off[r][1]] = r;
+    for (int r = 0; r < tr->nregs; r++)
+        for (int k = 0; k < K; k++) {
+            xa[r * K + k] = ia[tr->reg_off[r][0] * K + k];
+            xb[r * K + k] = ib[k * N + tr->reg_off[r][1]];
+            if (xa[r * K + k] < 0 || xb[r * K + k] < 0)
+                return false;
+        }
+    *pa = xa;
+    *pb = xb;
+    return true;
+}
+
+static DType fma_type(DType rt) {
+    return dt_is_float(rt) ? (rt == DT_F64 ? DT_F64 : DT_F32) : (dt_bits(rt) > 32 ? DT_I64 : DT_I32);
+}
+
+static LLVMValueRef fma_step(Lower *L, DType ct, LLVMValueRef x, LLVMValueRef y, LLVMValueRef acc) {
+    if (!dt_is_float(ct))
+        return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, x, y, ""), acc, "");
+    LLVMValueRef args[3] = {x, y, acc};
+    return llvm_call(L, llvm_intr_name(L, "llvm.fma", LLVMTypeOf(x)), LLVMTypeOf(x), args, 3);
+}
+
+/* acc[r] = fma chain over k, all in registers. */
+static void lower_fma_regs(Lower *L, Inst *in, const int *pa, const int *pb) {
+    ValueId a = in->args[0], b = in->args[1], res = in->results[0];
+    DType rt = dtype_of(L, res), ct = fma_type(rt);
+    const ThreadMap *tr = llvm_tm(L, res);
+    int K = L->f->values[a].type.shape[1], n = tr->nregs;
+    LVal *A = llvm_val(L, a), *B = llvm_val(L, b);
+    LLVMValueRef *ca = llvm_new_regs(L, A->n), *cb = llvm_new_regs(L, B->n); /* converted once */
+    LLVMValueRef *cr = llvm_regs_like(L, in->args[2], res, in->span), *out = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++) {
+        LLVMValueRef acc = llvm_cast(L, cr[r], rt, ct);
+        for (int k = 0; k < K; k++) {
+            int i = pa[r * K + k], j = pb[r * K + k];
+            if (!ca[i])
+                ca[i] = llvm_cast(L, A->r[i], dtype_of(L, a), ct);
+            if (!cb[j])
+                cb[j] = llvm_cast(L, B->r[j], dtype_of(L, b), ct);
+            acc = fma_step(L, ct, ca[i], cb[j], acc);
+        }
+        out[r] = llvm_cast(L, acc, ct, rt);
+    }
+    llvm_set(L, res, out, n);
+}
+
+/* Store a block's registers into scratch at base + row-major index. */
+static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off) {
+    const ThreadMap *tm = llvm_tm(L, v);
+    LVal *x = llvm_val(L, v);
+    int64_t strides[IR_MAX_RANK];
+    llvm_row_major(tm->rank, tm->shape, strides);
+    LLVMTypeRef t = llvm_type(L, ct);
+    for (int r = 0; r < x->n; r++) {
+        LLVMValueRef val = llvm_cast(L, x->r[r], dtype_of(L, v), ct);
+        LLVMBuildStore(L->b, val, llvm_smem_ptr(L, t, llvm_linear(L, tm, r, strides), byte_off));
+    }
+}
+
+/* acc[r] += sum_k A[m_r][k] * B[k][n_r], as a loop over k with one phi per
+ * accumulator register; A and B are read from the shared scratch. */
+static void lower_fma(Lower *L, Inst *in) {
+    ValueId a = in->args[0], b = in->args[1], c = in->args[2], res = in->results[0];
+    Type at = L->f->values[a].type, bt = L->f->values[b].type;
+    DType rt = dtype_of(L, res), ct = fma_type(rt);
+    int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1], bytes = llvm_dt_bytes(ct);
+    int64_t boff = (M * K * bytes + 15) & ~(int64_t)15;
+    llvm_smem_use(L, boff + K * N * bytes, in->span);
+    llvm_barrier(L);
+    stage(L, a, ct, 0);
+    stage(L, b, ct, boff);
+    llvm_barrier(L);
+    LLVMValueRef *cr = llvm_regs_like(L, c, res, in->span);
+    const ThreadMap *tr = llvm_tm(L, res);
+    int n = tr->nregs;
+    LLVMTypeRef t = llvm_type(L, ct);
+    /* row offsets m*K and columns n of each register, before the loop */
+    LLVMValueRef *arow = llvm_new_regs(L, n), *bcol = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++) {
+        arow[r] = LLVMBuildMul(L->b, llvm_index(L, tr, r, 0), llvm_i32(L, K), "");
+        bcol[r] = llvm_index(L, tr, r, 1);
+    }
+    LLVMValueRef *init = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++)
+        init[r] = llvm_cast(L, cr[r], rt, ct);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), loop = llvm_new_bb(L, "dot.k"), exit = llvm_new_bb(L, "dot.end");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef k = LLVMBuildPhi(L->b, L->t_i32, "k"), zero = llvm_i32(L, 0);
+    LLVMAddIncoming(k, &zero, &pre, 1);
+    LLVMValueRef *acc = llvm_new_regs(L, n), *next = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++) { /* the phis first: they head the block */
+        acc[r] = LLVMBuildPhi(L->b, t, "");
+        LLVMAddIncoming(acc[r], &init[r], &pre, 1);
+    }
+    LLVMValueRef kn = LLVMBuildMul(L->b, k, llvm_i32(L, N), "");
+    for (int r = 0; r < n; r++) {
+        /* registers sharing a row or column share the load (LLVM's CSE) */
+        LLVMValueRef x = LLVMBuildLoad2(L->b, t, llvm_smem_ptr(L, t, LLVMBuildAdd(L->b, arow[r], k, ""), 0), "");
+        LLVMValueRef y = LLVMBuildLoad2(L->b, t, llvm_smem_ptr(L, t, LLVMBuildAdd(L->b, kn, bcol[r], ""), boff), "");
+        next[r] = fma_step(L, ct, x, y, acc[r]);
+    }
+    LLVMValueRef k1 = LLVMBuildAdd(L->b, k, llvm_i32(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMAddIncoming(k, &k1, &latch, 1);
+    for (int r = 0; r < n; r++)
+        LLVMAddIncoming(acc[r], &next[r], &latch, 1);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, k1, llvm_i32(L, K), ""), loop, exit);
+    LLVMPositionBuilderAtEnd(L->b, exit);
+    LLVMValueRef *out = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++)
+        out[r] = llvm_cast(L, next[r], ct, rt);
+    llvm_set(L, res, out, n);
+}
+
+void llvm_lower_dot(Lower *L, Inst *in) {
+    Mma m = {0};
+    if (L->f->values[in->args[0]].type.rank != 2) {
+        diag_error(L->d, L->f->src, in->span, "dot on blocks of rank %d is not supported on the GPU yet",
+                   L->f->values[in->args[0]].type.rank);
+        L->failed = true;
+        return;
+    }
+    int *pa, *pb;
+    if (plan_mma(L, in, &m))
+        lower_mma(L, in, &m);
+    else if (plan_fma_regs(L, in, &pa, &pb))
+        lower_fma_regs(L, in, pa, pb);
+    else
+        lower_fma(L, in);
+}

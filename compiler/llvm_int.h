@@ -1,0 +1,150 @@
+/* llvm_int.h: shared state of the LLVM lowering (llvm.c, llvm_ops.c, llvm_mem.c,
+ * llvm_reduce.c, llvm_dot.c) and of PTX emission (ptx.c). Only these files
+ * include llvm-c; everything else sees codegen.h.
+ *
+ * Model: a block value is spread over the 32 * num_warps threads by its
+ * layout's ThreadMap (layout.h). In the generated code each thread holds the
+ * value as `nregs` LLVM scalars, register r holding element
+ * idx_d = (base_d(lane, warp) + reg_off[r][d]) mod shape_d. A scalar value is
+ * one register held (identically) by every thread. */
+#ifndef TL_LLVM_INT_H
+#define TL_LLVM_INT_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen.h"
+#include "layout.h"
+#include "ptx.h"
+
+/* The registers of one IR value in every thread. */
+typedef struct LVal {
+    LLVMValueRef *r;
+    int n;
+} LVal;
+
+/* base_d(lane, warp) of one (ldiv, lmod, lmul, wdiv, wmod, wmul) formula. */
+typedef struct BaseKey {
+    int p[6];
+    LLVMValueRef v;
+} BaseKey;
+
+typedef struct Lower {
+    Diag *d;
+    Function *f;
+    const PtxArch *arch;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;        /* the builder ops emit through */
+    LLVMBuilderRef eb;       /* positioned in the entry block: allocas, thread ids */
+    LLVMValueRef fn;         /* the kernel being lowered */
+    LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
+    LLVMTypeRef t_ptr0, t_ptr1, t_ptr3; /* generic, global, shared */
+    LLVMValueRef smem;       /* @global_smem: the dynamic shared scratch array */
+    LLVMValueRef tid, lane, warp; /* i32, computed once in the entry block */
+    LVal *vals;              /* per ValueId */
+    const ThreadMap **tms;   /* per ValueId; NULL for scalars */
+    int smem_need;           /* the largest scratch any op needs, in bytes */
+    Span smem_span;          /* ... and the op that needs it */
+    BaseKey *bases;          /* cache of llvm_base, per kernel */
+    int nbases, cap_bases;
+    const AxisInfo *axis;    /* axis_analyze(f): caps vector widths */
+    bool *used;              /* per ValueId: some op reads it */
+    Inst *term;              /* the yield / condition that ended the block just lowered */
+    bool failed;
+} Lower;
+
+enum { LLVM_MAX_REGS = 2048 }; /* registers (elements) one thread may hold for one value */
+
+/* ---- llvm.c: shared helpers ---- */
+LLVMTypeRef llvm_type(Lower *L, DType dt);     /* register type (i1 stays i1) */
+LLVMTypeRef llvm_mem_type(Lower *L, DType dt); /* in memory: i1 is stored as i8 */
+int llvm_dt_bytes(DType dt);                   /* bytes in memory */
+LLVMValueRef llvm_i32(Lower *L, int64_t c);
+LLVMValueRef llvm_i64(Lower *L, int64_t c);
+/* Call (declaring on first use) a function or intrinsic by name; argument types
+ * are taken from the arguments. */
+LLVMValueRef llvm_call(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+/* Name of an overloaded intrinsic for a type: ("llvm.sqrt", f32) -> "llvm.sqrt.f32". */
+const char *llvm_intr_name(Lower *L, const char *base, LLVMTypeRef t);
+LLVMValueRef llvm_sreg(Lower *L, const char *name); /* llvm.nvvm.read.ptx.sreg.<name> */
+void llvm_barrier(Lower *L);
+/* A private constant string in global memory, as a generic pointer. */
+LLVMValueRef llvm_cstring(Lower *L, const char *s);
+
+/* Registers of a value, and setting them. */
+LVal *llvm_val(Lower *L, ValueId v);
+void llvm_set(Lower *L, ValueId v, LLVMValueRef *regs, int n);
+LLVMValueRef *llvm_new_regs(Lower *L, int n);
+const ThreadMap *llvm_tm(Lower *L, ValueId v);
+
+/* ThreadMap arithmetic, at run time (LLVM values) and at compile time. */
+LLVMValueRef llvm_base(Lower *L, const ThreadMap *tm, int d);
+LLVMValueRef llvm_index(Lower *L, const ThreadMap *tm, int r, int d); /* idx_d of register r */
+/* Linear index sum_d idx_d * coef[d] of register r. */
+LLVMValueRef llvm_linear(Lower *L, const ThreadMap *tm, int r, const int64_t *coef);
+void llvm_row_major(int rank, const int32_t *shape, int64_t *strides);
+/* True unless register r of this thread is a replicated copy of an element
+ * another register / thread also holds (so stores and atomics run once).
+ * Returns NULL when every thread owns every register. */
+LLVMValueRef llvm_owner(Lower *L, const ThreadMap *tm, int r);
+
+/* Shared-memory scratch: record that an op at sp needs `bytes`. */
+void llvm_smem_use(Lower *L, int64_t bytes, Span sp);
+LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t byte_off);
+/* Scratch element of row-major index lin when each row (2^row_log2
+ * elements) is followed by pad elements. */
+LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2);
+/* Store a block's registers at their row-major (padded) places in the
+ * scratch, in vectors where the map allows; no barriers. */
+void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad);
+
+/* Move a value between thread maps. Destination element e (index vector) is
+ * source element with linear (row-major) index sum_d e_d * coef[d]. Uses
+ * register renaming when every thread already holds what it needs, else a
+ * round trip through shared memory. */
+void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt,
+               const ThreadMap *dst, LLVMValueRef *dregs, const int64_t *coef, Span sp);
+
+bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b);
+/* The registers of operand v laid out like value `like` (same shape; moved
+ * through llvm_move when its layout differs). */
+LLVMValueRef *llvm_regs_like(Lower *L, ValueId v, ValueId like, Span sp);
+/* Run what follows only where pred holds (NULL: always): guard_begin returns
+ * the continuation block that llvm_guard_end branches to. */
+LLVMBasicBlockRef llvm_guard_begin(Lower *L, LLVMValueRef pred);
+void llvm_guard_end(Lower *L, LLVMBasicBlockRef cont);
+
+/* Structured control flow helpers (llvm.c). */
+LLVMBasicBlockRef llvm_new_bb(Lower *L, const char *name);
+void llvm_lower_block(Lower *L, Block *blk);
+
+/* ---- llvm_ops.c: elementwise, shape, math, casts, ids, debugging ---- */
+bool llvm_lower_simple(Lower *L, Inst *in); /* false: not an op it handles */
+LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to);
+LLVMValueRef llvm_const(Lower *L, DType dt, int64_t i, double f);
+LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValueRef b);
+
+/* ---- llvm_mem.c: load, store, atomics ---- */
+void llvm_lower_load(Lower *L, Inst *in);
+void llvm_lower_store(Lower *L, Inst *in);
+void llvm_lower_atomic(Lower *L, Inst *in);
+
+/* ---- llvm_reduce.c ---- */
+void llvm_lower_reduce(Lower *L, Inst *in);
+/* Exchange a 32-bit-or-smaller / 64-bit value with lane ^ mask. */
+LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask);
+
+/* ---- llvm_dot.c ---- */
+void llvm_lower_dot(Lower *L, Inst *in);
+/* convert_layout into a 16-bit mma operand through ldmatrix; false when the
+ * convert is not one (the caller then uses llvm_move). */
+bool llvm_convert_ldmatrix(Lower *L, Inst *in);
+
+/* ---- ptx.c: target machine, optimisation, emission ---- */
+LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err);
+/* Run the default<O<opt_level>> pipeline on the module. */
+bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char **err);
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err);
+
+#endif

@@ -1,0 +1,269 @@
+/* llvm_mem.c: global memory: load, store, atomic_rmw, atomic_cas.
+ *
+ * Loads and stores are vectorised: registers r..r+v-1 that hold consecutive
+ * elements along the fastest dimension (ThreadMap.contig, which the layout
+ * pass sized from the axis analysis: contiguity, divisibility and the mask's
+ * constancy) become one access of v elements, at most 16 bytes
+ * (ld.global.v4.b32 / st.global.v4.b32), aligned to its size. A mask is taken
+ * per vector (its first register: the layout pass only widens vectors over
+ * which the mask is constant) and becomes a branch around the access, `other`
+ * (or zero) flowing in on the masked-off path.
+ *
+ * Replicated layouts hold an element in several threads (or registers); stores
+ * and atomics run only in its owner (llvm_owner), and an atomic's old values
+ * are then shared with the copies through shared memory. */
+#include "llvm_int.h"
+
+static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
+
+/* The widest vector (a power of two, at most 16 bytes) whose registers are
+ * consecutive along the map's contig_dim in every group, no wider than the
+ * axis analysis allows: the pointer's contiguity, its alignment (divisibility
+ * in bytes) and the mask's constancy along that dim. The layout pass already
+ * sized sizePerThread from the same facts; this keeps the lowering safe when
+ * a layout came from elsewhere. */
+static int vector_width(Lower *L, const ThreadMap *tm, ValueId ptr, ValueId mask, int bytes) {
+    if (!tm || tm->contig_dim < 0)
+        return 1;
+    int fd = tm->contig_dim, v = tm->contig;
+    if (L->axis) {
+        const AxisInfo *p = &L->axis[ptr];
+        if (p->contiguity[fd] < v)
+            v = (int)p->contiguity[fd];
+        while (v > 1 && p->divisibility[fd] < (int64_t)v * bytes)
+            v /= 2;
+        if (mask && L->axis[mask].constancy[fd] < v)
+            v = (int)L->axis[mask].constancy[fd];
+    }
+    while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
+        v /= 2;
+    for (; v > 1; v /= 2) {
+        bool ok = true;
+        for (int r = 0; r < tm->nregs && ok; r += v) {
+            ok = tm->reg_off[r][fd] % v == 0;
+            for (int i = 1; i < v && ok; i++)
+                for (int d = 0; d < tm->rank && ok; d++)
+                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
+        }
+        if (ok)
+            return v;
+    }
+    return v < 1 ? 1 : v;
+}
+
+/* The in-memory type of a v-element access: whole 32-bit words when the
+ * elements are narrower (so 16 bytes of fp16 is one ld.global.v4.b32). */
+static LLVMTypeRef access_type(Lower *L, DType dt, int v) {
+    int bytes = llvm_dt_bytes(dt);
+    if (v == 1)
+        return llvm_mem_type(L, dt);
+    if (bytes < 4 && v * bytes >= 4)
+        return v * bytes == 4 ? L->t_i32 : LLVMVectorType(L->t_i32, (unsigned)(v * bytes / 4));
+    return LLVMVectorType(llvm_mem_type(L, dt), (unsigned)v);
+}
+
+/* Registers -> the value stored (i1 as a byte). */
+static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMTypeRef at) {
+    LLVMTypeRef mt = llvm_mem_type(L, dt);
+    if (v == 1)
+        return dt == DT_I1 ? LLVMBuildZExt(L->b, regs[0], L->t_i8, "") : regs[0];
+    LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(mt, (unsigned)v));
+    for (int i = 0; i < v; i++) {
+        LLVMValueRef x = dt == DT_I1 ? LLVMBuildZExt(L->b, regs[i], L->t_i8, "") : regs[i];
+        vec = LLVMBuildInsertElement(L->b, vec, x, llvm_i32(L, i), "");
+    }
+    return LLVMTypeOf(vec) == at ? vec : LLVMBuildBitCast(L->b, vec, at, "");
+}
+
+static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs) {
+    LLVMTypeRef mt = llvm_mem_type(L, dt);
+    if (v > 1 && LLVMTypeOf(x) != LLVMVectorType(mt, (unsigned)v))
+        x = LLVMBuildBitCast(L->b, x, LLVMVectorType(mt, (unsigned)v), "");
+    for (int i = 0; i < v; i++) {
+        LLVMValueRef e = v == 1 ? x : LLVMBuildExtractElement(L->b, x, llvm_i32(L, i), "");
+        regs[i] = dt == DT_I1 ? LLVMBuildICmp(L->b, LLVMIntNE, e, LLVMConstNull(L->t_i8), "") : e;
+    }
+}
+
+/* ---- load ---- */
+
+static LLVMValueRef load_vec(Lower *L, LLVMValueRef p, LLVMTypeRef at, int align) {
+    LLVMValueRef ld = LLVMBuildLoad2(L->b, at, p, "");
+    LLVMSetAlignment(ld, (unsigned)align);
+    return ld;
+}
+
+void llvm_lower_load(Lower *L, Inst *in) {
+    ValueId ptr = in->args[0], res = in->results[0];
+    DType dt = dtype_of(L, res);
+    const ThreadMap *tm = llvm_tm(L, ptr);
+    LVal *pv = llvm_val(L, ptr);
+    LLVMValueRef *mask = in->attr.has_mask ? llvm_regs_like(L, in->args[1], ptr, in->span) : NULL;
+    LLVMValueRef *other = in->attr.has_other ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+    int n = pv->n, bytes = llvm_dt_bytes(dt);
+    int v = vector_width(L, tm, ptr, in->attr.has_mask ? in->args[1] : 0, bytes);
+    LLVMTypeRef at = access_type(L, dt, v);
+    LLVMValueRef *r = llvm_new_regs(L, n);
+    for (int i = 0; i < n; i += v) {
+        if (!mask) {
+            unpack(L, dt, load_vec(L, pv->r[i], at, v * bytes), v, &r[i]);
+            continue;
+        }
+        /* if (mask) x = load; else x = other */
+        LLVMValueRef dflt;
+        if (other) {
+            LLVMValueRef *o = other + i;
+            dflt = pack(L, dt, o, v, at);
+        } else {
+            dflt = LLVMConstNull(at);
+        }
+        LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), ld = llvm_new_bb(L, "load"), cont = llvm_new_bb(L, "load.end");
+        LLVMBuildCondBr(L->b, mask[i], ld, cont);
+        LLVMPositionBuilderAtEnd(L->b, ld);
+        LLVMValueRef x = load_vec(L, pv->r[i], at, v * bytes);
+        LLVMBuildBr(L->b, cont);
+        LLVMPositionBuilderAtEnd(L->b, cont);
+        LLVMValueRef phi = LLVMBuildPhi(L->b, at, "");
+        LLVMValueRef ins[2] = {x, dflt};
+        LLVMBasicBlockRef from[2] = {ld, pre};
+        LLVMAddIncoming(phi, ins, from, 2);
+        unpack(L, dt, phi, v, &r[i]);
+    }
+    const ThreadMap *rt = llvm_tm(L, res);
+    if (tm && rt && !llvm_tm_equal(tm, rt)) { /* the result was given another layout */
+        int64_t coef[IR_MAX_RANK];
+        llvm_row_major(tm->rank, tm->shape, coef);
+        LLVMValueRef *m = llvm_new_regs(L, rt->nregs);
+        llvm_move(L, tm, r, dt, rt, m, coef, in->span);
+        llvm_set(L, res, m, rt->nregs);
+        return;
+    }
+    llvm_set(L, res, r, n);
+}
+
+/* ---- store ---- */
+
+static LLVMValueRef and_pred(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+    return a && b ? LLVMBuildAnd(L->b, a, b, "") : a ? a : b;
+}
+
+/* Only one thread of a scalar access does it. */
+static LLVMValueRef thread0(Lower *L) { return LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, 0), ""); }
+
+void llvm_lower_store(Lower *L, Inst *in) {
+    ValueId ptr = in->args[0];
+    DType dt = dtype_of(L, in->args[1]);
+    const ThreadMap *tm = llvm_tm(L, ptr);
+    LVal *pv = llvm_val(L, ptr);
+    LLVMValueRef *val = llvm_regs_like(L, in->args[1], ptr, in->span);
+    LLVMValueRef *mask = in->nargs > 2 ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+    int n = pv->n, bytes = llvm_dt_bytes(dt);
+    int v = vector_width(L, tm, ptr, in->nargs > 2 ? in->args[2] : 0, bytes);
+    LLVMTypeRef at = access_type(L, dt, v);
+    for (int i = 0; i < n; i += v) {
+        LLVMValueRef pred = and_pred(L, tm ? llvm_owner(L, tm, i) : thread0(L), mask ? mask[i] : NULL);
+        LLVMValueRef x = pack(L, dt, val + i, v, at);
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
+        LLVMValueRef st = LLVMBuildStore(L->b, x, pv->r[i]);
+        LLVMSetAlignment(st, (unsigned)(v * bytes));
+        llvm_guard_end(L, cont);
+    }
+}
+
+/* ---- atomics ---- */
+
+static LLVMAtomicRMWBinOp rmw_op(int rmw, DType dt) {
+    bool f = dt_is_float(dt), s = dt_is_signed(dt);
+    switch (rmw) {
+    case RMW_ADD: return f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    case RMW_MAX: return f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    case RMW_MIN: return f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    case RMW_XCHG: return LLVMAtomicRMWBinOpXchg;
+    case RMW_AND: return LLVMAtomicRMWBinOpAnd;
+    case RMW_OR: return LLVMAtomicRMWBinOpOr;
+    default: return LLVMAtomicRMWBinOpXor;
+    }
+}
+
+/* One atomic on register i: old value (zero where it did not run). */
+static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLVMValueRef *ops, LLVMValueRef pred) {
+    LLVMTypeRef t = llvm_type(L, dt);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
+    LLVMValueRef old;
+    /* Triton's default semantics: acq_rel (at system scope, LLVM's default). */
+    if (in->op == IR_ATOMIC_RMW) {
+        old = LLVMBuildAtomicRMW(L->b, rmw_op(in->attr.rmw, dt), p, ops[0], LLVMAtomicOrderingAcquireRelease, 0);
+    } else {
+        /* cmpxchg works on integers: floats travel as their bits */
+        bool f = dt_is_float(dt);
+        LLVMTypeRef it = f ? LLVMIntTypeInContext(L->ctx, (unsigned)dt_bits(dt)) : t;
+        LLVMValueRef c = f ? LLVMBuildBitCast(L->b, ops[0], it, "") : ops[0];
+        LLVMValueRef nv = f ? LLVMBuildBitCast(L->b, ops[1], it, "") : ops[1];
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, p, c, nv, LLVMAtomicOrderingAcquireRelease,
+                                                LLVMAtomicOrderingAcquire, 0);
+        old = LLVMBuildExtractValue(L->b, x, 0, "");
+        if (f)
+            old = LLVMBuildBitCast(L->b, old, t, "");
+    }
+    if (!cont)
+        return old;
+    LLVMBasicBlockRef done = LLVMGetInsertBlock(L->b);
+    llvm_guard_end(L, cont);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, t, "");
+    LLVMValueRef ins[2] = {old, LLVMConstNull(t)};
+    LLVMBasicBlockRef from[2] = {done, pre};
+    LLVMAddIncoming(phi, ins, from, 2);
+    return phi;
+}
+
+/* The owners of the elements hold the old values; give every copy its value
+ * through shared memory (barrier, owners store, barrier, all load). */
+static void share_from_owners(Lower *L, Inst *in, DType dt, const ThreadMap *tm, LLVMValueRef *r,
+                              LLVMValueRef *owner) {
+    LLVMTypeRef mt = llvm_mem_type(L, dt);
+    int64_t strides[IR_MAX_RANK] = {0}, numel = 1;
+    if (tm) {
+        for (int d = 0; d < tm->rank; d++)
+            numel *= tm->shape[d];
+        llvm_row_major(tm->rank, tm->shape, strides);
+    }
+    int n = tm ? tm->nregs : 1;
+    llvm_smem_use(L, numel * llvm_dt_bytes(dt), in->span);
+    llvm_barrier(L);
+    for (int i = 0; i < n; i++) {
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, owner[i]);
+        LLVMValueRef idx = tm ? llvm_linear(L, tm, i, strides) : llvm_i32(L, 0);
+        LLVMBuildStore(L->b, r[i], llvm_smem_ptr(L, mt, idx, 0));
+        llvm_guard_end(L, cont);
+    }
+    llvm_barrier(L);
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef idx = tm ? llvm_linear(L, tm, i, strides) : llvm_i32(L, 0);
+        r[i] = LLVMBuildLoad2(L->b, mt, llvm_smem_ptr(L, mt, idx, 0), "");
+    }
+}
+
+void llvm_lower_atomic(Lower *L, Inst *in) {
+    ValueId ptr = in->args[0], res = in->results[0];
+    DType dt = dtype_of(L, res);
+    const ThreadMap *tm = llvm_tm(L, ptr);
+    LVal *pv = llvm_val(L, ptr);
+    int nops = in->op == IR_ATOMIC_CAS ? 2 : 1;
+    LLVMValueRef *ops[2] = {0};
+    for (int k = 0; k < nops; k++)
+        ops[k] = llvm_regs_like(L, in->args[1 + k], ptr, in->span);
+    LLVMValueRef *mask = in->op == IR_ATOMIC_RMW && in->nargs > 2 ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+    int n = pv->n;
+    LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
+    bool replicated = false;
+    for (int i = 0; i < n; i++) {
+        owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
+        replicated |= owner[i] != NULL;
+        LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
+        r[i] = atomic_one(L, in, dt, pv->r[i], o, and_pred(L, owner[i], mask ? mask[i] : NULL));
+    }
+    if (replicated && L->used[res] && dt != DT_I1)
+        share_from_owners(L, in, dt, tm, r, owner);
+    llvm_set(L, res, r, n);
+}

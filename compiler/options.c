@@ -1,0 +1,207 @@
+/* options.c: the compile-option table shared by tlc and the C API. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const OptionSpec option_specs[] = {
+    {"kernel", "NAME", "kernel to compile (default: every kernel whose parameters are all known)"},
+    {"signature", "SIG", "Triton AOT signature, one entry per parameter: \"*fp16:16, i32, 128\""},
+    {"D", "NAME=VALUE", "set a constexpr parameter or **meta key (repeatable)"},
+    {"arch", "SM", "GPU architecture: sm_80, sm_86, sm_89, sm_90 (default), sm_90a"},
+    {"num-warps", "N", "warps per program (1, 2, 4, 8, 16, 32; default 4 or the autotune config's)"},
+    {"num-stages", "N", "software pipelining stages (default 3 or the autotune config's)"},
+    {"autotune-config", "I", "use the I-th config (from 0) of the kernel's @triton.autotune"},
+    {"max-errors", "N", "stop after N errors (default 20)"},
+};
+const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
+
+void options_init(CompileOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->autotune_config = -1;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool is_ident_start(char c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+static bool is_identifier(const char *s, size_t n) {
+    if (n == 0 || !is_ident_start(s[0]))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!is_ident_start(s[i]) && !(s[i] >= '0' && s[i] <= '9'))
+            return false;
+    return true;
+}
+
+static const char *const archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+
+bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg, Buf *err) {
+    long v;
+    if (!strcmp(name, "kernel")) {
+        o->kernel = arena_strdup(a, arg);
+    } else if (!strcmp(name, "signature")) {
+        o->signature = arena_strdup(a, arg);
+    } else if (!strcmp(name, "D")) {
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (!is_identifier(arg, n)) {
+            buf_printf(err, "-D expects NAME=VALUE with NAME an identifier, got '%s'", arg);
+            return false;
+        }
+        if (o->ndefines == OPTIONS_MAX_DEFINES) {
+            buf_printf(err, "too many -D definitions (at most %d)", OPTIONS_MAX_DEFINES);
+            return false;
+        }
+        /* -D NAME alone means NAME=True, as with a C compiler's -D. */
+        o->defines[o->ndefines++] = (SemaDefine){arena_strndup(a, arg, n), eq ? arena_strdup(a, eq + 1) : "True"};
+    } else if (!strcmp(name, "arch")) {
+        size_t i, n = sizeof archs / sizeof archs[0];
+        for (i = 0; i < n && strcmp(archs[i], arg); i++)
+            ;
+        if (i == n) {
+            buf_printf(err, "unsupported --arch '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)", arg);
+            return false;
+        }
+        o->arch = archs[i];
+    } else if (!strcmp(name, "num-warps")) {
+        if (!parse_int(arg, 1, 32, &v) || (v & (v - 1))) {
+            buf_printf(err, "--num-warps expects a power of two from 1 to 32, got '%s'", arg);
+            return false;
+        }
+        o->num_warps = (int)v;
+    } else if (!strcmp(name, "num-stages")) {
+        if (!parse_int(arg, 1, 8, &v)) {
+            buf_printf(err, "--num-stages expects a number from 1 to 8, got '%s'", arg);
+            return false;
+        }
+        o->num_stages = (int)v;
+    } else if (!strcmp(name, "autotune-config")) {
+        if (!parse_int(arg, 0, 1000, &v)) {
+            buf_printf(err, "--autotune-config expects a config index (0, 1, ...), got '%s'", arg);
+            return false;
+        }
+        o->autotune_config = (int)v;
+    } else if (!strcmp(name, "max-errors")) {
+        if (!parse_int(arg, 1, 100000, &v)) {
+            buf_printf(err, "--max-errors expects a positive number, got '%s'", arg);
+            return false;
+        }
+        o->max_errors = (int)v;
+    } else {
+        buf_printf(err, "unknown option '%s%s'", strlen(name) == 1 ? "-" : "--", name);
+        return false;
+    }
+    return true;
+}
+
+/* Shell-like word splitting: whitespace separates, '...' is literal, "..."
+ * allows \" and \\, a backslash outside quotes escapes the next character. */
+static char *next_word(Arena *a, const char **sp, Buf *err, bool *ok) {
+    const char *s = *sp;
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    if (!*s) {
+        *sp = s;
+        return NULL;
+    }
+    Buf w = {0};
+    buf_puts(&w, "");
+    while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+        if (*s == '\'' || *s == '"') {
+            char q = *s++;
+            while (*s && *s != q) {
+                if (q == '"' && *s == '\\' && (s[1] == '"' || s[1] == '\\'))
+                    s++;
+                buf_putc(&w, *s++);
+            }
+            if (!*s) {
+                buf_printf(err, "unterminated %c-quote in options", q);
+                *ok = false;
+                buf_free(&w);
+                *sp = s;
+                return NULL;
+            }
+            s++;
+        } else if (*s == '\\' && s[1]) {
+            buf_putc(&w, s[1]);
+            s += 2;
+        } else {
+            buf_putc(&w, *s++);
+        }
+    }
+    *sp = s;
+    char *r = arena_strdup(a, w.data);
+    buf_free(&w);
+    return r;
+}
+
+static const OptionSpec *find_spec(const char *name, size_t n) {
+    for (int i = 0; i < option_nspecs; i++)
+        if (strlen(option_specs[i].name) == n && !strncmp(option_specs[i].name, name, n))
+            return &option_specs[i];
+    return NULL;
+}
+
+bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err) {
+    bool ok = true;
+    const char *s = str ? str : "";
+    char *w;
+    while ((w = next_word(a, &s, err, &ok))) {
+        const char *name, *arg = NULL;
+        size_t n;
+        if (w[0] == '-' && w[1] == 'D') {
+            name = "D";
+            n = 1;
+            if (w[2])
+                arg = w + 2;
+        } else if (w[0] == '-' && w[1] == '-' && w[2]) {
+            name = w + 2;
+            const char *eq = strchr(name, '=');
+            n = eq ? (size_t)(eq - name) : strlen(name);
+            if (eq)
+                arg = eq + 1;
+        } else {
+            buf_printf(err, "unexpected '%s' in options (flags look like --kernel NAME)", w);
+            return false;
+        }
+        const OptionSpec *spec = find_spec(name, n);
+        if (!spec) {
+            buf_printf(err, "unknown option '%s'", w);
+            return false;
+        }
+        if (!arg) {
+            arg = next_word(a, &s, err, &ok);
+            if (!ok)
+                return false;
+            if (!arg) {
+                buf_printf(err, "option '%s' needs an argument", w);
+                return false;
+            }
+        }
+        if (!options_set(o, a, spec->name, arg, err))
+            return false;
+    }
+    return ok;
+}
+
+SemaOptions options_to_sema(const CompileOptions *o) {
+    return (SemaOptions){
+        .kernel = o->kernel,
+        .signature = o->signature,
+        .defines = o->defines,
+        .ndefines = o->ndefines,
+        .num_warps = o->num_warps,
+        .num_stages = o->num_stages,
+        .autotune_config = o->autotune_config,
+    };
+}

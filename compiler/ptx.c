@@ -1,0 +1,108 @@
+/* ptx.c: PTX emission through LLVM's NVPTX backend.
+ *
+ * The arch table, the target machine (triple nvptx64-nvidia-cuda, CPU = the
+ * arch, the oldest PTX ISA version that arch needs, so older drivers can still
+ * JIT the result), LLVM's default<On> pipeline, and assembly emission. */
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "llvm_int.h"
+
+static const char triple[] = "nvptx64-nvidia-cuda";
+
+/* Shared memory per block (opt-in maximum) from the CUDA programming guide's
+ * table of compute capabilities. */
+static const PtxArch archs[] = {
+    {"sm_80", 80, "+ptx70", 163 * 1024},
+    {"sm_86", 86, "+ptx71", 99 * 1024},
+    {"sm_89", 89, "+ptx78", 99 * 1024},
+    {"sm_90", 90, "+ptx78", 227 * 1024},
+    {"sm_90a", 90, "+ptx80", 227 * 1024},
+};
+
+const PtxArch *ptx_arch(const char *name) {
+    if (!name)
+        name = "sm_90";
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (!strcmp(archs[i].name, name))
+            return &archs[i];
+    return NULL;
+}
+
+const char *ptx_arch_names(void) { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* Register only the NVPTX target: it is the only backend linked in. */
+static void init_nvptx(void) {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+}
+
+const char *ptx_llvm_version(void) {
+    static char buf[32];
+    unsigned maj, min, pat;
+    LLVMGetVersion(&maj, &min, &pat);
+    snprintf(buf, sizeof buf, "%u.%u.%u", maj, min, pat);
+    return buf;
+}
+
+int ptx_target_available(void) {
+    pthread_once(&init_once, init_nvptx);
+    LLVMTargetRef t;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &t, &err)) {
+        LLVMDisposeMessage(err);
+        return 0;
+    }
+    return 1;
+}
+
+/* The caller owns *err (LLVMDisposeMessage) when NULL is returned. */
+LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err) {
+    pthread_once(&init_once, init_nvptx);
+    LLVMTargetRef t;
+    if (LLVMGetTargetFromTriple(triple, &t, err))
+        return NULL;
+    LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
+                              : opt_level == 1 ? LLVMCodeGenLevelLess
+                              : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                               : LLVMCodeGenLevelAggressive;
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, a->name, a->features, lvl,
+                                                      LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!tm)
+        *err = LLVMCreateMessage("cannot create the NVPTX target machine");
+    return tm;
+}
+
+bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char **err) {
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (e) {
+        /* Hand back a message the caller frees like the others (LLVMDisposeMessage). */
+        char *msg = LLVMGetErrorMessage(e);
+        *err = LLVMCreateMessage(msg);
+        LLVMDisposeErrorMessage(msg);
+        return false;
+    }
+    return true;
+}
+
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err) {
+    LLVMMemoryBufferRef mb;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, err, &mb))
+        return false;
+    buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
+    LLVMDisposeMemoryBuffer(mb);
+    return true;
+}

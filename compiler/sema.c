@@ -1,0 +1,1689 @@
+/* sema.c: semantic analysis, the AST of one kernel -> typed tile IR.
+ *
+ * The algorithm is Triton's code generator (compiler/code_generator.py),
+ * written as an interpreter of the kernel's syntax tree:
+ *
+ *  1. Specialise. Each parameter of the kernel gets either a compile-time
+ *     value (a tl.constexpr from -D, a signature literal, the autotune config
+ *     or its default; a ":1" integer) or becomes a runtime parameter of the IR
+ *     function with the type its signature entry gives ("*fp16:16", "i32").
+ *  2. Execute the body. Every name maps to a Val (sema_int.h): a compile-time
+ *     value or an SSA value. Expressions on compile-time values fold; anything
+ *     involving a runtime value emits IR into the current block.
+ *     - `if` on a compile-time condition runs one branch only; on a runtime
+ *       condition both branches run into the two regions of an IF op, and the
+ *       names they (re)define become its results (types must agree).
+ *     - `for ... in range(...)` / `tl.range(...)` and `while` become FOR /
+ *       WHILE ops; the names the body assigns that were defined before the
+ *       loop are loop-carried block arguments (their type must not change).
+ *       tl.static_range loops are unrolled.
+ *     - Calls of @jit functions are inlined: a new frame of names, arguments
+ *       bound like Python does (positional, keyword, defaults), `return` at
+ *       the top level or in compile-time branches.
+ *  3. Verify the IR.
+ *
+ * The first error stops the kernel (sema_fail longjmps out), as Triton's
+ * exception does; notes name the chain of inlined calls. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sema_int.h"
+
+static Val eval(Sema *s, const Node *n);
+static void exec_block(Sema *s, const NodeList *l);
+
+#define TS(t) sema_type_str(s, (t))
+
+/* ---- errors ---- */
+
+void sema_fail(Sema *s, Span sp, const char *fmt, ...) {
+    if (!s->quiet) {
+        Buf b = {0};
+        va_list ap;
+        va_start(ap, fmt);
+        buf_vprintf(&b, fmt, ap);
+        va_end(ap);
+        diag_error(s->d, s->src, sp, "%s", b.data ? b.data : "");
+        buf_free(&b);
+        /* the chain of inlined calls, innermost first; repeats (recursion) collapse */
+        int shown = 0;
+        for (Frame *f = s->fr; f && f->caller; f = f->caller) {
+            int times = 1;
+            while (f->caller && f->caller->caller && f->caller->fn == f->fn &&
+                   f->caller->call_span.line == f->call_span.line && f->caller->call_span.col == f->call_span.col) {
+                f = f->caller;
+                times++;
+            }
+            if (shown++ == 8) {
+                diag_note(s->d, s->src, f->call_span, "... and further calls");
+                break;
+            }
+            if (times > 1)
+                diag_note(s->d, s->src, f->call_span, "in the call to '%s' here (%d times nested)", f->fn->name, times);
+            else
+                diag_note(s->d, s->src, f->call_span, "in the call to '%s' here", f->fn->name);
+        }
+    }
+    longjmp(*s->jb, 1);
+}
+
+static void enter(Sema *s, Span sp) {
+    s->cur = sp;
+    if (++s->nest > SEMA_MAX_NEST)
+        sema_fail(s, sp, "expression or statement nested too deeply (more than %d levels)", SEMA_MAX_NEST);
+}
+
+static void leave(Sema *s) { s->nest--; }
+
+/* ---- scopes ---- */
+
+static Binding *scope_find(Scope *sc, const char *name) {
+    for (int i = 0; i < sc->n; i++)
+        if (!strcmp(sc->b[i].name, name))
+            return &sc->b[i];
+    return NULL;
+}
+
+static void scope_set(Sema *s, Scope *sc, const char *name, Val v) {
+    Binding *b = scope_find(sc, name);
+    if (b) {
+        b->v = v;
+        return;
+    }
+    if (sc->n == sc->cap) {
+        int cap = sc->cap ? sc->cap * 2 : 16;
+        Binding *nb = arena_alloc(s->a, sizeof(Binding) * (size_t)cap);
+        if (sc->n)
+            memcpy(nb, sc->b, sizeof(Binding) * (size_t)sc->n);
+        sc->b = nb;
+        sc->cap = cap;
+    }
+    sc->b[sc->n++] = (Binding){name, v};
+}
+
+static void scope_remove(Scope *sc, const char *name) {
+    Binding *b = scope_find(sc, name);
+    if (!b)
+        return;
+    int i = (int)(b - sc->b);
+    memmove(&sc->b[i], &sc->b[i + 1], sizeof(Binding) * (size_t)(sc->n - i - 1));
+    sc->n--;
+}
+
+static Scope scope_copy(Sema *s, const Scope *sc) {
+    Scope c = {0};
+    c.cap = sc->n + 8;
+    c.b = arena_alloc(s->a, sizeof(Binding) * (size_t)c.cap);
+    if (sc->n)
+        memcpy(c.b, sc->b, sizeof(Binding) * (size_t)sc->n);
+    c.n = sc->n;
+    return c;
+}
+
+static void bind(Sema *s, const char *name, Val v) {
+    if (v.k == V_TENSOR && !s->f->values[v.id].name)
+        s->f->values[v.id].name = name;
+    scope_set(s, &s->fr->scope, name, v);
+}
+
+/* Same value: identical SSA value or equal compile-time values of one kind. */
+static bool same_val(Val a, Val b) { return a.k == b.k && sema_const_eq(a, b); }
+
+/* ---- module-level names ---- */
+
+static void add_global(Sema *s, const char *name, const Node *def, const char *from_mod) {
+    Global *g = arena_alloc(s->a, sizeof(Global) * (size_t)(s->nglobals + 1));
+    if (s->nglobals)
+        memcpy(g, s->globals, sizeof(Global) * (size_t)s->nglobals);
+    g[s->nglobals++] = (Global){.name = name, .def = def, .from_mod = from_mod};
+    s->globals = g;
+}
+
+static void collect_globals(Sema *s) {
+    const NodeList *l = &s->module->l0;
+    for (int i = 0; i < l->len; i++) {
+        const Node *st = l->items[i];
+        switch (st->kind) {
+        case N_FUNCDEF: add_global(s, st->name, st, NULL); break;
+        case N_IMPORT:
+            for (int j = 0; j < st->l0.len; j++) {
+                const Node *al = st->l0.items[j];
+                if (al->str2) {
+                    add_global(s, al->str2, al, NULL);
+                } else { /* `import triton.language` binds `triton` */
+                    const char *dot = strchr(al->name, '.');
+                    const char *first = dot ? arena_strndup(s->a, al->name, (size_t)(dot - al->name)) : al->name;
+                    add_global(s, first, al, NULL);
+                }
+            }
+            break;
+        case N_IMPORT_FROM:
+            for (int j = 0; j < st->l0.len; j++) {
+                const Node *al = st->l0.items[j];
+                if (strcmp(al->name, "*"))
+                    add_global(s, al->str2 ? al->str2 : al->name, al, st->name ? st->name : "");
+            }
+            break;
+        case N_ASSIGN:
+            for (int j = 0; j < st->l0.len; j++)
+                if (st->l0.items[j]->kind == N_NAME)
+                    add_global(s, st->l0.items[j]->name, st->a, NULL);
+            break;
+        case N_ANNASSIGN:
+            if (st->a && st->a->kind == N_NAME && st->c)
+                add_global(s, st->a->name, st->c, NULL);
+            break;
+        default: break;
+        }
+    }
+}
+
+static bool known_module(const char *path) {
+    static const char *mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
+                                 "triton.language.standard", "triton.language.extra", "triton.language.extra.cuda",
+                                 "triton.language.semantic"};
+    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+        if (!strcmp(mods[i], path))
+            return true;
+    return false;
+}
+
+static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out) {
+    char *full = arena_printf(s->a, "%s.%s", mod, name);
+    if (known_module(full)) {
+        *out = (Val){.k = V_MODULE, .s = full};
+        return true;
+    }
+    const Builtin *bi = NULL;
+    Type t;
+    if (!strncmp(mod, "triton.language", 15)) {
+        if (sema_tl_dtype(name, &t)) {
+            *out = sema_dtype(t);
+            return true;
+        }
+        bi = sema_builtin_tl(name);
+    } else if (!strcmp(mod, "triton")) {
+        bi = sema_builtin_triton(name);
+    }
+    if (!bi)
+        return false;
+    *out = (Val){.k = V_BUILTIN, .bi = bi};
+    return true;
+}
+
+static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
+    Val v;
+    if (!module_attr_try(s, mod, name, &v))
+        sema_fail(s, sp, "module '%s' has no attribute '%s'%s", mod, name,
+                  strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "");
+    return v;
+}
+
+/* Evaluate a module-level expression (a constant, a default value, a
+ * decorator argument): no local names, no runtime values. */
+static Val eval_in_module(Sema *s, const Node *n) {
+    Frame mod = {0};
+    Frame *saved = s->fr;
+    Block *blk = s->blk;
+    mod.fn = saved ? saved->fn : NULL;
+    s->fr = &mod;
+    s->blk = NULL;
+    Val v = eval(s, n);
+    s->fr = saved;
+    s->blk = blk;
+    return v;
+}
+
+static Val global_value(Sema *s, Global *g) {
+    if (g->state == 2)
+        return g->v;
+    if (g->state == 1)
+        sema_fail(s, g->def->span, "circular definition of '%s'", g->name);
+    g->state = 1;
+    Val v;
+    const Node *d = g->def;
+    if (d->kind == N_FUNCDEF) {
+        v = (Val){.k = V_FUNC, .fn = d};
+    } else if (d->kind == N_ALIAS && !g->from_mod) {
+        const char *path = d->str2 ? d->name : g->name;
+        v = (Val){.k = V_MODULE, .s = path};
+    } else if (d->kind == N_ALIAS) {
+        const char *full = g->from_mod[0] ? arena_printf(s->a, "%s.%s", g->from_mod, d->name) : d->name;
+        if (known_module(full) || strncmp(full, "triton", 6))
+            v = (Val){.k = V_MODULE, .s = full};
+        else
+            v = module_attr(s, g->from_mod, d->name, d->span);
+    } else {
+        v = eval_in_module(s, d);
+        if (sema_has_tensor(v))
+            sema_fail(s, d->span, "module-level value '%s' must be a compile-time constant", g->name);
+    }
+    g->v = v;
+    g->state = 2;
+    return v;
+}
+
+Val sema_lookup_global(Sema *s, const char *name, bool *found) {
+    *found = true;
+    for (int i = s->nglobals - 1; i >= 0; i--)
+        if (!strcmp(s->globals[i].name, name))
+            return global_value(s, &s->globals[i]);
+    /* `tl` and `triton` work even without the imports */
+    if (!strcmp(name, "tl"))
+        return (Val){.k = V_MODULE, .s = "triton.language"};
+    if (!strcmp(name, "triton"))
+        return (Val){.k = V_MODULE, .s = "triton"};
+    const Builtin *bi = sema_builtin_bare(name);
+    if (bi)
+        return (Val){.k = V_BUILTIN, .bi = bi};
+    Type t;
+    if (sema_tl_dtype(name, &t))
+        return sema_dtype(t);
+    *found = false;
+    return sema_none();
+}
+
+static Val lookup(Sema *s, const char *name, Span sp) {
+    Binding *b = scope_find(&s->fr->scope, name);
+    if (b)
+        return b->v;
+    bool found;
+    Val v = sema_lookup_global(s, name, &found);
+    if (!found)
+        sema_fail(s, sp, "name '%s' is not defined", name);
+    return v;
+}
+
+/* ---- decorators ---- */
+
+static const char *decorator_name(const Node *d) {
+    if (d->kind == N_CALL)
+        d = d->a;
+    return d->kind == N_ATTR || d->kind == N_NAME ? d->name : NULL;
+}
+
+static bool is_jit(const Node *fn) {
+    for (int i = 0; i < fn->l2.len; i++) {
+        const char *n = decorator_name(fn->l2.items[i]);
+        if (n && !strcmp(n, "jit"))
+            return true;
+    }
+    return false;
+}
+
+static const Node *autotune_decorator(const Node *fn) {
+    for (int i = 0; i < fn->l2.len; i++) {
+        const Node *d = fn->l2.items[i];
+        const char *n = decorator_name(d);
+        if (d->kind == N_CALL && n && !strcmp(n, "autotune"))
+            return d;
+    }
+    return NULL;
+}
+
+static bool is_constexpr_annotation(const Node *a) {
+    if (!a)
+        return false;
+    if (a->kind == N_NAME || a->kind == N_ATTR)
+        return !strcmp(a->name, "constexpr");
+    if (a->kind == N_STR) {
+        size_t n = strlen(a->name);
+        return n >= 9 && !strcmp(a->name + n - 9, "constexpr");
+    }
+    return false;
+}
+
+/* ---- calls ---- */
+
+static Args eval_args(Sema *s, const Node *call) {
+    Args a = {0};
+    int cap = call->l0.len + 1;
+    a.pos = arena_alloc(s->a, sizeof(Val) * (size_t)cap);
+    a.pos_sp = arena_alloc(s->a, sizeof(Span) * (size_t)cap);
+    a.kw = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
+    a.kwv = arena_alloc(s->a, sizeof(Val) * (size_t)cap);
+    a.kw_sp = arena_alloc(s->a, sizeof(Span) * (size_t)cap);
+    int kcap = cap, pcap = cap;
+    bool seen_kw = false;
+    for (int i = 0; i < call->l0.len; i++) {
+        const Node *n = call->l0.items[i];
+        if (n->kind == N_KWARG && n->name) {
+            seen_kw = true;
+            for (int k = 0; k < a.nkw; k++)
+                if (!strcmp(a.kw[k], n->name))
+                    sema_fail(s, n->span, "keyword argument repeated: %s", n->name);
+            a.kw[a.nkw] = n->name;
+            a.kwv[a.nkw] = eval(s, n->a);
+            a.kw_sp[a.nkw++] = n->span;
+            continue;
+        }
+        if (n->kind == N_KWARG) { /* *args or **kwargs at the call */
+            Val v = eval(s, n->a);
+            bool star2 = n->op == OP_POW;
+            if (seen_kw && !star2)
+                sema_fail(s, n->span, "iterable argument unpacking follows keyword argument unpacking");
+            seen_kw |= star2;
+            if ((star2 && v.k != V_DICT) || (!star2 && v.k != V_TUPLE))
+                sema_fail(s, n->span, "argument after %s must be a %s, not %s", star2 ? "**" : "*",
+                          star2 ? "dict" : "tuple or list", sema_describe(s, v));
+            int need = star2 ? a.nkw + v.n : a.npos + v.n;
+            int *capp = star2 ? &kcap : &pcap;
+            if (need > *capp) {
+                int nc = need + 8;
+                if (star2) {
+                    const char **k2 = arena_alloc(s->a, sizeof(char *) * (size_t)nc);
+                    Val *v2 = arena_alloc(s->a, sizeof(Val) * (size_t)nc);
+                    Span *s2 = arena_alloc(s->a, sizeof(Span) * (size_t)nc);
+                    memcpy(k2, a.kw, sizeof(char *) * (size_t)a.nkw);
+                    memcpy(v2, a.kwv, sizeof(Val) * (size_t)a.nkw);
+                    memcpy(s2, a.kw_sp, sizeof(Span) * (size_t)a.nkw);
+                    a.kw = k2, a.kwv = v2, a.kw_sp = s2;
+                } else {
+                    Val *v2 = arena_alloc(s->a, sizeof(Val) * (size_t)nc);
+                    Span *s2 = arena_alloc(s->a, sizeof(Span) * (size_t)nc);
+                    memcpy(v2, a.pos, sizeof(Val) * (size_t)a.npos);
+                    memcpy(s2, a.pos_sp, sizeof(Span) * (size_t)a.npos);
+                    a.pos = v2, a.pos_sp = s2;
+                }
+                *capp = nc;
+            }
+            for (int j = 0; j < v.n; j++) {
+                if (star2) {
+                    a.kw[a.nkw] = v.keys[j];
+                    a.kwv[a.nkw] = v.items[j];
+                    a.kw_sp[a.nkw++] = n->span;
+                } else {
+                    a.pos[a.npos] = v.items[j];
+                    a.pos_sp[a.npos++] = n->span;
+                }
+            }
+            continue;
+        }
+        if (seen_kw)
+            sema_fail(s, n->span, "positional argument follows keyword argument");
+        a.pos[a.npos] = eval(s, n);
+        a.pos_sp[a.npos++] = n->span;
+    }
+    return a;
+}
+
+/* Inline a call of a def of the file. */
+static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
+    if (s->depth >= SEMA_MAX_INLINE)
+        sema_fail(s, call, "recursion too deep: more than %d nested calls of @jit functions", SEMA_MAX_INLINE);
+    const NodeList *ps = &fn->l0;
+    Frame fr = {.fn = fn, .call_span = call, .caller = s->fr};
+    bool *set = arena_alloc(s->a, sizeof(bool) * (size_t)(ps->len + 1));
+    Val *vals = arena_alloc(s->a, sizeof(Val) * (size_t)(ps->len + 1));
+    Span *sps = arena_alloc(s->a, sizeof(Span) * (size_t)(ps->len + 1));
+    for (int i = 0; i < ps->len; i++)
+        if (ps->items[i]->op == OP_MUL || ps->items[i]->op == OP_POW)
+            sema_fail(s, ps->items[i]->span, "'%s%s' parameters are only supported in kernels, not in called functions",
+                      ps->items[i]->op == OP_MUL ? "*" : "**", ps->items[i]->name);
+    if (args->npos > ps->len)
+        sema_fail(s, args->pos_sp[ps->len], "%s() takes %d positional argument%s but %d were given", fn->name,
+                  ps->len, ps->len == 1 ? "" : "s", args->npos);
+    for (int i = 0; i < args->npos; i++) {
+        vals[i] = args->pos[i];
+        sps[i] = args->pos_sp[i];
+        set[i] = true;
+    }
+    for (int k = 0; k < args->nkw; k++) {
+        int j;
+        for (j = 0; j < ps->len && strcmp(ps->items[j]->name, args->kw[k]); j++)
+            ;
+        if (j == ps->len)
+            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'", fn->name, args->kw[k]);
+        if (set[j])
+            sema_fail(s, args->kw_sp[k], "%s() got multiple values for argument '%s'", fn->name, args->kw[k]);
+        vals[j] = args->kwv[k];
+        sps[j] = args->kw_sp[k];
+        set[j] = true;
+    }
+    for (int i = 0; i < ps->len; i++) {
+        const Node *p = ps->items[i];
+        if (!set[i]) {
+            if (!p->b)
+                sema_fail(s, call, "%s() missing required argument '%s'", fn->name, p->name);
+            vals[i] = eval_in_module(s, p->b);
+            sps[i] = p->b->span;
+        }
+        if (is_constexpr_annotation(p->a) && sema_has_tensor(vals[i]))
+            sema_fail(s, sps[i], "argument '%s' of %s() is a tl.constexpr and needs a compile-time value, got %s",
+                      p->name, fn->name, sema_describe(s, vals[i]));
+        scope_set(s, &fr.scope, p->name, vals[i]);
+    }
+    s->fr = &fr;
+    s->depth++;
+    exec_block(s, &fn->l1);
+    s->depth--;
+    s->fr = fr.caller;
+    return fr.returned ? fr.ret : sema_none();
+}
+
+Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what) {
+    switch (callee.k) {
+    case V_BUILTIN: return sema_call_builtin(s, callee.bi, args, call);
+    case V_FUNC: return call_func(s, callee.fn, args, call);
+    default:
+        if (what)
+            sema_fail(s, call, "'%s' is not callable: it is %s", what, sema_describe(s, callee));
+        sema_fail(s, call, "%s is not callable", sema_describe(s, callee));
+    }
+}
+
+static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
+    Val out;
+    if (x.k == V_MODULE)
+        return module_attr(s, x.s, name, sp);
+    if (sema_value_attr(s, x, name, sp, &out))
+        return out;
+    if (x.k == V_CONFIG) {
+        if (!strcmp(name, "kwargs"))
+            return x.items[0];
+        if (!strcmp(name, "num_warps"))
+            return sema_int(x.i);
+        if (!strcmp(name, "num_stages"))
+            return sema_int(x.i2);
+    }
+    if (x.k == V_TENSOR && (sema_builtin_tl(name) || !strcmp(name, "to")))
+        sema_fail(s, sp, "'%s' is a method: call it as x.%s(...)", name, name);
+    sema_fail(s, sp, "%s has no attribute '%s'", sema_describe(s, x), name);
+}
+
+static Val eval_call(Sema *s, const Node *n) {
+    const Node *callee = n->a;
+    const char *what = callee->kind == N_NAME || callee->kind == N_ATTR ? callee->name : NULL;
+    if (callee->kind == N_ATTR) {
+        Val recv = eval(s, callee->a);
+        if (recv.k != V_MODULE) {
+            Args args = eval_args(s, n);
+            Val out;
+            if (sema_method(s, recv, callee->name, &args, n->span, &out))
+                return out;
+            Val f = eval_attr(s, recv, callee->name, callee->span);
+            return sema_call(s, f, &args, n->span, what);
+        }
+        Val f = module_attr(s, recv.s, callee->name, callee->span);
+        Args args = eval_args(s, n);
+        return sema_call(s, f, &args, n->span, what);
+    }
+    Val f = eval(s, callee);
+    Args args = eval_args(s, n);
+    return sema_call(s, f, &args, n->span, what);
+}
+
+/* ---- expressions ---- */
+
+static Val eval_subscript(Sema *s, const Node *n) {
+    Val x = eval(s, n->a);
+    const Node *ix = n->b;
+    if (x.k == V_TENSOR) {
+        int cnt = ix->kind == N_TUPLE && !ix->paren ? ix->l0.len : 1;
+        const Node *const *items = ix->kind == N_TUPLE && !ix->paren ? (const Node *const *)ix->l0.items : &ix;
+        Val *idx = arena_alloc(s->a, sizeof(Val) * (size_t)(cnt + 1));
+        Span *isp = arena_alloc(s->a, sizeof(Span) * (size_t)(cnt + 1));
+        for (int i = 0; i < cnt; i++) {
+            const Node *it = items[i];
+            isp[i] = it->span;
+            if (it->kind == N_SLICE) {
+                if (it->a || it->b || it->c)
+                    sema_fail(s, it->span, "slicing a tensor with bounds is not supported: only ':' and None are");
+                idx[i] = (Val){.k = V_SLICE};
+            } else {
+                idx[i] = eval(s, it);
+            }
+        }
+        return sema_tensor_index(s, x, idx, isp, cnt, n->span);
+    }
+    if (ix->kind == N_SLICE)
+        sema_fail(s, ix->span, "slicing %s is not supported", sema_describe(s, x));
+    Val i = eval(s, ix);
+    if (x.k == V_TUPLE || x.k == V_STR) {
+        if (i.k != V_INT && i.k != V_BOOL)
+            sema_fail(s, ix->span, "%s indices must be integers, not %s", sema_kind_name(x), sema_describe(s, i));
+        int64_t k = i.i < 0 ? i.i + x.n : i.i;
+        if (k < 0 || k >= x.n)
+            sema_fail(s, ix->span, "%s index %lld out of range (length %d)", sema_kind_name(x), (long long)i.i, x.n);
+        return x.k == V_TUPLE ? x.items[k] : sema_str(s, x.s + k, 1);
+    }
+    if (x.k == V_DICT) {
+        if (i.k != V_STR)
+            sema_fail(s, ix->span, "dict keys are strings, got %s", sema_describe(s, i));
+        for (int k = 0; k < x.n; k++)
+            if (!strcmp(x.keys[k], i.s))
+                return x.items[k];
+        if (x.i)
+            sema_fail(s, ix->span, "meta-parameter '%s' is not set (give it with -D %s=VALUE or an autotune config)",
+                      i.s, i.s);
+        sema_fail(s, ix->span, "key '%s' is not in the dict", i.s);
+    }
+    sema_fail(s, n->span, "%s is not subscriptable", sema_describe(s, x));
+}
+
+static bool is_comparison(Op op) { return op >= OP_LT && op <= OP_NOTIN; }
+
+static Val eval_binary(Sema *s, const Node *n) {
+    if (is_comparison(n->op) && n->a->kind == N_BINARY && is_comparison(n->a->op) && !n->a->paren)
+        sema_fail(s, n->span, "chained comparisons (a < b < c) are not supported; use (a < b) & (b < c)");
+    Val a = eval(s, n->a);
+    Val b = eval(s, n->b);
+    return sema_binop(s, n->op, a, b, n->span);
+}
+
+static Val eval_boolop(Sema *s, const Node *n) {
+    Val a = eval(s, n->a);
+    if (a.k != V_TENSOR) {
+        /* Python's short circuit on a compile-time left side */
+        bool t = sema_truthy(s, a, n->a->span);
+        if ((n->op == OP_AND && !t) || (n->op == OP_OR && t))
+            return a;
+        Val b = eval(s, n->b);
+        if (b.k != V_TENSOR)
+            return b;
+        return sema_tensor(s, sema_to_i1(s, b.id, n->b->span));
+    }
+    Val b = eval(s, n->b);
+    return sema_logical(s, n->op, a, b, n->span);
+}
+
+static ValueId scalar_cond(Sema *s, Val c, Span sp, const char *what) {
+    if (c.ty.rank)
+        sema_fail(s, sp, "the condition of %s must be a scalar, got %s", what, TS(c.ty));
+    if (c.ty.dtype == DT_PTR)
+        sema_fail(s, sp, "the condition of %s cannot be a pointer", what);
+    return sema_to_i1(s, c.id, sp);
+}
+
+/* The type two values merge to (runtime if / ternary): a tensor's type, or the
+ * tensor type of a number. Numbers then become constants of that type. */
+static Type merge_type(Sema *s, Val a, Val b, Span sp, const char *name) {
+    Type ta, tb;
+    bool na = sema_is_number(a), nb = sema_is_number(b);
+    if (a.k == V_TENSOR)
+        ta = a.ty;
+    else if (!na || !sema_number_type(s, a, &ta, sp))
+        goto bad;
+    if (b.k == V_TENSOR)
+        tb = b.ty;
+    else if (!nb || !sema_number_type(s, b, &tb, sp))
+        goto bad;
+    if (na && !nb)
+        return tb;
+    if (nb && !na)
+        return ta;
+    if (!ir_type_eq(ta, tb)) {
+        if (name)
+            sema_fail(s, sp, "mismatched type for '%s' between then block (%s) and else block (%s)", name, TS(ta),
+                      TS(tb));
+        sema_fail(s, sp, "ternary expression with a runtime condition has inconsistent types %s and %s", TS(ta),
+                  TS(tb));
+    }
+    return ta;
+bad:
+    if (name)
+        sema_fail(s, sp, "'%s' is %s in the then block and %s in the else block of a runtime 'if'; "
+                         "a name defined in both branches must hold tensors or numbers",
+                  name, sema_describe(s, a), sema_describe(s, b));
+    sema_fail(s, sp, "the branches of a ternary expression with a runtime condition must be tensors or numbers, got "
+                     "%s and %s", sema_describe(s, a), sema_describe(s, b));
+}
+
+static ValueId as_type(Sema *s, Val v, Type t, Span sp) {
+    return v.k == V_TENSOR ? v.id : sema_const_of(s, v, t, sp);
+}
+
+static Inst *emit_if(Sema *s, ValueId cond, Block *tb, Block *eb, const Type *rt, int nres, Span sp) {
+    Inst *in = sema_emit_inst(s, IR_IF, &cond, 1, rt, nres, sp);
+    in->regions[0] = tb;
+    in->regions[1] = eb;
+    in->nregions = 2;
+    tb->parent = eb->parent = in;
+    return in;
+}
+
+static Val eval_ifexp(Sema *s, const Node *n) {
+    Val c = eval(s, n->b);
+    if (c.k != V_TENSOR)
+        return sema_truthy(s, c, n->b->span) ? eval(s, n->a) : eval(s, n->c);
+    ValueId cond = scalar_cond(s, c, n->b->span, "a ternary expression");
+    Block *outer = s->blk, *tb = ir_block_new(s->f), *eb = ir_block_new(s->f);
+    s->blk = tb;
+    Val tv = eval(s, n->a);
+    s->blk = eb;
+    Val ev = eval(s, n->c);
+    Type t = merge_type(s, tv, ev, n->span, NULL);
+    s->blk = tb;
+    ValueId y = as_type(s, tv, t, n->a->span);
+    sema_emit_inst(s, IR_YIELD, &y, 1, NULL, 0, n->a->span);
+    s->blk = eb;
+    y = as_type(s, ev, t, n->c->span);
+    sema_emit_inst(s, IR_YIELD, &y, 1, NULL, 0, n->c->span);
+    s->blk = outer;
+    Inst *in = emit_if(s, cond, tb, eb, &t, 1, n->span);
+    return sema_tensor(s, in->results[0]);
+}
+
+static Val eval_inner(Sema *s, const Node *n) {
+    switch (n->kind) {
+    case N_NAME: return lookup(s, n->name, n->span);
+    case N_INT:
+        if (n->ival < 0)
+            sema_fail(s, n->span, "integer literal is too large (more than 63 bits)");
+        return sema_int(n->ival);
+    case N_FLOAT: return sema_float(n->fval);
+    case N_STR: return sema_str(s, n->name ? n->name : "", (int)n->ival);
+    case N_NONE: return sema_none();
+    case N_TRUE: return sema_bool(true);
+    case N_FALSE: return sema_bool(false);
+    case N_ATTR: return eval_attr(s, eval(s, n->a), n->name, n->span);
+    case N_CALL: return eval_call(s, n);
+    case N_SUBSCRIPT: return eval_subscript(s, n);
+    case N_TUPLE:
+    case N_LIST: {
+        Val *items = arena_alloc(s->a, sizeof(Val) * (size_t)(n->l0.len + 1));
+        for (int i = 0; i < n->l0.len; i++) {
+            if (n->l0.items[i]->kind == N_KWARG)
+                sema_fail(s, n->l0.items[i]->span, "starred expressions are not supported here");
+            items[i] = eval(s, n->l0.items[i]);
+        }
+        return sema_tuple(s, items, n->l0.len);
+    }
+    case N_DICT: {
+        Val d = {.k = V_DICT, .n = n->l0.len};
+        d.keys = arena_alloc(s->a, sizeof(char *) * (size_t)(d.n + 1));
+        d.items = arena_alloc(s->a, sizeof(Val) * (size_t)(d.n + 1));
+        for (int i = 0; i < d.n; i++) {
+            if (!n->l0.items[i] || i >= n->l1.len)
+                sema_fail(s, n->span, "'**' in a dict literal is not supported");
+            Val k = eval(s, n->l0.items[i]);
+            if (k.k != V_STR)
+                sema_fail(s, n->l0.items[i]->span, "dict keys must be strings, got %s", sema_describe(s, k));
+            d.keys[i] = k.s;
+            d.items[i] = eval(s, n->l1.items[i]);
+        }
+        return d;
+    }
+    case N_UNARY: return sema_unop(s, n->op, eval(s, n->a), n->span);
+    case N_BINARY: return eval_binary(s, n);
+    case N_BOOLOP: return eval_boolop(s, n);
+    case N_IFEXP: return eval_ifexp(s, n);
+    case N_SLICE: sema_fail(s, n->span, "a slice can only be used as an index");
+    case N_KWARG: sema_fail(s, n->span, "unexpected keyword or starred argument");
+    default: sema_fail(s, n->span, "this expression is not supported in the kernel language");
+    }
+}
+
+static Val eval(Sema *s, const Node *n) {
+    enter(s, n->span);
+    Val v = eval_inner(s, n);
+    leave(s);
+    return v;
+}
+
+/* ---- statements ---- */
+
+static void assign(Sema *s, const Node *t, Val v) {
+    switch (t->kind) {
+    case N_NAME: bind(s, t->name, v); return;
+    case N_TUPLE:
+    case N_LIST:
+        if (v.k != V_TUPLE)
+            sema_fail(s, t->span, "cannot unpack %s into %d names", sema_describe(s, v), t->l0.len);
+        if (v.n != t->l0.len)
+            sema_fail(s, t->span, "cannot unpack %d values into %d names", v.n, t->l0.len);
+        for (int i = 0; i < v.n; i++)
+            assign(s, t->l0.items[i], v.items[i]);
+        return;
+    case N_SUBSCRIPT:
+        sema_fail(s, t->span, "assignment to a subscript is not supported (tensors are immutable; use tl.where)");
+    case N_ATTR: sema_fail(s, t->span, "assignment to an attribute is not supported");
+    default: sema_fail(s, t->span, "cannot assign to this expression");
+    }
+}
+
+/* Names a statement list assigns (syntactically): the candidates for loop-carried values. */
+static void assigned_names(Sema *s, const NodeList *l, const char ***names, int *n, int *cap);
+
+static void add_name(Sema *s, const char *name, const char ***names, int *n, int *cap) {
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*names)[i], name))
+            return;
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 16;
+        const char **nn = arena_alloc(s->a, sizeof(char *) * (size_t)nc);
+        if (*n)
+            memcpy(nn, *names, sizeof(char *) * (size_t)*n);
+        *names = nn;
+        *cap = nc;
+    }
+    (*names)[(*n)++] = name;
+}
+
+static void target_names(Sema *s, const Node *t, const char ***names, int *n, int *cap) {
+    if (t->kind == N_NAME)
+        add_name(s, t->name, names, n, cap);
+    else if (t->kind == N_TUPLE || t->kind == N_LIST)
+        for (int i = 0; i < t->l0.len; i++)
+            target_names(s, t->l0.items[i], names, n, cap);
+}
+
+static void assigned_names(Sema *s, const NodeList *l, const char ***names, int *n, int *cap) {
+    for (int i = 0; i < l->len; i++) {
+        const Node *st = l->items[i];
+        switch (st->kind) {
+        case N_ASSIGN:
+            for (int j = 0; j < st->l0.len; j++)
+                target_names(s, st->l0.items[j], names, n, cap);
+            break;
+        case N_ANNASSIGN:
+        case N_AUGASSIGN: target_names(s, st->a, names, n, cap); break;
+        case N_FOR:
+            target_names(s, st->a, names, n, cap);
+            /* fallthrough */
+        case N_IF:
+        case N_WHILE:
+            assigned_names(s, &st->l0, names, n, cap);
+            assigned_names(s, &st->l1, names, n, cap);
+            break;
+        default: break;
+        }
+    }
+}
+
+typedef struct Merge {
+    const char *name;
+    Val tv, ev;
+    bool live;
+    Val lv;
+    Type t;
+} Merge;
+
+/* A runtime `if`: both branches into the regions of an IF op; names either
+ * branch redefined (and that were live before) and names both define become
+ * its results (code_generator.visit_then_else_blocks). */
+static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const NodeList *else_l, Span sp) {
+    Frame *fr = s->fr;
+    Scope live = scope_copy(s, &fr->scope);
+    Block *outer = s->blk, *tb = ir_block_new(s->f), *eb = ir_block_new(s->f);
+    fr->rt_nest++;
+    s->blk = tb;
+    exec_block(s, then_l);
+    Scope ts = fr->scope;
+    fr->scope = scope_copy(s, &live);
+    s->blk = eb;
+    exec_block(s, else_l);
+    Scope es = fr->scope;
+    fr->rt_nest--;
+
+    Merge *m = arena_alloc(s->a, sizeof(Merge) * (size_t)(ts.n + 1));
+    int nm = 0;
+    for (int i = 0; i < live.n; i++) {
+        Binding *t = scope_find(&ts, live.b[i].name), *e = scope_find(&es, live.b[i].name);
+        Val lv = live.b[i].v, tv = t ? t->v : lv, ev = e ? e->v : lv;
+        if (same_val(tv, lv) && same_val(ev, lv))
+            continue;
+        m[nm++] = (Merge){live.b[i].name, tv, ev, true, lv, {0}};
+    }
+    for (int i = 0; i < ts.n; i++) {
+        if (scope_find(&live, ts.b[i].name))
+            continue;
+        Binding *e = scope_find(&es, ts.b[i].name);
+        if (e)
+            m[nm++] = (Merge){ts.b[i].name, ts.b[i].v, e->v, false, {0}, {0}};
+    }
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nm + 1));
+    ValueId *ty = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nm + 1));
+    ValueId *ey = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nm + 1));
+    int nres = 0;
+    for (int i = 0; i < nm; i++) {
+        Merge *g = &m[i];
+        if (same_val(g->tv, g->ev))
+            continue; /* both branches agree: no result needed */
+        if (g->live && g->lv.k == V_TENSOR) {
+            /* a live-in tensor keeps its type in both branches */
+            for (int side = 0; side < 2; side++) {
+                Val v = side ? g->ev : g->tv;
+                if (v.k == V_TENSOR && !ir_type_eq(v.ty, g->lv.ty))
+                    sema_fail(s, sp, "initial value for '%s' is of type %s, but the %s block redefines it as %s",
+                              g->name, TS(g->lv.ty), side ? "else" : "then", TS(v.ty));
+            }
+        }
+        g->t = merge_type(s, g->tv, g->ev, sp, g->name);
+        rt[nres] = g->t;
+        s->blk = tb;
+        ty[nres] = as_type(s, g->tv, g->t, sp);
+        s->blk = eb;
+        ey[nres] = as_type(s, g->ev, g->t, sp);
+        nres++;
+    }
+    s->blk = tb;
+    sema_emit_inst(s, IR_YIELD, ty, nres, NULL, 0, sp);
+    s->blk = eb;
+    sema_emit_inst(s, IR_YIELD, ey, nres, NULL, 0, sp);
+    s->blk = outer;
+    Inst *in = emit_if(s, cond, tb, eb, rt, nres, sp);
+    fr->scope = live;
+    for (int i = 0, r = 0; i < nm; i++) {
+        if (same_val(m[i].tv, m[i].ev))
+            bind(s, m[i].name, m[i].tv);
+        else
+            bind(s, m[i].name, sema_tensor(s, in->results[r++]));
+    }
+}
+
+static void exec_if(Sema *s, const Node *n) {
+    Val c = eval(s, n->a);
+    if (c.k != V_TENSOR) {
+        exec_block(s, sema_truthy(s, c, n->a->span) ? &n->l0 : &n->l1);
+        return;
+    }
+    ValueId cond = scalar_cond(s, c, n->a->span, "an 'if'");
+    runtime_if(s, cond, &n->l0, &n->l1, n->span);
+}
+
+typedef struct Carried {
+    const char *name;
+    Val live;
+    Type t;
+    ValueId init;
+    bool deferred; /* a compile-time value: must not change in the loop */
+} Carried;
+
+/* The loop-carried names of a loop body: assigned in it and live before it
+ * (code_generator.visit_For / visit_While). Numbers become tensors. */
+static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried **out, Span sp) {
+    const char **names = NULL;
+    int n = 0, cap = 0;
+    assigned_names(s, body, &names, &n, &cap);
+    Carried *c = arena_alloc(s->a, sizeof(Carried) * (size_t)(n + 1));
+    int nc = 0;
+    for (int i = 0; i < n; i++) {
+        if (skip && !strcmp(names[i], skip))
+            continue;
+        Binding *b = scope_find(&s->fr->scope, names[i]);
+        if (!b)
+            continue;
+        Carried *k = &c[nc++];
+        *k = (Carried){.name = names[i], .live = b->v};
+        if (b->v.k == V_TENSOR) {
+            k->t = b->v.ty;
+            k->init = b->v.id;
+        } else if (sema_is_number(b->v)) {
+            k->init = sema_to_tensor(s, b->v, sp);
+            k->t = s->f->values[k->init].type;
+        } else {
+            k->deferred = true;
+        }
+    }
+    *out = c;
+    return nc;
+}
+
+/* The yields of a loop body: each carried name's value at the end, in its type. */
+static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
+    ValueId *y = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 1));
+    int n = 0;
+    for (int i = 0; i < nc; i++) {
+        Binding *b = scope_find(&s->fr->scope, c[i].name);
+        Val v = b ? b->v : c[i].live;
+        if (c[i].deferred) {
+            if (same_val(v, c[i].live))
+                continue;
+            if (sema_has_tensor(c[i].live) || sema_has_tensor(v))
+                sema_fail(s, sp, "'%s' holds a tuple and is reassigned in the loop; loop-carried tuples are not "
+                                 "supported (unpack it into names)", c[i].name);
+            sema_fail(s, sp, "cannot reassign the compile-time value '%s' (%s) inside a loop", c[i].name,
+                      sema_describe(s, c[i].live));
+        }
+        if (v.k == V_TENSOR) {
+            if (!ir_type_eq(v.ty, c[i].t))
+                sema_fail(s, sp,
+                          "loop-carried variable '%s' has initial type %s but is re-assigned to %s in the loop; "
+                          "make sure that the type stays consistent",
+                          c[i].name, TS(c[i].t), TS(v.ty));
+            y[n++] = v.id;
+        } else if (sema_is_number(v)) {
+            y[n++] = sema_const_of(s, v, c[i].t, sp);
+        } else {
+            sema_fail(s, sp, "loop-carried variable '%s' of type %s is re-assigned to %s in the loop", c[i].name,
+                      TS(c[i].t), sema_describe(s, v));
+        }
+    }
+    *ny = n;
+    return y;
+}
+
+static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, Inst *in, const char *target, Val *tgt_live) {
+    s->fr->scope = live;
+    for (int i = 0, r = 0; i < nc; i++)
+        if (!c[i].deferred)
+            bind(s, c[i].name, sema_tensor(s, in->results[r++]));
+    if (target) {
+        if (tgt_live)
+            bind(s, target, *tgt_live);
+        else
+            scope_remove(&s->fr->scope, target);
+    }
+}
+
+static void exec_for(Sema *s, const Node *n) {
+    const Node *it = n->b, *target = n->a;
+    if (n->l1.len)
+        sema_fail(s, n->l1.items[0]->span, "'else' after a 'for' loop is not supported");
+    if (target->kind != N_NAME)
+        sema_fail(s, target->span, "the target of a 'for' loop must be a single name");
+    Val callee = it->kind == N_CALL ? eval(s, it->a) : sema_none();
+    bool is_static = sema_builtin_is(callee.bi, "static_range");
+    if (callee.k != V_BUILTIN || (!is_static && !sema_builtin_is(callee.bi, "range")))
+        sema_fail(s, it->span, "only 'range', 'tl.range' and 'tl.static_range' loops are supported");
+    Args args = eval_args(s, it);
+    Val v[B_MAX_PARAMS];
+    Span sp[B_MAX_PARAMS];
+    sema_bind_args(s, callee.bi, &args, it->span, v, sp);
+    Val lb = v[1].k == V_UNDEF ? sema_int(0) : v[0];
+    Val ub = v[1].k == V_UNDEF ? v[0] : v[1];
+    Val st = v[2].k == V_UNDEF || v[2].k == V_NONE ? sema_int(1) : v[2];
+    Span lsp = v[1].k == V_UNDEF ? it->span : sp[0], usp = v[1].k == V_UNDEF ? sp[0] : sp[1], ssp = sp[2];
+    if (is_static) {
+        Val b3[3] = {lb, ub, st};
+        Span s3[3] = {lsp, usp, ssp};
+        for (int i = 0; i < 3; i++)
+            if (b3[i].k != V_INT && b3[i].k != V_BOOL)
+                sema_fail(s, s3[i], "static_range's bounds must be compile-time ints, got %s",
+                          sema_describe(s, b3[i]));
+        if (!st.i)
+            sema_fail(s, ssp, "static_range() step must not be zero");
+        __int128 span = st.i > 0 ? (__int128)ub.i - lb.i : (__int128)lb.i - ub.i;
+        __int128 step = st.i > 0 ? (__int128)st.i : -(__int128)st.i;
+        __int128 iters = span <= 0 ? 0 : (span + step - 1) / step;
+        int64_t count = iters > SEMA_MAX_UNROLL ? SEMA_MAX_UNROLL + 1 : (int64_t)iters;
+        if (count > SEMA_MAX_UNROLL)
+            sema_fail(s, it->span, "static_range has more than %d iterations, too many to unroll", SEMA_MAX_UNROLL);
+        for (int64_t i = 0; i < count && !s->fr->returned; i++) {
+            bind(s, target->name, sema_int(lb.i + i * st.i));
+            exec_block(s, &n->l0);
+        }
+        return;
+    }
+    bool negative = false;
+    if (st.k == V_INT || st.k == V_BOOL) {
+        if (!st.i)
+            sema_fail(s, ssp, "range() step must not be zero");
+        if (st.i < 0) { /* scf.for needs a positive step: iterate upward and mirror */
+            negative = true;
+            st = sema_int(-st.i);
+            Val t = lb;
+            lb = ub;
+            ub = t;
+        }
+    }
+    ValueId l = sema_to_tensor(s, lb, lsp), u = sema_to_tensor(s, ub, usp), t = sema_to_tensor(s, st, ssp);
+    Type tl_ = s->f->values[l].type, tu = s->f->values[u].type, tt = s->f->values[t].type;
+    if (tl_.rank || tu.rank || tt.rank)
+        sema_fail(s, it->span, "range bounds and step must be scalars, got %s, %s and %s", TS(tl_), TS(tu), TS(tt));
+    if (!dt_is_int((DType)tl_.dtype) || !dt_is_int((DType)tu.dtype) || !dt_is_int((DType)tt.dtype))
+        sema_fail(s, it->span, "for loop bounds and step must all be ints, got (%s, %s, %s)", TS(tl_), TS(tu), TS(tt));
+    DType ivt = sema_int_promote(sema_int_promote((DType)tl_.dtype, (DType)tu.dtype), (DType)tt.dtype);
+    l = sema_cast(s, l, ir_scalar(ivt), lsp);
+    u = sema_cast(s, u, ir_scalar(ivt), usp);
+    t = sema_cast(s, t, ir_scalar(ivt), ssp);
+
+    Carried *c;
+    int nc = loop_carried(s, &n->l0, target->name, &c, n->span);
+    Scope live = scope_copy(s, &s->fr->scope);
+    Binding *tb = scope_find(&live, target->name);
+    Val tgt_live = tb ? tb->v : sema_none();
+    Block *outer = s->blk, *body = ir_block_new(s->f);
+    ValueId iv = ir_block_arg(s->f, body, ir_scalar(ivt));
+    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 4));
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nc + 1));
+    int ni = 0;
+    inits[ni++] = l;
+    inits[ni++] = u;
+    inits[ni++] = t;
+    s->blk = body;
+    ValueId ivv = iv;
+    if (negative) {
+        ValueId d = sema_emit(s, IR_SUB, ir_scalar(ivt), (ValueId[]){u, iv}, 2, it->span);
+        ivv = sema_emit(s, IR_ADD, ir_scalar(ivt), (ValueId[]){d, l}, 2, it->span);
+    }
+    bind(s, target->name, sema_tensor(s, ivv));
+    int nr = 0;
+    for (int i = 0; i < nc; i++) {
+        if (c[i].deferred)
+            continue;
+        inits[ni++] = c[i].init;
+        rt[nr++] = c[i].t;
+        bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, body, c[i].t)));
+    }
+    s->fr->rt_nest++;
+    exec_block(s, &n->l0);
+    s->fr->rt_nest--;
+    int ny;
+    ValueId *y = loop_yields(s, c, nc, &ny, n->span);
+    sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
+    s->blk = outer;
+    Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
+    in->regions[0] = body;
+    in->nregions = 1;
+    body->parent = in;
+    rebind_after_loop(s, live, c, nc, in, target->name, tb ? &tgt_live : NULL);
+}
+
+static void exec_while(Sema *s, const Node *n) {
+    if (n->l1.len)
+        sema_fail(s, n->l1.items[0]->span, "'else' after a 'while' loop is not supported");
+    Carried *c;
+    int nc = loop_carried(s, &n->l0, NULL, &c, n->span);
+    Scope live = scope_copy(s, &s->fr->scope);
+    Block *outer = s->blk, *before = ir_block_new(s->f), *after = ir_block_new(s->f);
+    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 1));
+    ValueId *fwd = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 2));
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nc + 1));
+    int nr = 0;
+    for (int i = 0; i < nc; i++) {
+        if (c[i].deferred)
+            continue;
+        inits[nr] = c[i].init;
+        rt[nr] = c[i].t;
+        ValueId a = ir_block_arg(s->f, before, c[i].t);
+        fwd[1 + nr++] = a;
+        bind(s, c[i].name, sema_tensor(s, a));
+    }
+    s->blk = before;
+    Val cv = eval(s, n->a);
+    ValueId cond = cv.k == V_TENSOR ? scalar_cond(s, cv, n->a->span, "a 'while'")
+                                    : sema_const_of(s, sema_bool(sema_truthy(s, cv, n->a->span)),
+                                                    ir_scalar(DT_I1), n->a->span);
+    fwd[0] = cond;
+    sema_emit_inst(s, IR_CONDITION, fwd, nr + 1, NULL, 0, n->a->span);
+    s->fr->scope = scope_copy(s, &live);
+    s->blk = after;
+    for (int i = 0; i < nc; i++)
+        if (!c[i].deferred)
+            bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, after, c[i].t)));
+    s->fr->rt_nest++;
+    exec_block(s, &n->l0);
+    s->fr->rt_nest--;
+    int ny;
+    ValueId *y = loop_yields(s, c, nc, &ny, n->span);
+    sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
+    s->blk = outer;
+    Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
+    in->regions[0] = before;
+    in->regions[1] = after;
+    in->nregions = 2;
+    before->parent = after->parent = in;
+    rebind_after_loop(s, live, c, nc, in, NULL, NULL);
+}
+
+static void exec_return(Sema *s, const Node *n) {
+    if (s->fr->rt_nest)
+        sema_fail(s, n->span, "'return' inside a runtime 'if', 'for' or 'while' is not supported "
+                              "(only at the end of a function or in a compile-time 'if')");
+    Val v = n->a ? eval(s, n->a) : sema_none();
+    if (!s->fr->caller && v.k != V_NONE)
+        sema_fail(s, n->span, "a kernel cannot return a value");
+    s->fr->ret = v;
+    s->fr->returned = true;
+}
+
+static void exec_assert(Sema *s, const Node *n) {
+    Args a = {0};
+    Val vals[2];
+    Span sps[2] = {n->a->span, n->b ? n->b->span : n->span};
+    vals[0] = eval(s, n->a);
+    a.npos = 1;
+    if (n->b) {
+        vals[1] = eval(s, n->b);
+        a.npos = 2;
+    }
+    a.pos = vals;
+    a.pos_sp = sps;
+    sema_call_builtin(s, sema_builtin_tl("device_assert"), &a, n->span);
+}
+
+static void exec_stmt(Sema *s, const Node *n) {
+    enter(s, n->span);
+    if (++s->work > SEMA_MAX_WORK)
+        sema_fail(s, n->span, "the kernel is too large: more than %d statements executed while unrolling and "
+                              "inlining (an unbounded static_range or recursion?)", SEMA_MAX_WORK);
+    switch (n->kind) {
+    case N_EXPR_STMT:
+        if (n->a->kind != N_STR) /* docstrings */
+            (void)eval(s, n->a);
+        break;
+    case N_ASSIGN: {
+        Val v = eval(s, n->a);
+        for (int i = 0; i < n->l0.len; i++)
+            assign(s, n->l0.items[i], v);
+        break;
+    }
+    case N_ANNASSIGN: {
+        if (!n->c)
+            break; /* a bare annotation declares nothing */
+        Val v = eval(s, n->c);
+        if (is_constexpr_annotation(n->b) && sema_has_tensor(v))
+            sema_fail(s, n->c->span, "'%s' is annotated tl.constexpr but its value is not a compile-time constant (%s)",
+                      n->a->kind == N_NAME ? n->a->name : "this", sema_describe(s, v));
+        assign(s, n->a, v);
+        break;
+    }
+    case N_AUGASSIGN: {
+        if (n->a->kind != N_NAME)
+            sema_fail(s, n->a->span, "augmented assignment is only supported to a name");
+        Val cur = lookup(s, n->a->name, n->a->span);
+        Val rhs = eval(s, n->b);
+        bind(s, n->a->name, sema_binop(s, n->op, cur, rhs, n->span));
+        break;
+    }
+    case N_IF: exec_if(s, n); break;
+    case N_FOR: exec_for(s, n); break;
+    case N_WHILE: exec_while(s, n); break;
+    case N_BREAK: sema_fail(s, n->span, "'break' is not supported in the kernel language");
+    case N_CONTINUE: sema_fail(s, n->span, "'continue' is not supported in the kernel language");
+    case N_RETURN: exec_return(s, n); break;
+    case N_PASS: break;
+    case N_ASSERT: exec_assert(s, n); break;
+    case N_FUNCDEF: sema_fail(s, n->span, "nested function definitions are not supported in the kernel language");
+    case N_IMPORT:
+    case N_IMPORT_FROM: sema_fail(s, n->span, "import statements are not supported inside a kernel");
+    default: sema_fail(s, n->span, "this statement is not supported in the kernel language");
+    }
+    leave(s);
+}
+
+static void exec_block(Sema *s, const NodeList *l) {
+    for (int i = 0; i < l->len && !s->fr->returned; i++)
+        exec_stmt(s, l->items[i]);
+}
+
+/* ---- specialisation ---- */
+
+/* Split a signature at the commas outside quotes and brackets. */
+static int split_signature(Sema *s, const char *sig, const char ***out) {
+    int n = 0, cap = 8;
+    const char **e = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
+    const char *p = sig;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p) {
+        *out = e;
+        return 0;
+    }
+    for (;;) {
+        const char *start = p;
+        int depth = 0;
+        char q = 0;
+        for (; *p; p++) {
+            if (q) {
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == q)
+                    q = 0;
+            } else if (*p == '\'' || *p == '"') {
+                q = *p;
+            } else if (*p == '(' || *p == '[') {
+                depth++;
+            } else if (*p == ')' || *p == ']') {
+                depth--;
+            } else if (*p == ',' && depth <= 0) {
+                break;
+            }
+        }
+        const char *a = start, *b = p;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (n == cap) {
+            const char **ne = arena_alloc(s->a, sizeof(char *) * (size_t)cap * 2);
+            memcpy(ne, e, sizeof(char *) * (size_t)cap);
+            e = ne;
+            cap *= 2;
+        }
+        e[n++] = arena_strndup(s->a, a, (size_t)(b - a));
+        if (!*p)
+            break;
+        p++;
+    }
+    *out = e;
+    return n;
+}
+
+/* A signature type: *DTYPE or a scalar dtype, each with an optional :16 / :1 hint. */
+static bool sig_type(const char *e, Type *t, int *hint, bool *bad_hint) {
+    bool ptr = *e == '*';
+    if (ptr)
+        e++;
+    const char *colon = strchr(e, ':');
+    char name[32];
+    size_t len = colon ? (size_t)(colon - e) : strlen(e);
+    if (!len || len >= sizeof name)
+        return false;
+    memcpy(name, e, len);
+    name[len] = 0;
+    static const char *names[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+                                  "fp16", "bf16", "fp32", "fp64"};
+    bool ok = false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        ok |= !strcmp(names[i], name);
+    if (!ok && !ptr)
+        return false;
+    Type d;
+    if (!sema_dtype_by_name(name, &d)) {
+        if (!ptr)
+            return false;
+        *t = ir_ptr(DT_VOID);
+        return true;
+    }
+    *t = ptr ? ir_ptr((DType)d.dtype) : d;
+    *hint = 0;
+    *bad_hint = false;
+    if (colon) {
+        if (!strcmp(colon + 1, "16"))
+            *hint = 16;
+        else if (!strcmp(colon + 1, "1"))
+            *hint = 1;
+        else
+            *bad_hint = true;
+    }
+    return true;
+}
+
+static const char *define_of(Sema *s, const char *name) {
+    const char *v = NULL;
+    for (int i = 0; i < s->opt->ndefines; i++)
+        if (s->opt->defines[i].name && !strcmp(s->opt->defines[i].name, name))
+            v = s->opt->defines[i].value;
+    return v;
+}
+
+static bool is_identifier(const char *t) {
+    if (!t || !(*t == '_' || ((*t | 32) >= 'a' && (*t | 32) <= 'z')))
+        return false;
+    for (; *t; t++)
+        if (!(*t == '_' || (*t >= '0' && *t <= '9') || ((*t | 32) >= 'a' && (*t | 32) <= 'z')))
+            return false;
+    return true;
+}
+
+static Val parse_define(Sema *s, const char *name, const char *text, Span sp) {
+    Val v;
+    /* the shell strips quotes: -D ACTIVATION=relu means the string when no
+     * function or constant of the file is called relu */
+    if (!sema_parse_literal(s, text ? text : "", &v) && is_identifier(text))
+        return sema_str(s, text, (int)strlen(text));
+    if (!sema_parse_literal(s, text ? text : "", &v))
+        sema_fail(s, sp, "bad value '%s' for -D %s: expected a literal (128, 1.5, 'text', True, None), a dtype or "
+                         "the name of a @jit function of the file", text ? text : "", name);
+    return v;
+}
+
+static Val config_value(Val cfg, const char *name, bool *found) {
+    *found = false;
+    if (cfg.k != V_CONFIG)
+        return sema_none();
+    Val d = cfg.items[0];
+    for (int i = 0; i < d.n; i++)
+        if (!strcmp(d.keys[i], name)) {
+            *found = true;
+            return d.items[i];
+        }
+    return sema_none();
+}
+
+static Val pick_config(Sema *s, const Node *fn) {
+    if (s->opt->autotune_config < 0)
+        return sema_none();
+    const Node *dec = autotune_decorator(fn);
+    if (!dec)
+        sema_fail(s, fn->span, "kernel '%s' has no @triton.autotune decorator, so it has no config %d", fn->name,
+                  s->opt->autotune_config);
+    const Node *arg = NULL;
+    for (int i = 0; i < dec->l0.len; i++) {
+        const Node *it = dec->l0.items[i];
+        if (it->kind == N_KWARG && it->name && !strcmp(it->name, "configs"))
+            arg = it->a;
+        else if (it->kind != N_KWARG && i == 0)
+            arg = it;
+    }
+    if (!arg)
+        sema_fail(s, dec->span, "@triton.autotune needs configs=[triton.Config(...), ...]");
+    Val cs = eval_in_module(s, arg);
+    if (cs.k != V_TUPLE)
+        sema_fail(s, arg->span, "autotune configs must be a list of triton.Config, got %s", sema_describe(s, cs));
+    if (s->opt->autotune_config >= cs.n)
+        sema_fail(s, dec->span, "autotune config %d is out of range: kernel '%s' has %d config%s",
+                  s->opt->autotune_config, fn->name, cs.n, cs.n == 1 ? "" : "s");
+    Val c = cs.items[s->opt->autotune_config];
+    if (c.k != V_CONFIG)
+        sema_fail(s, arg->span, "autotune config %d is not a triton.Config (%s)", s->opt->autotune_config,
+                  sema_describe(s, c));
+    return c;
+}
+
+/* Bind every parameter of the kernel (see the comment at the top). */
+static void specialize(Sema *s, const Node *fn) {
+    const NodeList *ps = &fn->l0;
+    const SemaOptions *o = s->opt;
+    const Node *meta = NULL;
+    int nnamed = 0, nruntime = 0;
+    for (int i = 0; i < ps->len; i++) {
+        const Node *p = ps->items[i];
+        if (p->op == OP_MUL)
+            sema_fail(s, p->span, "'*%s' parameters are not supported in kernels", p->name);
+        if (p->op == OP_POW) {
+            meta = p;
+            continue;
+        }
+        nnamed++;
+        nruntime += !is_constexpr_annotation(p->a);
+    }
+    Val cfg = pick_config(s, fn);
+    const char **entries = NULL;
+    bool rt_sig = o->runtime_signature;
+    int nent = 0, want = rt_sig ? nruntime : nnamed;
+    if (o->signature) {
+        nent = split_signature(s, o->signature, &entries);
+        /* A signature with exactly one entry per runtime parameter leaves
+         * every constexpr to -D, the autotune config or its default. */
+        if (!rt_sig && nent != nnamed && nent == nruntime) {
+            rt_sig = true;
+            want = nruntime;
+        }
+        if (nent != want) {
+            if (nent < want) {
+                /* name the first parameter without an entry */
+                int k = 0;
+                for (int i = 0; i < ps->len; i++) {
+                    const Node *p = ps->items[i];
+                    if (p->op || (rt_sig && is_constexpr_annotation(p->a)))
+                        continue;
+                    if (k++ == nent)
+                        sema_fail(s, p->span, "the signature has %d entr%s but kernel '%s' has %d %sparameters: "
+                                              "no entry for '%s'",
+                                  nent, nent == 1 ? "y" : "ies", fn->name, want, rt_sig ? "runtime " : "",
+                                  p->name);
+                }
+            }
+            sema_fail(s, fn->span, "the signature has %d entries but kernel '%s' has only %d %sparameter%s", nent,
+                      fn->name, want, rt_sig ? "runtime " : "", want == 1 ? "" : "s");
+        }
+    }
+    int k = 0;
+    for (int i = 0; i < ps->len; i++) {
+        const Node *p = ps->items[i];
+        if (p->op)
+            continue;
+        bool cx = is_constexpr_annotation(p->a);
+        const char *entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
+        const char *def = cx || !rt_sig ? define_of(s, p->name) : NULL;
+        Type t;
+        int hint = 0;
+        bool bad_hint = false, is_type = entry && (entry[0] == '*' || sig_type(entry, &t, &hint, &bad_hint));
+        Val v;
+        bool have = false, found;
+        if (def) {
+            v = parse_define(s, p->name, def, p->span);
+            have = true;
+        } else if (entry && !is_type) {
+            if (!entry[0])
+                sema_fail(s, p->span, "empty signature entry for parameter '%s'", p->name);
+            if (!sema_parse_literal(s, entry, &v))
+                sema_fail(s, p->span, "bad signature entry '%s' for parameter '%s': expected a type (*fp16, i32, "
+                                      "fp32:16, ...) or a literal value",
+                          entry, p->name);
+            have = true;
+        } else if (cx && entry) {
+            sema_fail(s, p->span, "parameter '%s' is a tl.constexpr: the signature must give its value, not the type "
+                                  "'%s'",
+                      p->name, entry);
+        } else if (cx) {
+            v = config_value(cfg, p->name, &found);
+            have = found;
+            if (!have && p->b) {
+                v = eval_in_module(s, p->b);
+                have = true;
+            }
+            if (!have)
+                sema_fail(s, p->span, "constexpr parameter '%s' of kernel '%s' has no value (give it in the "
+                                      "signature, with -D %s=VALUE, or as a default)",
+                          p->name, fn->name, p->name);
+        }
+        if (have) {
+            scope_set(s, &s->fr->scope, p->name, v);
+            continue;
+        }
+        if (!entry)
+            sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
+        if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID))
+            sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s' (expected *DTYPE or one of i1, "
+                                  "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64)",
+                      entry, p->name);
+        if (bad_hint)
+            sema_fail(s, p->span, "bad hint in signature entry '%s' for parameter '%s' (only :16 and :1 are valid)",
+                      entry, p->name);
+        if (hint && t.dtype != DT_PTR && (!dt_is_int((DType)t.dtype) || t.dtype == DT_I1))
+            sema_fail(s, p->span, "hint ':%d' in '%s' is only valid for integer and pointer parameters ('%s')", hint,
+                      entry, p->name);
+        if (hint == 1 && t.dtype == DT_PTR)
+            sema_fail(s, p->span, "hint ':1' in '%s' is only valid for integer parameters ('%s')", entry, p->name);
+        ValueId pv = ir_param(s->f, p->name, t);
+        Param *pp = &s->f->params[s->f->nparams - 1];
+        if (hint == 16)
+            pp->divisibility = 16;
+        if (hint == 1) {
+            pp->equal_to_1 = true; /* specialised like Triton: the value is the constant 1 */
+            scope_set(s, &s->fr->scope, p->name, sema_int(1));
+        } else {
+            scope_set(s, &s->fr->scope, p->name, sema_tensor(s, pv));
+        }
+    }
+    if (cfg.k == V_CONFIG) {
+        Val d = cfg.items[0];
+        for (int i = 0; i < d.n && !meta; i++) {
+            bool ok = false;
+            for (int j = 0; j < ps->len; j++)
+                ok |= !ps->items[j]->op && !strcmp(ps->items[j]->name, d.keys[i]) &&
+                      is_constexpr_annotation(ps->items[j]->a);
+            if (!ok)
+                sema_fail(s, fn->span, "the autotune config sets '%s', which is not a constexpr parameter of kernel "
+                                       "'%s'",
+                          d.keys[i], fn->name);
+        }
+    }
+    if (meta) {
+        /* **meta: the autotune config's values, then every -D that names no parameter */
+        Val d = {.k = V_DICT, .i = 1};
+        int cap = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0) + 1;
+        d.keys = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
+        d.items = arena_alloc(s->a, sizeof(Val) * (size_t)cap);
+        if (cfg.k == V_CONFIG)
+            for (int i = 0; i < cfg.items[0].n; i++) {
+                d.keys[d.n] = cfg.items[0].keys[i];
+                d.items[d.n++] = cfg.items[0].items[i];
+            }
+        for (int i = 0; i < o->ndefines; i++) {
+            const char *name = o->defines[i].name;
+            bool param = false;
+            for (int j = 0; j < ps->len; j++)
+                param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
+            if (param || !name)
+                continue;
+            Val v = parse_define(s, name, o->defines[i].value, meta->span);
+            int j;
+            for (j = 0; j < d.n && strcmp(d.keys[j], name); j++)
+                ;
+            d.keys[j] = name;
+            d.items[j] = v;
+            if (j == d.n)
+                d.n++;
+        }
+        scope_set(s, &s->fr->scope, meta->name, d);
+    }
+    int64_t warps = o->num_warps > 0 ? o->num_warps : cfg.k == V_CONFIG ? cfg.i : 4;
+    int64_t stages = o->num_stages > 0 ? o->num_stages : cfg.k == V_CONFIG ? cfg.i2 : 3;
+    if (warps < 1 || warps > 32 || (warps & (warps - 1)))
+        sema_fail(s, fn->span, "num_warps must be a power of two from 1 to 32, got %lld", (long long)warps);
+    if (stages < 0 || stages > 16)
+        sema_fail(s, fn->span, "num_stages must be between 0 and 16, got %lld", (long long)stages);
+    s->f->num_warps = (int)warps;
+    s->f->num_stages = (int)stages;
+}
+
+/* ---- entry points ---- */
+
+int sema_kernel_names(const Node *module, const char **names, int max) {
+    int n = 0;
+    if (!module)
+        return 0;
+    for (int i = 0; i < module->l0.len && n < max; i++) {
+        const Node *st = module->l0.items[i];
+        if (st->kind == N_FUNCDEF && is_jit(st))
+            names[n++] = st->name;
+    }
+    return n;
+}
+
+static void start_function(Sema *s, const Node *fn, Frame *fr) {
+    s->f = ir_func_new(s->a, fn->name);
+    s->f->src = s->src;
+    s->blk = s->f->body;
+    *fr = (Frame){.fn = fn};
+    s->fr = fr;
+    s->depth = s->nest = 0;
+}
+
+/* Can fn's parameters all be determined? (quietly) */
+static bool probe(Sema *parent, const Node *fn) {
+    Sema s = *parent;
+    jmp_buf jb;
+    Frame fr;
+    s.quiet = true;
+    s.jb = &jb;
+    start_function(&s, fn, &fr);
+    bool ok = !setjmp(jb);
+    if (ok)
+        specialize(&s, fn);
+    for (int i = 0; i < parent->nglobals; i++)
+        if (parent->globals[i].state == 1)
+            parent->globals[i].state = 0;
+    return ok;
+}
+
+static bool referenced_in(const Node *n, const char *name) {
+    if (!n)
+        return false;
+    if ((n->kind == N_NAME || n->kind == N_ATTR) && n->name && !strcmp(n->name, name))
+        return true;
+    if (referenced_in(n->a, name) || referenced_in(n->b, name) || referenced_in(n->c, name))
+        return true;
+    const NodeList *ls[3] = {&n->l0, &n->l1, &n->l2};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < ls[k]->len; i++)
+            if (referenced_in(ls[k]->items[i], name))
+                return true;
+    return false;
+}
+
+static void list_names(Buf *b, const Node **fns, int n) {
+    for (int i = 0; i < n; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", fns[i]->name);
+}
+
+/* Without --kernel: the one @jit function whose parameters are determined. */
+static const Node *choose_kernel(Sema *s) {
+    const NodeList *l = &s->module->l0;
+    const Node **jit = arena_alloc(s->a, sizeof(Node *) * (size_t)(l->len + 1));
+    const Node **ok = arena_alloc(s->a, sizeof(Node *) * (size_t)(l->len + 1));
+    const Node **roots = arena_alloc(s->a, sizeof(Node *) * (size_t)(l->len + 1));
+    int nj = 0, nok = 0, nroots = 0;
+    for (int i = 0; i < l->len; i++)
+        if (l->items[i]->kind == N_FUNCDEF && is_jit(l->items[i]))
+            jit[nj++] = l->items[i];
+    if (!nj) {
+        diag_plain(s->d, DIAG_ERROR, "%s: no @triton.jit function in the file", s->src->name);
+        return NULL;
+    }
+    if (nj == 1)
+        return jit[0];
+    for (int i = 0; i < nj; i++) {
+        if (probe(s, jit[i]))
+            ok[nok++] = jit[i];
+        bool called = false;
+        for (int j = 0; j < nj && !called; j++)
+            called = j != i && referenced_in(jit[j], jit[i]->name);
+        if (!called)
+            roots[nroots++] = jit[i];
+    }
+    if (nok == 1)
+        return ok[0];
+    /* several fit the signature: helpers are not kernels, prefer the one no one calls */
+    const Node *pick = NULL;
+    int npick = 0;
+    for (int i = 0; i < nok; i++)
+        for (int j = 0; j < nroots; j++)
+            if (ok[i] == roots[j]) {
+                pick = ok[i];
+                npick++;
+            }
+    if (npick == 1)
+        return pick;
+    if (!nok && nroots == 1)
+        return roots[0]; /* its errors say what is missing */
+    Buf b = {0};
+    if (nok)
+        list_names(&b, ok, nok);
+    else
+        list_names(&b, roots, nroots);
+    diag_plain(s->d, DIAG_ERROR, "%s: %s; pick one with --kernel (%s)", s->src->name,
+               nok ? "several kernels could be compiled" : "no kernel has all its parameters determined",
+               b.data ? b.data : "");
+    buf_free(&b);
+    return NULL;
+}
+
+Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt) {
+    if (!module || !opt)
+        return NULL;
+    Sema s = {.a = arena, .d = d, .src = src, .module = module, .opt = opt};
+    jmp_buf jb;
+    s.jb = &jb;
+    if (setjmp(jb))
+        return NULL;
+    collect_globals(&s);
+    const Node *fn = NULL;
+    if (opt->kernel) {
+        for (int i = 0; i < module->l0.len; i++) {
+            const Node *st = module->l0.items[i];
+            if (st->kind == N_FUNCDEF && !strcmp(st->name, opt->kernel))
+                fn = st;
+        }
+        if (!fn || !is_jit(fn)) {
+            const char *names[64];
+            int n = sema_kernel_names(module, names, 64);
+            Buf b = {0};
+            for (int i = 0; i < n; i++)
+                buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+            diag_plain(d, DIAG_ERROR, "%s: %s '%s' (the @triton.jit functions are: %s)", src->name,
+                       fn ? "not a @triton.jit function:" : "no @triton.jit function named", opt->kernel,
+                       n ? b.data : "none");
+            buf_free(&b);
+            return NULL;
+        }
+    } else if (!(fn = choose_kernel(&s))) {
+        return NULL;
+    }
+    Frame fr;
+    start_function(&s, fn, &fr);
+    specialize(&s, fn);
+    exec_block(&s, &fn->l1);
+    s.blk = s.f->body;
+    sema_emit_inst(&s, IR_RETURN, NULL, 0, NULL, 0, fn->span);
+    if (!ir_verify(d, s.f))
+        return NULL;
+    return s.f;
+}

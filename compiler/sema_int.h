@@ -1,0 +1,233 @@
+/* sema_int.h: the private interface between the files of semantic analysis.
+ *
+ *   sema.c        the driver: kernel lookup, specialisation (signature, -D,
+ *                 autotune config), names and scopes, statements, expressions,
+ *                 structured control flow, inlining of @jit helpers
+ *   sema_const.c  compile-time values: Python arithmetic on them, truthiness,
+ *                 equality, printing, and the literals of signatures and -D
+ *   sema_ops.c    tensor semantics (Triton's type promotion, broadcasting,
+ *                 casts, operators) and the table of tl.* / Python builtins
+ *
+ * The model is Triton's code generator: evaluating an expression gives a Val,
+ * which is either a compile-time value (Python int/float/bool/str/None, a
+ * dtype, a tuple, a dict, a function, a module, ...) or a runtime SSA value of
+ * the IR (V_TENSOR: a scalar or a block). Arithmetic on compile-time values
+ * folds with Python's rules; as soon as a tensor takes part, Triton's rules
+ * apply and IR is emitted into the current block.
+ *
+ * Errors: the first error ends the compilation of a kernel (as in Triton,
+ * where it is an exception). sema_fail() reports it and longjmps back to
+ * sema_kernel(); everything lives in the arena, so nothing leaks. */
+#ifndef TL_SEMA_INT_H
+#define TL_SEMA_INT_H
+
+#include <setjmp.h>
+
+#include "sema.h"
+
+enum {
+    SEMA_MAX_INLINE = 64,     /* nested @jit calls before "recursion too deep" */
+    SEMA_MAX_NEST = 1000,     /* nested expressions / statements (all inlined calls together) */
+    SEMA_MAX_UNROLL = 1 << 16, /* static_range iterations */
+    SEMA_MAX_WORK = 1 << 22,   /* statements executed in all (unrolling, inlining) */
+    SEMA_MAX_TUPLE = 1 << 12,  /* items of a tuple built by + or * */
+    SEMA_MAX_STR = 1 << 20,    /* bytes of a string built by + */
+    SEMA_MAX_TUPLE_DEPTH = 32  /* tuples inside tuples */
+};
+
+typedef enum {
+    V_UNDEF,   /* no value: an absent optional argument */
+    V_NONE,
+    V_BOOL,    /* i */
+    V_INT,     /* i (Python ints are kept in 64 bits; overflow is an error) */
+    V_FLOAT,   /* f */
+    V_STR,     /* s (NUL-terminated), n = length */
+    V_DTYPE,   /* ty: a scalar type, possibly a pointer (tl.float16, x.dtype) */
+    V_TUPLE,   /* items[n]: Python tuples and lists; i2 = nesting depth */
+    V_DICT,    /* keys[n] (strings) -> items[n]: dict literals, **meta */
+    V_FUNC,    /* fn: a def of the file (N_FUNCDEF), called by inlining */
+    V_BUILTIN, /* bi: a tl.* or Python builtin */
+    V_MODULE,  /* s: dotted module path ("triton.language") */
+    V_CONFIG,  /* triton.Config: items[0] = kwargs dict, i = num_warps, i2 = num_stages */
+    V_SLICE,   /* ':' inside a subscript */
+    V_TENSOR,  /* id: an SSA value of type ty (scalar or block) */
+} VKind;
+
+typedef struct Builtin Builtin;
+
+typedef struct Val {
+    VKind k;
+    Type ty;
+    ValueId id;
+    int64_t i, i2;
+    double f;
+    const char *s;
+    int n;
+    struct Val *items;
+    const char **keys;
+    const Node *fn;
+    const Builtin *bi;
+} Val;
+
+typedef struct Binding {
+    const char *name;
+    Val v;
+} Binding;
+
+/* Names of one function activation, in order of first binding. Copied
+ * (shallowly) to snapshot the live-ins of if/for/while. */
+typedef struct Scope {
+    Binding *b;
+    int n, cap;
+} Scope;
+
+/* One activation of a kernel or an inlined helper. */
+typedef struct Frame {
+    const Node *fn;       /* N_FUNCDEF */
+    Scope scope;
+    Span call_span;       /* where it was called (for "note: in call to") */
+    struct Frame *caller; /* NULL for the kernel */
+    int rt_nest;          /* runtime if/for/while around the current statement */
+    bool returned;
+    Val ret;
+} Frame;
+
+/* A module-level name: def, import or constant assignment (evaluated lazily). */
+typedef struct Global {
+    const char *name;
+    const Node *def;      /* N_FUNCDEF, N_ALIAS (with from_mod), N_ASSIGN value, N_ANNASSIGN */
+    const char *from_mod; /* import: the module path the alias refers into, or NULL */
+    int state;            /* 0 not evaluated, 1 being evaluated, 2 done */
+    Val v;
+} Global;
+
+typedef struct Sema {
+    Arena *a;
+    Diag *d;
+    const Source *src;
+    const Node *module;
+    const SemaOptions *opt;
+    Function *f;
+    Block *blk;      /* insertion block; NULL while evaluating module-level constants */
+    Frame *fr;
+    int depth;       /* inlined calls */
+    int nest;        /* expression / statement nesting */
+    long work;       /* statements executed so far (SEMA_MAX_WORK) */
+    Span cur;        /* the node being evaluated, for errors of helpers without one */
+    Global *globals;
+    int nglobals;
+    jmp_buf *jb;
+    bool quiet;      /* probing a kernel: fail without a diagnostic */
+} Sema;
+
+/* Call arguments after evaluation; spans point at each argument. */
+typedef struct Args {
+    Val *pos;
+    Span *pos_sp;
+    int npos;
+    const char **kw;
+    Val *kwv;
+    Span *kw_sp;
+    int nkw;
+} Args;
+
+/* A builtin: bound by name like a Python function. `params` lists parameter
+ * names separated by spaces: "name" required, "name?" optional (absent ones
+ * arrive as V_UNDEF), "*name" collects the remaining positionals into a tuple.
+ * At most 8 parameters. */
+enum { B_MAX_PARAMS = 8 };
+typedef Val (*BuiltinFn)(Sema *s, const Builtin *bi, Val *arg, const Span *sp, Span call);
+enum {
+    B_TL = 1,     /* in the triton.language namespace (tl.name) and bare */
+    B_METHOD = 2, /* also a tensor method: x.name(...) passes x first */
+    B_PY = 4,     /* a Python builtin: bare name only (range, min, float, ...) */
+    B_TRITON = 8, /* in the triton namespace (triton.cdiv, triton.Config) */
+};
+struct Builtin {
+    const char *name;
+    const char *params;
+    BuiltinFn fn;
+    int aux; /* handler-specific: IR opcode, reduction kind, ... */
+    unsigned flags;
+};
+
+/* ---- sema.c ---- */
+_Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A module-level name, or a builtin; found = false if neither. */
+Val sema_lookup_global(Sema *s, const char *name, bool *found);
+/* Call any callable value (inlines @jit functions). */
+Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what);
+
+/* ---- sema_const.c ---- */
+static inline Val sema_none(void) { return (Val){.k = V_NONE}; }
+static inline Val sema_bool(bool b) { return (Val){.k = V_BOOL, .i = b}; }
+static inline Val sema_int(int64_t i) { return (Val){.k = V_INT, .i = i}; }
+static inline Val sema_float(double f) { return (Val){.k = V_FLOAT, .f = f}; }
+static inline Val sema_dtype(Type t) { return (Val){.k = V_DTYPE, .ty = t}; }
+static inline bool sema_is_number(Val v) { return v.k == V_BOOL || v.k == V_INT || v.k == V_FLOAT; }
+Val sema_str(Sema *s, const char *p, int n);
+Val sema_tuple(Sema *s, const Val *items, int n);
+/* True if v (or, for a tuple, any item) is a runtime value. */
+bool sema_has_tensor(Val v);
+/* Python truthiness of a compile-time value. */
+bool sema_truthy(Sema *s, Val v, Span sp);
+/* Python == on compile-time values (tensors: the same SSA value). */
+bool sema_const_eq(Val a, Val b);
+/* Python semantics of a unary / binary operator on compile-time values. */
+Val sema_const_unop(Sema *s, Op op, Val a, Span sp);
+Val sema_const_binop(Sema *s, Op op, Val a, Val b, Span sp);
+/* "int", "str", "tensor", ... as Python would name the type. */
+const char *sema_kind_name(Val v);
+/* A short description for messages: "int 5", "str 'relu'", "<128xf32>". */
+const char *sema_describe(Sema *s, Val v);
+/* The printed form of an IR type ("<128x64xf16>", "!ptr<f32>"). */
+const char *sema_type_str(Sema *s, Type t);
+/* Python repr() of a compile-time value into b (tensors print their type). */
+void sema_repr(Buf *b, Val v);
+/* Parse a literal of a signature entry or a -D value: ints, floats, 'str',
+ * "str", True, False, None, tuples, dtype names and names of the file's
+ * functions. Returns false if text is none of these. */
+bool sema_parse_literal(Sema *s, const char *text, Val *out);
+/* A dtype by name: "float16", "fp16", "f16", "i32", "int32", "bf16" ... */
+bool sema_dtype_by_name(const char *name, Type *out);
+
+/* ---- sema_ops.c ---- */
+ValueId sema_emit(Sema *s, OpCode op, Type t, const ValueId *args, int nargs, Span sp);
+Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp);
+static inline Val sema_tensor(Sema *s, ValueId id) {
+    return (Val){.k = V_TENSOR, .id = id, .ty = s->f->values[id].type};
+}
+/* Triton's to_tensor: a number becomes a scalar constant of the type Triton
+ * gives Python numbers (int -> i32/u32/i64, float -> f32/f64, bool -> i1). */
+ValueId sema_to_tensor(Sema *s, Val v, Span sp);
+bool sema_number_type(Sema *s, Val v, Type *t, Span sp);
+/* A number as a constant of type t (scalar or block). */
+ValueId sema_const_of(Sema *s, Val num, Type t, Span sp);
+/* Convert to element type elem (shape kept). */
+ValueId sema_cast(Sema *s, ValueId v, Type elem, Span sp);
+ValueId sema_to_i1(Sema *s, ValueId v, Span sp);
+/* Operators with Triton's semantics; compile-time operands fold. */
+Val sema_binop(Sema *s, Op op, Val a, Val b, Span sp);
+Val sema_unop(Sema *s, Op op, Val a, Span sp);
+/* `and` / `or` when at least one side is a tensor. */
+Val sema_logical(Sema *s, Op op, Val a, Val b, Span sp);
+/* x[...] on a tensor with None / ':' items. */
+Val sema_tensor_index(Sema *s, Val x, const Val *idx, const Span *isp, int n, Span sp);
+/* Attributes of tensors and dtypes (x.dtype, x.shape, x.T, dt.element_ty). */
+bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
+/* Builtins by name: in triton.language (tl.name / x.name()), bare, or triton.name. */
+const Builtin *sema_builtin_tl(const char *name);
+const Builtin *sema_builtin_bare(const char *name);
+const Builtin *sema_builtin_triton(const char *name);
+bool sema_builtin_is(const Builtin *bi, const char *name);
+/* Bind call arguments to bi's parameters (vals/sps get B_MAX_PARAMS + 2 slots). */
+void sema_bind_args(Sema *s, const Builtin *bi, Args *args, Span call, Val *vals, Span *sps);
+Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call);
+/* x.name(args) for tensors (tensor methods), dtypes (is_floating()...) and dicts (get). */
+bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out);
+/* tl.float16, tl.int32, ... (Triton's dtype names). */
+bool sema_tl_dtype(const char *name, Type *out);
+/* Triton's integer_promote_impl: width first, then unsigned wins at equal width. */
+DType sema_int_promote(DType a, DType b);
+
+#endif

@@ -1,0 +1,1826 @@
+/* sema_ops.c: tensor semantics and the builtins (tl.*, Python, triton.*).
+ *
+ * Each function follows the function of the same name in Triton's
+ * language/semantic.py (3.x): binary operators first compute the element type
+ * (computation_type_impl: Python numbers do not take part in promotion unless
+ * they are of a higher kind, fp16/bf16 are upcast for / and %, integers
+ * promote by width then signedness), convert both operands to it, then
+ * broadcast them (broadcast_impl_value: right-aligned, size-1 dims stretch,
+ * scalars splat). Every conversion and broadcast is an explicit IR op, so the
+ * elementwise ops of the IR always see identical types.
+ *
+ * Composite builtins expand to the IR arithmetic Triton's standard library
+ * uses (cdiv, sigmoid, swizzle2d, clamp, zeros, ...), through the same
+ * operators, so compile-time arguments fold exactly as they do there.
+ *
+ * The builtin table at the end binds arguments by name like Python does, so
+ * keyword arguments, defaults and argument-count errors are uniform. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sema_int.h"
+
+#define T(t) sema_type_str(s, (t))
+#define D(dt) sema_type_str(s, ir_scalar(dt))
+
+/* ---- emission ---- */
+
+Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp) {
+    if (!s->blk)
+        sema_fail(s, sp, "this needs a runtime value, which a module-level constant cannot have");
+    return ir_inst_new(s->f, s->blk, op, args, nargs, rt, nres, sp);
+}
+
+ValueId sema_emit(Sema *s, OpCode op, Type t, const ValueId *args, int nargs, Span sp) {
+    return sema_emit_inst(s, op, args, nargs, &t, 1, sp)->results[0];
+}
+
+static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
+static DType dt_of(Sema *s, ValueId v) { return (DType)s->f->values[v].type.dtype; }
+/* A type with the shape of `like` and the element type of `elem`. */
+static Type shaped(Type like, Type elem) { return ir_block(elem, like.rank, like.shape); }
+
+static ValueId emit1(Sema *s, OpCode op, Type t, ValueId a, Span sp) { return sema_emit(s, op, t, &a, 1, sp); }
+static ValueId emit2(Sema *s, OpCode op, Type t, ValueId a, ValueId b, Span sp) {
+    ValueId args[2] = {a, b};
+    return sema_emit(s, op, t, args, 2, sp);
+}
+
+/* ---- numbers as tensors ---- */
+
+bool sema_number_type(Sema *s, Val v, Type *t, Span sp) {
+    (void)s, (void)sp;
+    switch (v.k) {
+    case V_BOOL: *t = ir_scalar(DT_I1); return true;
+    case V_INT:
+        /* Triton's to_tensor_type: int32, then uint32, then int64 */
+        *t = ir_scalar(v.i >= INT32_MIN && v.i <= INT32_MAX ? DT_I32 : v.i >= 0 && v.i <= UINT32_MAX ? DT_U32 : DT_I64);
+        return true;
+    case V_FLOAT: {
+        double a = fabs(v.f);
+        bool f32 = isinf(a) || a == 0 || isnan(a) || (a >= 0x1p-126 && a <= 0x1.fffffep127);
+        *t = ir_scalar(f32 ? DT_F32 : DT_F64);
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static int64_t int_min(DType dt) {
+    if (!dt_is_signed(dt))
+        return 0;
+    return dt_bits(dt) == 64 ? INT64_MIN : -((int64_t)1 << (dt_bits(dt) - 1));
+}
+static int64_t int_max(DType dt) {
+    int b = dt_bits(dt);
+    if (dt_is_signed(dt))
+        return (int64_t)(((uint64_t)1 << (b - 1)) - 1);
+    return b >= 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << b) - 1);
+}
+
+/* The value v truncated to the width and signedness of dt (as LLVM's constants). */
+static int64_t wrap_int(int64_t v, DType dt) {
+    switch (dt) {
+    case DT_I1: return v != 0;
+    case DT_I8: return (int8_t)v;
+    case DT_U8: return (uint8_t)v;
+    case DT_I16: return (int16_t)v;
+    case DT_U16: return (uint16_t)v;
+    case DT_I32: return (int32_t)v;
+    case DT_U32: return (uint32_t)v;
+    default: return v;
+    }
+}
+
+ValueId sema_const_of(Sema *s, Val num, Type t, Span sp) {
+    DType dt = (DType)t.dtype;
+    Inst *in;
+    if (!sema_is_number(num))
+        sema_fail(s, sp, "cannot make a constant of type %s from %s", T(t), sema_describe(s, num));
+    if (dt_is_float(dt)) {
+        in = sema_emit_inst(s, IR_CONST, NULL, 0, &t, 1, sp);
+        in->attr.f = num.k == V_FLOAT ? num.f : (double)num.i;
+    } else if (dt_is_int(dt)) {
+        if (num.k == V_FLOAT)
+            sema_fail(s, sp, "cannot convert %s to %s", sema_describe(s, num), D(dt));
+        in = sema_emit_inst(s, IR_CONST, NULL, 0, &t, 1, sp);
+        in->attr.i = wrap_int(num.i, dt);
+    } else {
+        sema_fail(s, sp, "cannot make a constant of type %s", T(t));
+    }
+    return in->results[0];
+}
+
+ValueId sema_to_tensor(Sema *s, Val v, Span sp) {
+    if (v.k == V_TENSOR)
+        return v.id;
+    Type t;
+    if (!sema_number_type(s, v, &t, sp))
+        sema_fail(s, sp, "expected a tensor or a number, got %s", sema_describe(s, v));
+    return sema_const_of(s, v, t, sp);
+}
+
+/* ---- conversions ---- */
+
+ValueId sema_cast(Sema *s, ValueId v, Type elem, Span sp) {
+    Type src = ty_of(s, v);
+    DType a = (DType)src.dtype, b = (DType)elem.dtype;
+    if (a == b && (a != DT_PTR || src.pointee == elem.pointee))
+        return v;
+    Type dst = shaped(src, ir_elem(elem));
+    if (a == DT_PTR && b == DT_PTR)
+        return emit1(s, IR_BITCAST, dst, v, sp);
+    if (a == DT_PTR) {
+        if (b != DT_I64 && b != DT_I1)
+            sema_fail(s, sp, "cannot cast a pointer to %s (only to int64 or int1)", D(b));
+        ValueId i = emit1(s, IR_CAST, shaped(src, ir_scalar(DT_I64)), v, sp);
+        return b == DT_I64 ? i : emit1(s, IR_CAST, dst, i, sp);
+    }
+    if (b == DT_PTR) {
+        if (!dt_is_int(a))
+            sema_fail(s, sp, "cannot cast %s to a pointer", D(a));
+        if (a != DT_I64)
+            v = emit1(s, IR_CAST, shaped(src, ir_scalar(DT_I64)), v, sp);
+        return emit1(s, IR_CAST, dst, v, sp);
+    }
+    return emit1(s, IR_CAST, dst, v, sp);
+}
+
+static ValueId bitcast(Sema *s, ValueId v, Type elem, Span sp) {
+    Type src = ty_of(s, v);
+    if (src.dtype == elem.dtype && src.pointee == elem.pointee)
+        return v;
+    if (src.dtype == DT_PTR || elem.dtype == DT_PTR)
+        return sema_cast(s, v, elem, sp);
+    int ba = dt_bits((DType)src.dtype), bb = dt_bits((DType)elem.dtype);
+    if (ba != bb)
+        sema_fail(s, sp, "cannot bitcast %s to %s: data-type of size %d to data-type of size %d",
+                  D(src.dtype), D(elem.dtype), ba, bb);
+    return emit1(s, IR_BITCAST, shaped(src, elem), v, sp);
+}
+
+ValueId sema_to_i1(Sema *s, ValueId v, Span sp) {
+    if (dt_of(s, v) == DT_I1)
+        return v;
+    return sema_cast(s, v, ir_scalar(DT_I1), sp);
+}
+
+/* ---- broadcasting ---- */
+
+/* The shape two operands broadcast to (Triton's broadcast_impl_value). */
+static bool common_shape(Type a, Type b, Type *out) {
+    if (!a.rank) {
+        *out = b;
+        return true;
+    }
+    if (!b.rank) {
+        *out = a;
+        return true;
+    }
+    Type r = a.rank >= b.rank ? a : b;
+    int rank = r.rank;
+    for (int i = 0; i < rank; i++) {
+        int ia = i - (rank - a.rank), ib = i - (rank - b.rank);
+        int da = ia >= 0 ? a.shape[ia] : 1, db = ib >= 0 ? b.shape[ib] : 1;
+        if (da == 1)
+            r.shape[i] = db;
+        else if (db == 1 || db == da)
+            r.shape[i] = da;
+        else
+            return false;
+    }
+    *out = r;
+    return true;
+}
+
+static Type common_or_fail(Sema *s, Type a, Type b, Span sp) {
+    Type c;
+    if (!common_shape(a, b, &c))
+        sema_fail(s, sp, "incompatible shapes %s and %s", T(a), T(b));
+    return c;
+}
+
+/* Bring v to the shape of `to` (which it must broadcast to): splat a scalar,
+ * add leading size-1 dims, stretch size-1 dims. */
+static ValueId broadcast_to(Sema *s, ValueId v, Type to, Span sp) {
+    Type t = ty_of(s, v);
+    if (!to.rank)
+        return v;
+    if (!t.rank)
+        return emit1(s, IR_SPLAT, shaped(to, t), v, sp);
+    while (t.rank < to.rank) {
+        int32_t sh[IR_MAX_RANK] = {1};
+        for (int i = 0; i < t.rank; i++)
+            sh[i + 1] = t.shape[i];
+        Type e = ir_block(t, t.rank + 1, sh);
+        ValueId x = emit1(s, IR_EXPAND_DIMS, e, v, sp);
+        s->f->values[x].def->attr.axis = 0;
+        v = x;
+        t = e;
+    }
+    for (int i = 0; i < t.rank; i++)
+        if (t.shape[i] != to.shape[i])
+            return emit1(s, IR_BROADCAST, shaped(to, t), v, sp);
+    return v;
+}
+
+static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
+    Type c = common_or_fail(s, ty_of(s, *a), ty_of(s, *b), sp);
+    *a = broadcast_to(s, *a, c, sp);
+    *b = broadcast_to(s, *b, c, sp);
+}
+
+/* Triton's broadcast_impl_shape: same rank (or a scalar), size-1 dims stretch. */
+static ValueId broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what) {
+    Type t = ty_of(s, v);
+    if (!to.rank && t.rank)
+        sema_fail(s, sp, "%s cannot be a block (%s) when the pointer is a scalar", what, T(t));
+    if (!t.rank)
+        return broadcast_to(s, v, to, sp);
+    bool ok = t.rank == to.rank;
+    for (int i = 0; ok && i < t.rank; i++)
+        ok = t.shape[i] == to.shape[i] || t.shape[i] == 1;
+    if (!ok)
+        sema_fail(s, sp, "cannot broadcast %s of type %s to the shape of %s", what, T(t), T(to));
+    return broadcast_to(s, v, to, sp);
+}
+
+/* ---- type promotion ---- */
+
+static int kind_of(DType d) { return d == DT_I1 ? 0 : dt_is_int(d) ? 1 : 2; }
+
+DType sema_int_promote(DType a, DType b) {
+    int ra = dt_bits(a), rb = dt_bits(b);
+    bool sa = dt_is_signed(a), sb = dt_is_signed(b);
+    if (sa == sb)
+        return ra > rb ? a : b;
+    if (!sa)
+        return ra >= rb ? a : b;
+    return rb >= ra ? b : a;
+}
+
+/* semantic.computation_type_impl */
+static DType computation_type(Sema *s, DType a, bool a_sc, DType b, bool b_sc, bool div_or_mod, Op op, Span sp) {
+    if (a_sc != b_sc) {
+        DType sc = a_sc ? a : b, te = a_sc ? b : a;
+        if (kind_of(sc) <= kind_of(te)) {
+            if (div_or_mod && (te == DT_F16 || te == DT_BF16))
+                return DT_F32;
+            return te;
+        }
+    }
+    if (a == DT_F64 || b == DT_F64)
+        return DT_F64;
+    if (a == DT_F32 || b == DT_F32)
+        return DT_F32;
+    if (a == DT_F16 || b == DT_F16)
+        return div_or_mod ? DT_F32 : DT_F16;
+    if (a == DT_BF16 && b == DT_BF16)
+        return div_or_mod ? DT_F32 : DT_BF16;
+    if (a == DT_BF16 || b == DT_BF16)
+        return DT_F32;
+    if (div_or_mod && dt_is_signed(a) != dt_is_signed(b))
+        sema_fail(s, sp,
+                  "cannot use '%s' with %s and %s because they have different signedness; "
+                  "cast them to the same signedness",
+                  ast_op_str(op), D(a), D(b));
+    return sema_int_promote(a, b);
+}
+
+enum { TC_LPTR = 1, TC_RPTR = 2, TC_ARITH = 4, TC_DIVMOD = 8 };
+
+/* semantic.binary_op_type_checking_impl: convert a and b (tensors or Python
+ * numbers) to one element type and one shape. */
+static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flags, Op op, Span sp) {
+    bool a_sc = sema_is_number(a), b_sc = sema_is_number(b);
+    Type ta, tb;
+    if (a_sc)
+        sema_number_type(s, a, &ta, sp);
+    else if (a.k == V_TENSOR)
+        ta = a.ty;
+    else
+        sema_fail(s, sp, "unsupported operand types for '%s': '%s' and '%s'", ast_op_str(op),
+                  sema_kind_name(a), sema_kind_name(b));
+    if (b_sc)
+        sema_number_type(s, b, &tb, sp);
+    else if (b.k == V_TENSOR)
+        tb = b.ty;
+    else
+        sema_fail(s, sp, "unsupported operand types for '%s': '%s' and '%s'", ast_op_str(op),
+                  sema_kind_name(a), sema_kind_name(b));
+    DType da = (DType)ta.dtype, db = (DType)tb.dtype;
+    /* check_ptr_type_impl, both ways */
+    for (int side = 0; side < 2; side++) {
+        Type p = side ? tb : ta, o = side ? ta : tb;
+        bool allow = flags & (side ? TC_RPTR : TC_LPTR);
+        if (p.dtype != DT_PTR)
+            continue;
+        if (!allow || (o.dtype == DT_PTR && o.pointee != p.pointee) || dt_is_float((DType)o.dtype))
+            sema_fail(s, sp, "invalid operands of type %s and %s for '%s'", T(ir_elem(ta)), T(ir_elem(tb)),
+                      ast_op_str(op));
+    }
+    common_or_fail(s, ta, tb, sp);
+    if ((flags & TC_ARITH) && da != DT_PTR && db != DT_PTR) {
+        DType r = computation_type(s, da, a_sc, db, b_sc, flags & TC_DIVMOD, op, sp);
+        for (int side = 0; side < 2; side++) {
+            Val v = side ? b : a;
+            bool sc = side ? b_sc : a_sc;
+            if (!sc || !dt_is_int(r) || v.k == V_FLOAT)
+                continue;
+            if (v.i < 0 && !dt_is_signed(r))
+                sema_fail(s, sp, "cannot perform a binary operation between an unsigned tensor and a "
+                                 "negative scalar; cast one of them explicitly");
+            if (v.i < int_min(r) || v.i > int_max(r))
+                sema_fail(s, sp, "scalar %lld is out of range for type %s", (long long)v.i, D(r));
+        }
+        *ra = a_sc ? sema_const_of(s, a, ir_scalar(r), sp) : sema_cast(s, a.id, ir_scalar(r), sp);
+        *rb = b_sc ? sema_const_of(s, b, ir_scalar(r), sp) : sema_cast(s, b.id, ir_scalar(r), sp);
+    } else {
+        *ra = sema_to_tensor(s, a, sp);
+        *rb = sema_to_tensor(s, b, sp);
+    }
+    broadcast_pair(s, ra, rb, sp);
+}
+
+/* ---- operators ---- */
+
+static Val tv(Sema *s, ValueId v) { return sema_tensor(s, v); }
+
+static ValueId add_ptr(Sema *s, ValueId ptr, ValueId off, Span sp) {
+    DType od = dt_of(s, off);
+    if (!dt_is_int(od))
+        sema_fail(s, sp, "a pointer offset must be an integer, got %s", T(ty_of(s, off)));
+    /* addptr treats offsets as signed: zero-extend narrow unsigned ones */
+    if (!dt_is_signed(od) && dt_bits(od) < 64)
+        off = sema_cast(s, off, ir_scalar(DT_I64), sp);
+    return emit2(s, IR_ADDPTR, ty_of(s, ptr), ptr, off, sp);
+}
+
+static int cmp_pred(Op op) {
+    switch (op) {
+    case OP_LT: return CMP_LT;
+    case OP_LE: return CMP_LE;
+    case OP_GT: return CMP_GT;
+    case OP_GE: return CMP_GE;
+    case OP_EQ: return CMP_EQ;
+    default: return CMP_NE;
+    }
+}
+
+/* The IR does no arithmetic on i1 (Triton would wrap it modulo 2). */
+static void no_bool_arith(Sema *s, ValueId x, Op op, Span sp) {
+    if (dt_of(s, x) == DT_I1)
+        sema_fail(s, sp, "'%s' on boolean (i1) values is not supported; convert them with .to(tl.int32) first",
+                  ast_op_str(op));
+}
+
+static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
+    ValueId x, y;
+    switch (op) {
+    case OP_ADD: {
+        type_check(s, a, b, &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, op, sp);
+        bool px = dt_of(s, x) == DT_PTR, py = dt_of(s, y) == DT_PTR;
+        if (px && py)
+            sema_fail(s, sp, "cannot add pointers together");
+        if (py) {
+            ValueId t = x;
+            x = y;
+            y = t;
+            px = true;
+        }
+        if (px)
+            return tv(s, add_ptr(s, x, y, sp));
+        no_bool_arith(s, x, op, sp);
+        return tv(s, emit2(s, IR_ADD, ty_of(s, x), x, y, sp));
+    }
+    case OP_SUB:
+        type_check(s, a, b, &x, &y, TC_LPTR | TC_ARITH, op, sp);
+        if (dt_of(s, x) == DT_PTR) {
+            if (!dt_is_int(dt_of(s, y)))
+                sema_fail(s, sp, "a pointer offset must be an integer, got %s", T(ty_of(s, y)));
+            if (!dt_is_signed(dt_of(s, y)) && dt_bits(dt_of(s, y)) < 64) /* negate in a signed type */
+                y = sema_cast(s, y, ir_scalar(DT_I64), sp);
+            ValueId n = emit1(s, IR_NEG, ty_of(s, y), y, sp);
+            return tv(s, add_ptr(s, x, n, sp));
+        }
+        no_bool_arith(s, x, op, sp);
+        return tv(s, emit2(s, IR_SUB, ty_of(s, x), x, y, sp));
+    case OP_MUL:
+        type_check(s, a, b, &x, &y, TC_ARITH, op, sp);
+        no_bool_arith(s, x, op, sp);
+        return tv(s, emit2(s, IR_MUL, ty_of(s, x), x, y, sp));
+    case OP_DIV:
+        type_check(s, a, b, &x, &y, TC_ARITH | TC_DIVMOD, op, sp);
+        if (dt_is_int(dt_of(s, x))) { /* int / int is computed in fp32 */
+            x = sema_cast(s, x, ir_scalar(DT_F32), sp);
+            y = sema_cast(s, y, ir_scalar(DT_F32), sp);
+        }
+        return tv(s, emit2(s, IR_DIV, ty_of(s, x), x, y, sp));
+    case OP_FLOORDIV:
+        type_check(s, a, b, &x, &y, TC_ARITH | TC_DIVMOD, op, sp);
+        if (!dt_is_int(dt_of(s, x)))
+            sema_fail(s, sp, "'//' needs integer operands, got %s (use '/' for floats)", D(dt_of(s, x)));
+        no_bool_arith(s, x, op, sp);
+        return tv(s, emit2(s, IR_DIV, ty_of(s, x), x, y, sp));
+    case OP_MOD:
+        type_check(s, a, b, &x, &y, TC_ARITH | TC_DIVMOD, op, sp);
+        no_bool_arith(s, x, op, sp);
+        return tv(s, emit2(s, IR_REM, ty_of(s, x), x, y, sp));
+    case OP_BITAND:
+    case OP_BITOR:
+    case OP_BITXOR:
+    case OP_LSHIFT:
+    case OP_RSHIFT: {
+        type_check(s, a, b, &x, &y, TC_ARITH, op, sp);
+        if (!dt_is_int(dt_of(s, x)) || !dt_is_int(dt_of(s, y)))
+            sema_fail(s, sp, "invalid operands of type %s and %s for '%s'", D(dt_of(s, x)), D(dt_of(s, y)),
+                      ast_op_str(op));
+        if ((op == OP_LSHIFT || op == OP_RSHIFT) && dt_of(s, x) == DT_I1)
+            no_bool_arith(s, x, op, sp);
+        OpCode oc = op == OP_BITAND ? IR_AND : op == OP_BITOR ? IR_OR : op == OP_BITXOR ? IR_XOR
+                  : op == OP_LSHIFT ? IR_SHL : IR_SHR;
+        return tv(s, emit2(s, oc, ty_of(s, x), x, y, sp));
+    }
+    case OP_LT:
+    case OP_LE:
+    case OP_GT:
+    case OP_GE:
+    case OP_EQ:
+    case OP_NE: {
+        type_check(s, a, b, &x, &y, TC_ARITH, op, sp);
+        if (dt_of(s, x) == DT_I1 && op != OP_EQ && op != OP_NE) { /* order booleans as 0 < 1 */
+            x = sema_cast(s, x, ir_scalar(DT_U8), sp);
+            y = sema_cast(s, y, ir_scalar(DT_U8), sp);
+        }
+        ValueId r = emit2(s, IR_CMP, ir_with_dtype(ty_of(s, x), DT_I1), x, y, sp);
+        s->f->values[r].def->attr.pred = cmp_pred(op);
+        return tv(s, r);
+    }
+    case OP_IS:
+    case OP_ISNOT: {
+        /* identity, as Python's `is`: decided at compile time */
+        bool same = a.k == b.k && sema_const_eq(a, b);
+        return sema_bool(op == OP_IS ? same : !same);
+    }
+    default:
+        sema_fail(s, sp, "operator '%s' is not supported on tensors", ast_op_str(op));
+    }
+}
+
+Val sema_binop(Sema *s, Op op, Val a, Val b, Span sp) {
+    if (a.k != V_TENSOR && b.k != V_TENSOR)
+        return sema_const_binop(s, op, a, b, sp);
+    return tensor_binop(s, op, a, b, sp);
+}
+
+Val sema_unop(Sema *s, Op op, Val a, Span sp) {
+    if (a.k != V_TENSOR)
+        return sema_const_unop(s, op, a, sp);
+    DType dt = (DType)a.ty.dtype;
+    switch (op) {
+    case OP_POS: return a;
+    case OP_NEG:
+        if (dt == DT_PTR || dt == DT_I1)
+            sema_fail(s, sp, "wrong type argument to unary minus (%s)", T(a.ty));
+        return tv(s, emit1(s, IR_NEG, a.ty, a.id, sp));
+    case OP_INVERT:
+        if (dt == DT_PTR || dt_is_float(dt))
+            sema_fail(s, sp, "wrong type argument to unary invert (%s)", T(a.ty));
+        return tv(s, emit1(s, IR_NOT, a.ty, a.id, sp));
+    case OP_NOT: {
+        if (dt == DT_PTR)
+            sema_fail(s, sp, "wrong type argument to 'not' (%s)", T(a.ty));
+        ValueId b = sema_to_i1(s, a.id, sp);
+        return tv(s, emit1(s, IR_NOT, ty_of(s, b), b, sp));
+    }
+    default: sema_fail(s, sp, "unsupported unary operator '%s'", ast_op_str(op));
+    }
+}
+
+Val sema_logical(Sema *s, Op op, Val a, Val b, Span sp) {
+    ValueId x = sema_to_i1(s, sema_to_tensor(s, a, sp), sp);
+    ValueId y = sema_to_i1(s, sema_to_tensor(s, b, sp), sp);
+    broadcast_pair(s, &x, &y, sp);
+    return tv(s, emit2(s, op == OP_AND ? IR_AND : IR_OR, ty_of(s, x), x, y, sp));
+}
+
+/* ---- shapes ---- */
+
+static ValueId expand_dims(Sema *s, ValueId v, int axis, Span sp) {
+    Type t = ty_of(s, v);
+    if (t.rank >= IR_MAX_RANK)
+        sema_fail(s, sp, "cannot add a dimension to %s: blocks have at most %d dimensions", T(t), IR_MAX_RANK);
+    int32_t sh[IR_MAX_RANK];
+    for (int i = 0, j = 0; i <= t.rank; i++)
+        sh[i] = i == axis ? 1 : t.shape[j++];
+    Type r = ir_block(t, t.rank + 1, sh);
+    if (!t.rank)
+        return emit1(s, IR_SPLAT, r, v, sp);
+    ValueId x = emit1(s, IR_EXPAND_DIMS, r, v, sp);
+    s->f->values[x].def->attr.axis = axis;
+    return x;
+}
+
+Val sema_tensor_index(Sema *s, Val x, const Val *idx, const Span *isp, int n, Span sp) {
+    ValueId v = x.id;
+    for (int i = 0; i < n; i++) {
+        if (idx[i].k == V_NONE) {
+            if (i > ty_of(s, v).rank)
+                sema_fail(s, isp[i], "index %d is out of range for %s", i, T(ty_of(s, v)));
+            v = expand_dims(s, v, i, isp[i]);
+        } else if (idx[i].k != V_SLICE) {
+            sema_fail(s, isp[i], "unsupported tensor index %s: only None and ':' are allowed",
+                      sema_describe(s, idx[i]));
+        }
+    }
+    (void)sp;
+    return tv(s, v);
+}
+
+/* ---- argument helpers ---- */
+
+static bool given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
+
+static int64_t need_int(Sema *s, Val v, Span sp, const char *what) {
+    if (v.k == V_INT || v.k == V_BOOL)
+        return v.i;
+    if (v.k == V_TENSOR)
+        sema_fail(s, sp, "%s must be a compile-time constant (tl.constexpr), got a runtime value of type %s", what,
+                  T(v.ty));
+    sema_fail(s, sp, "%s must be an int, got %s", what, sema_describe(s, v));
+}
+
+static Type need_dtype(Sema *s, Val v, Span sp, const char *what) {
+    if (v.k != V_DTYPE)
+        sema_fail(s, sp, "%s must be a dtype such as tl.float32, got %s", what, sema_describe(s, v));
+    return v.ty;
+}
+
+static bool opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
+    if (!given(v))
+        return dflt;
+    if (v.k == V_TENSOR)
+        sema_fail(s, sp, "%s must be a compile-time constant, got a runtime value", what);
+    return sema_truthy(s, v, sp);
+}
+
+/* An optional string argument; absent, None and "" all mean "not given". */
+static const char *opt_str(Sema *s, Val v, Span sp, const char *what) {
+    if (!given(v))
+        return NULL;
+    if (v.k != V_STR)
+        sema_fail(s, sp, "%s must be a string, got %s", what, sema_describe(s, v));
+    return v.n ? v.s : NULL;
+}
+
+static ValueId need_tensor(Sema *s, Val v, Span sp) { return sema_to_tensor(s, v, sp); }
+
+static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* A shape: a tuple of compile-time ints (or one int), validated as Triton's
+ * validate_block_shape does. Returns the rank. */
+static int get_shape(Sema *s, Val v, Span sp, int32_t *dims) {
+    Val one = v;
+    const Val *items = &one;
+    int n = 1;
+    if (v.k == V_TUPLE) {
+        items = v.items;
+        n = v.n;
+    }
+    if (n > IR_MAX_RANK)
+        sema_fail(s, sp, "blocks of rank %d are not supported (at most %d dimensions)", n, IR_MAX_RANK);
+    int64_t numel = 1;
+    for (int i = 0; i < n; i++) {
+        if (items[i].k != V_INT)
+            sema_fail(s, sp, "shape element %d must be a compile-time int, got %s", i, sema_describe(s, items[i]));
+        if (!is_pow2(items[i].i))
+            sema_fail(s, sp, "shape element %d must be a power of 2, got %lld", i, (long long)items[i].i);
+        if (items[i].i > IR_MAX_NUMEL)
+            sema_fail(s, sp, "numel (%lld) exceeds the maximum block size (%d)", (long long)items[i].i, IR_MAX_NUMEL);
+        numel *= items[i].i;
+        if (numel > IR_MAX_NUMEL)
+            sema_fail(s, sp, "numel (%lld) exceeds the maximum block size (%d)", (long long)numel, IR_MAX_NUMEL);
+        dims[i] = (int32_t)items[i].i;
+    }
+    return n;
+}
+
+/* Varargs shapes: f(x, 2, 3), f(x, (2, 3)), f(x, [2, 3]) */
+static Val unwrap_varargs(Val t) {
+    if (t.k == V_TUPLE && t.n == 1 && t.items[0].k == V_TUPLE)
+        return t.items[0];
+    return t;
+}
+
+static int get_axis(Sema *s, Val v, Span sp, int rank) {
+    int64_t a = need_int(s, v, sp, "axis");
+    if (a < -rank || a >= rank)
+        sema_fail(s, sp, "axis %lld is out of range for a block of rank %d", (long long)a, rank);
+    return (int)(a < 0 ? a + rank : a);
+}
+
+/* ---- creation ---- */
+
+static Val do_full(Sema *s, int rank, const int32_t *dims, Val value, Type elem, Span sp) {
+    Type t = ir_block(elem, rank, dims);
+    if (elem.dtype == DT_PTR)
+        sema_fail(s, sp, "cannot fill a block with pointers");
+    if (value.k == V_TENSOR) {
+        if (value.ty.rank)
+            sema_fail(s, sp, "the fill value must be a scalar, got %s", T(value.ty));
+        ValueId c = sema_cast(s, value.id, elem, sp);
+        return tv(s, rank ? emit1(s, IR_SPLAT, t, c, sp) : c);
+    }
+    if (!sema_is_number(value))
+        sema_fail(s, sp, "the fill value must be a number, got %s", sema_describe(s, value));
+    return tv(s, sema_const_of(s, value, t, sp));
+}
+
+static Val h_full(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    int32_t dims[IR_MAX_RANK];
+    int rank = get_shape(s, a[0], sp[0], dims);
+    bool zeros = !strcmp(bi->name, "zeros");
+    Val value = zeros ? sema_int(0) : a[1];
+    Type dt = need_dtype(s, a[zeros ? 1 : 2], sp[zeros ? 1 : 2], "dtype");
+    return do_full(s, rank, dims, value, dt, call);
+}
+
+static Val h_full_like(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    Type t = ty_of(s, need_tensor(s, a[0], sp[0]));
+    bool zeros = !strcmp(bi->name, "zeros_like");
+    Val value = zeros ? sema_int(0) : a[1];
+    Val dtv = zeros ? (Val){.k = V_UNDEF} : a[2];
+    Type dt = given(dtv) ? need_dtype(s, dtv, sp[2], "dtype") : ir_elem(t);
+    return do_full(s, t.rank, t.shape, value, dt, call);
+}
+
+static Val h_arange(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    int64_t v[2];
+    for (int i = 0; i < 2; i++) {
+        if (a[i].k == V_TENSOR)
+            sema_fail(s, sp[i], "arange's arguments must be compile-time constants (tl.constexpr), got %s",
+                      sema_describe(s, a[i]));
+        if (a[i].k != V_INT)
+            sema_fail(s, sp[i], "arange's arguments must be ints, got %s", sema_describe(s, a[i]));
+        v[i] = a[i].i;
+    }
+    if (v[0] < INT32_MIN || v[0] > INT32_MAX || v[1] < INT32_MIN || v[1] > INT32_MAX)
+        sema_fail(s, call, "arange must fit in int32");
+    if (v[1] <= v[0])
+        sema_fail(s, call, "arange's end argument must be greater than the start argument (got %lld and %lld)",
+                  (long long)v[0], (long long)v[1]);
+    int64_t n = v[1] - v[0];
+    if (!is_pow2(n))
+        sema_fail(s, call, "arange's range must be a power of 2, got %lld", (long long)n);
+    if (n > IR_MAX_NUMEL)
+        sema_fail(s, call, "numel (%lld) exceeds the maximum block size (%d)", (long long)n, IR_MAX_NUMEL);
+    int32_t sh[1] = {(int32_t)n};
+    Type t = ir_block(ir_scalar(DT_I32), 1, sh);
+    Inst *in = sema_emit_inst(s, IR_ARANGE, NULL, 0, &t, 1, call);
+    in->attr.start = v[0];
+    in->attr.end = v[1];
+    return tv(s, in->results[0]);
+}
+
+static Val h_program_id(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    int64_t axis = need_int(s, a[0], sp[0], "axis");
+    if (axis < 0 || axis > 2)
+        sema_fail(s, sp[0], "%s axis must be 0, 1, or 2 but got %lld", bi->name, (long long)axis);
+    Type t = ir_scalar(DT_I32);
+    Inst *in = sema_emit_inst(s, (OpCode)bi->aux, NULL, 0, &t, 1, call);
+    in->attr.axis = (int)axis;
+    return tv(s, in->results[0]);
+}
+
+/* ---- memory ---- */
+
+static ValueId need_pointer(Sema *s, Val p, Span sp, const char *fn) {
+    if (p.k != V_TENSOR || p.ty.dtype != DT_PTR)
+        sema_fail(s, sp, "%s expects a pointer or a block of pointers, got %s", fn, sema_describe(s, p));
+    return p.id;
+}
+
+static ValueId need_mask(Sema *s, Val m, Span sp) {
+    ValueId v = need_tensor(s, m, sp);
+    if (dt_of(s, v) != DT_I1)
+        sema_fail(s, sp, "mask must have boolean (i1) elements, got %s", T(ty_of(s, v)));
+    return v;
+}
+
+/* Pointers to int1 address bytes (torch.bool): access them as int8. */
+static ValueId bool_ptr_as_i8(Sema *s, ValueId ptr, Span sp) {
+    Type t = ty_of(s, ptr);
+    if (t.pointee != DT_I1)
+        return ptr;
+    return sema_cast(s, ptr, ir_ptr(DT_I8), sp);
+}
+
+static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId ptr = need_pointer(s, a[0], sp[0], "tl.load");
+    bool has_mask = given(a[1]), has_other = given(a[2]);
+    if (!has_mask && has_other)
+        sema_fail(s, sp[2], "`other` cannot be provided without `mask`");
+    if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE) || opt_str(s, a[4], sp[4], "padding_option"))
+        sema_fail(s, call, "`padding_option` or `boundary_check` are only supported with block pointers, "
+                           "which tl does not have");
+    opt_str(s, a[5], sp[5], "cache_modifier");
+    opt_str(s, a[6], sp[6], "eviction_policy");
+    opt_bool(s, a[7], sp[7], false, "volatile");
+    ValueId mask = has_mask ? need_mask(s, a[1], sp[1]) : 0;
+    ValueId other = has_other ? need_tensor(s, a[2], sp[2]) : 0;
+    Type pt = ty_of(s, ptr);
+    if (!pt.rank) {
+        if (has_mask && ty_of(s, mask).rank)
+            sema_fail(s, sp[1], "mask argument cannot be a block (%s) if the pointer argument is not a block",
+                      T(ty_of(s, mask)));
+        if (has_other && ty_of(s, other).rank)
+            sema_fail(s, sp[2], "other argument cannot be a block (%s) if the pointer argument is not a block",
+                      T(ty_of(s, other)));
+    } else {
+        Type c = pt;
+        if (has_mask)
+            c = common_or_fail(s, c, ty_of(s, mask), sp[1]);
+        if (has_other)
+            c = common_or_fail(s, c, ty_of(s, other), sp[2]);
+        ptr = broadcast_to(s, ptr, c, call);
+        if (has_mask)
+            mask = broadcast_to(s, mask, c, sp[1]);
+        if (has_other)
+            other = broadcast_to(s, other, c, sp[2]);
+    }
+    DType elem = (DType)ty_of(s, ptr).pointee;
+    bool is_bool = elem == DT_I1;
+    ptr = bool_ptr_as_i8(s, ptr, call);
+    DType ld = is_bool ? DT_I8 : elem;
+    if (has_other)
+        other = sema_cast(s, other, ir_scalar(ld), sp[2]);
+    ValueId args[3] = {ptr, mask, other};
+    int nargs = 1 + has_mask + has_other;
+    Type rt = ir_with_dtype(ty_of(s, ptr), ld);
+    Inst *in = sema_emit_inst(s, IR_LOAD, args, nargs, &rt, 1, call);
+    in->attr.has_mask = has_mask;
+    in->attr.has_other = has_other;
+    ValueId r = in->results[0];
+    if (is_bool)
+        r = sema_cast(s, r, ir_scalar(DT_I1), call);
+    return tv(s, r);
+}
+
+static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId ptr = need_pointer(s, a[0], sp[0], "tl.store");
+    ValueId val = need_tensor(s, a[1], sp[1]);
+    bool has_mask = given(a[2]);
+    ValueId mask = has_mask ? need_mask(s, a[2], sp[2]) : 0;
+    if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE))
+        sema_fail(s, sp[3], "`boundary_check` is only supported with block pointers, which tl does not have");
+    opt_str(s, a[4], sp[4], "cache_modifier");
+    opt_str(s, a[5], sp[5], "eviction_policy");
+    Type pt = ty_of(s, ptr);
+    if (!pt.rank) {
+        if (ty_of(s, val).rank)
+            sema_fail(s, sp[1], "value argument cannot be a block (%s) if the pointer argument is not a block",
+                      T(ty_of(s, val)));
+        if (has_mask && ty_of(s, mask).rank)
+            sema_fail(s, sp[2], "mask argument cannot be a block (%s) if the pointer argument is not a block",
+                      T(ty_of(s, mask)));
+    } else {
+        Type c = common_or_fail(s, pt, ty_of(s, val), sp[1]);
+        if (has_mask)
+            c = common_or_fail(s, c, ty_of(s, mask), sp[2]);
+        if (c.rank != pt.rank || memcmp(c.shape, pt.shape, sizeof(int32_t) * (size_t)c.rank))
+            sema_fail(s, call, "the pointer block %s would have to be broadcast to store %s", T(pt),
+                      T(ty_of(s, val)));
+        val = broadcast_to(s, val, c, sp[1]);
+        if (has_mask)
+            mask = broadcast_to(s, mask, c, sp[2]);
+    }
+    DType elem = (DType)pt.pointee;
+    ptr = bool_ptr_as_i8(s, ptr, call);
+    val = sema_cast(s, val, ir_scalar(elem == DT_I1 ? DT_I8 : elem), sp[1]);
+    ValueId args[3] = {ptr, val, mask};
+    Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + has_mask, NULL, 0, call);
+    in->attr.has_mask = has_mask;
+    return sema_none();
+}
+
+static const char *rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor"};
+
+static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    const char *opn = rmw_names[bi->aux];
+    ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
+    opt_str(s, a[3], sp[3], "sem");
+    opt_str(s, a[4], sp[4], "scope");
+    DType elem = (DType)ty_of(s, ptr).pointee;
+    if ((elem == DT_F16 || elem == DT_BF16) && bi->aux != RMW_ADD)
+        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
+    if (elem == DT_I16 || elem == DT_U16 || dt_bits(elem) < 16)
+        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
+    if ((bi->aux == RMW_MAX || bi->aux == RMW_MIN) && dt_is_float(elem) && elem != DT_F32 && elem != DT_F64)
+        sema_fail(s, call, "atomic_%s is not supported for %s", opn, D(elem));
+    if ((bi->aux == RMW_AND || bi->aux == RMW_OR || bi->aux == RMW_XOR) && !dt_is_int(elem))
+        sema_fail(s, call, "atomic_%s needs integer elements, got %s", opn, D(elem));
+    Type pt = ty_of(s, ptr);
+    ValueId val = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the value");
+    val = sema_cast(s, val, ir_scalar(elem), sp[1]);
+    bool has_mask = given(a[2]);
+    ValueId mask = has_mask ? broadcast_exact(s, need_mask(s, a[2], sp[2]), pt, sp[2], "the mask") : 0;
+    ValueId args[3] = {ptr, val, mask};
+    Type rt = ty_of(s, val);
+    Inst *in = sema_emit_inst(s, IR_ATOMIC_RMW, args, 2 + has_mask, &rt, 1, call);
+    in->attr.rmw = bi->aux;
+    in->attr.has_mask = has_mask;
+    return tv(s, in->results[0]);
+}
+
+static Val h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
+    opt_str(s, a[3], sp[3], "sem");
+    opt_str(s, a[4], sp[4], "scope");
+    Type pt = ty_of(s, ptr);
+    DType elem = (DType)pt.pointee;
+    if (dt_bits(elem) != 16 && dt_bits(elem) != 32 && dt_bits(elem) != 64)
+        sema_fail(s, call, "atomic_cas only supports elements with width {16, 32, 64}, got %s", D(elem));
+    ValueId cmp = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the compare value");
+    ValueId val = broadcast_exact(s, need_tensor(s, a[2], sp[2]), pt, sp[2], "the value");
+    cmp = sema_cast(s, cmp, ir_scalar(elem), sp[1]);
+    val = sema_cast(s, val, ir_scalar(elem), sp[2]);
+    ValueId args[3] = {ptr, cmp, val};
+    Type rt = ty_of(s, val);
+    return tv(s, sema_emit(s, IR_ATOMIC_CAS, rt, args, 3, call));
+}
+
+/* ---- linear algebra ---- */
+
+static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]), y = need_tensor(s, a[1], sp[1]);
+    Type tx = ty_of(s, x), ty = ty_of(s, y);
+    DType dx = (DType)tx.dtype, dy = (DType)ty.dtype;
+    if (tx.rank != 2 || ty.rank != 2)
+        sema_fail(s, call, "tl.dot needs two 2D blocks, got %s and %s", T(tx), T(ty));
+    if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32)
+        sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32 or int8)", D(dx));
+    if (dx != dy)
+        sema_fail(s, call, "both operands of tl.dot must have the same type, got %s and %s", T(tx), T(ty));
+    if (tx.shape[1] != ty.shape[0])
+        sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (K is %d and %d)", T(tx), T(ty), tx.shape[1],
+                  ty.shape[0]);
+    int M = tx.shape[0], N = ty.shape[1], K = tx.shape[1];
+    if (M < 16 || N < 16 || K < 16)
+        sema_fail(s, call, "tl.dot needs M >= 16, N >= 16 and K >= 16, got M=%d, N=%d, K=%d", M, N, K);
+    if (given(a[3]) && given(a[4]))
+        sema_fail(s, call, "only one of input_precision and allow_tf32 can be specified");
+    int prec = PREC_IEEE;
+    if (dx == DT_F32) {
+        const char *ip = opt_str(s, a[3], sp[3], "input_precision");
+        if (ip) {
+            if (!strcasecmp(ip, "tf32"))
+                prec = PREC_TF32;
+            else if (!strcasecmp(ip, "tf32x3"))
+                prec = PREC_TF32X3;
+            else if (!strcasecmp(ip, "ieee"))
+                prec = PREC_IEEE;
+            else
+                sema_fail(s, sp[3], "input_precision must be one of 'tf32', 'tf32x3', 'ieee', got '%s'", ip);
+        } else {
+            prec = opt_bool(s, a[4], sp[4], true, "allow_tf32") ? PREC_TF32 : PREC_IEEE;
+        }
+    } else {
+        opt_str(s, a[3], sp[3], "input_precision");
+        opt_bool(s, a[4], sp[4], true, "allow_tf32");
+    }
+    Type out = given(a[6]) ? need_dtype(s, a[6], sp[6], "out_dtype") : ir_scalar(DT_F32);
+    DType rd;
+    if (dt_is_int(dx))
+        rd = DT_I32;
+    else if (out.dtype == DT_BF16)
+        sema_fail(s, sp[6], "out_dtype=bfloat16 is unsupported; use out_dtype=float32/float16 and cast with "
+                            ".to(tl.bfloat16)");
+    else if (dx == DT_F32 || dx == DT_BF16)
+        rd = DT_F32;
+    else if (out.dtype == DT_F16 || out.dtype == DT_F32)
+        rd = (DType)out.dtype;
+    else
+        sema_fail(s, sp[6], "out_dtype must be float32 or float16, got %s", T(out));
+    int32_t sh[2] = {M, N};
+    Type rt = ir_block(ir_scalar(rd), 2, sh);
+    ValueId acc;
+    if (given(a[2])) {
+        acc = need_tensor(s, a[2], sp[2]);
+        if (!ir_type_eq(ty_of(s, acc), rt))
+            sema_fail(s, sp[2], "the accumulator of tl.dot has type %s, but the product has type %s",
+                      T(ty_of(s, acc)), T(rt));
+    } else {
+        acc = sema_const_of(s, sema_int(0), rt, call);
+    }
+    ValueId args[3] = {x, y, acc};
+    ValueId r = sema_emit(s, IR_DOT, rt, args, 3, call);
+    s->f->values[r].def->attr.precision = prec;
+    return tv(s, r);
+}
+
+/* ---- elementwise builtins ---- */
+
+static Val h_where(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
+    ValueId x, y;
+    type_check(s, a[1], a[2], &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, OP_NONE, call);
+    Type sh = common_or_fail(s, ty_of(s, c), ty_of(s, x), call);
+    c = broadcast_to(s, c, sh, call);
+    x = broadcast_to(s, x, sh, call);
+    y = broadcast_to(s, y, sh, call);
+    ValueId args[3] = {c, x, y};
+    return tv(s, sema_emit(s, IR_SELECT, ty_of(s, x), args, 3, call));
+}
+
+static ValueId promote_bf16(Sema *s, ValueId v, Span sp) {
+    return dt_of(s, v) == DT_BF16 ? sema_cast(s, v, ir_scalar(DT_F32), sp) : v;
+}
+
+static Val minmax(Sema *s, bool is_max, Val a, Val b, Span sp) {
+    ValueId x = promote_bf16(s, sema_to_tensor(s, a, sp), sp);
+    ValueId y = promote_bf16(s, sema_to_tensor(s, b, sp), sp);
+    ValueId rx, ry;
+    type_check(s, tv(s, x), tv(s, y), &rx, &ry, TC_ARITH, OP_NONE, sp);
+    if (dt_of(s, rx) == DT_I1)
+        sema_fail(s, sp, "%s of boolean (i1) values is not supported", is_max ? "maximum" : "minimum");
+    return tv(s, emit2(s, is_max ? IR_MAX : IR_MIN, ty_of(s, rx), rx, ry, sp));
+}
+
+static Val h_minmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)sp;
+    return minmax(s, bi->aux, a[0], a[1], call);
+}
+
+static Val h_clamp(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]), lo = need_tensor(s, a[1], sp[1]), hi = need_tensor(s, a[2], sp[2]);
+    type_check(s, tv(s, lo), tv(s, hi), &lo, &hi, TC_ARITH, OP_NONE, call);
+    type_check(s, tv(s, x), tv(s, lo), &x, &lo, TC_ARITH, OP_NONE, call);
+    type_check(s, tv(s, x), tv(s, hi), &x, &hi, TC_ARITH, OP_NONE, call);
+    if (!dt_is_float(dt_of(s, x)))
+        sema_fail(s, call, "clamp only supports floating-point values, got %s", T(ty_of(s, x)));
+    lo = broadcast_to(s, lo, ty_of(s, x), call);
+    ValueId m = emit2(s, IR_MAX, ty_of(s, x), x, lo, call);
+    return tv(s, emit2(s, IR_MIN, ty_of(s, x), m, hi, call));
+}
+
+static Val h_abs(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    DType dt = dt_of(s, x);
+    if (dt == DT_PTR)
+        sema_fail(s, sp[0], "abs of a pointer");
+    if (dt_is_int(dt) && !dt_is_signed(dt)) /* unsigned (and i1): abs is the identity */
+        return tv(s, x);
+    return tv(s, emit1(s, IR_ABS, ty_of(s, x), x, call));
+}
+
+/* exp, log, sqrt, ... accept fp32 and fp64 only (Triton's math._check_dtype). */
+static Val h_math1(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    DType dt = dt_of(s, x);
+    if (dt != DT_F32 && dt != DT_F64)
+        sema_fail(s, sp[0], "tl.%s expects fp32 or fp64 values, got %s (convert with .to(tl.float32))", bi->name,
+                  T(ty_of(s, x)));
+    return tv(s, emit1(s, (OpCode)bi->aux, ty_of(s, x), x, call));
+}
+
+static Val h_sigmoid(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    /* standard.sigmoid: 1 / (1 + exp(-x)) */
+    Val neg = sema_unop(s, OP_NEG, tv(s, need_tensor(s, a[0], sp[0])), call);
+    const Builtin *exp = sema_builtin_tl("exp");
+    Val e = h_math1(s, exp, &neg, sp, call);
+    (void)bi;
+    return sema_binop(s, OP_DIV, sema_int(1), sema_binop(s, OP_ADD, sema_int(1), e, call), call);
+}
+
+static Val h_fma(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]), y = need_tensor(s, a[1], sp[1]), z = need_tensor(s, a[2], sp[2]);
+    type_check(s, tv(s, x), tv(s, y), &x, &y, TC_ARITH, OP_NONE, call);
+    type_check(s, tv(s, z), tv(s, x), &z, &x, TC_ARITH, OP_NONE, call);
+    type_check(s, tv(s, z), tv(s, y), &z, &y, TC_ARITH, OP_NONE, call);
+    x = broadcast_to(s, x, ty_of(s, z), call);
+    if (!dt_is_float(dt_of(s, x)))
+        sema_fail(s, call, "tl.fma needs floating-point values, got %s", T(ty_of(s, x)));
+    ValueId args[3] = {x, y, z};
+    return tv(s, sema_emit(s, IR_FMA, ty_of(s, x), args, 3, call));
+}
+
+static Val h_cdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)sp;
+    /* standard.cdiv: (x + div - 1) // div; folds when both are constexprs */
+    Val t = sema_binop(s, OP_ADD, a[0], a[1], call);
+    t = sema_binop(s, OP_SUB, t, sema_int(1), call);
+    return sema_binop(s, OP_FLOORDIV, t, a[1], call);
+}
+
+static Val h_swizzle2d(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)sp;
+    /* standard.swizzle2d, line by line */
+    Val i = a[0], j = a[1], size_i = a[2], size_j = a[3], size_g = a[4];
+    Val ij = sema_binop(s, OP_ADD, sema_binop(s, OP_MUL, i, size_j, call), j, call);
+    Val size_gj = sema_binop(s, OP_MUL, size_g, size_j, call);
+    Val group_id = sema_binop(s, OP_FLOORDIV, ij, size_gj, call);
+    Val off_i = sema_binop(s, OP_MUL, group_id, size_g, call);
+    size_g = minmax(s, false, sema_binop(s, OP_SUB, size_i, off_i, call), size_g, call);
+    ij = sema_binop(s, OP_MOD, ij, size_gj, call);
+    Val new_i = sema_binop(s, OP_ADD, off_i, sema_binop(s, OP_MOD, ij, size_g, call), call);
+    Val new_j = sema_binop(s, OP_FLOORDIV, ij, size_g, call);
+    Val r[2] = {new_i, new_j};
+    return sema_tuple(s, r, 2);
+}
+
+/* ---- reductions ---- */
+
+static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool keep, Span sp) {
+    Type t = ty_of(s, v);
+    if (!t.rank)
+        sema_fail(s, sp, "cannot reduce a scalar (%s)", T(t));
+    int axis, rank0 = t.rank;
+    if (!given(axisv)) {
+        if (t.rank > 1) {
+            int32_t n[1] = {(int32_t)ir_numel(t)};
+            t = ir_block(t, 1, n);
+            v = emit1(s, IR_RESHAPE, t, v, sp);
+        }
+        axis = 0;
+    } else {
+        axis = get_axis(s, axisv, axsp, t.rank);
+    }
+    int32_t sh[IR_MAX_RANK];
+    int r = 0;
+    for (int i = 0; i < t.rank; i++) {
+        if (i != axis)
+            sh[r++] = t.shape[i];
+        else if (keep)
+            sh[r++] = 1;
+    }
+    if (t.dtype == DT_I1) { /* the IR reduces numbers; booleans count as 0 / 1 */
+        v = sema_cast(s, v, ir_scalar(DT_I32), sp);
+        t = ty_of(s, v);
+    }
+    if (t.dtype == DT_PTR)
+        sema_fail(s, sp, "cannot reduce pointers (%s)", T(t));
+    Type elem = kind == RED_ARGMAX || kind == RED_ARGMIN ? ir_scalar(DT_I32) : ir_elem(t);
+    Type rt = ir_block(elem, r, sh);
+    ValueId res = emit1(s, IR_REDUCE, rt, v, sp);
+    Attr *at = &s->f->values[res].def->attr;
+    at->reduce = kind;
+    at->axis = axis;
+    at->keep_dims = keep;
+    if (!given(axisv) && keep && rank0 > 1) {
+        int32_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+        res = emit1(s, IR_RESHAPE, ir_block(elem, rank0, ones), res, sp);
+    }
+    return res;
+}
+
+static Val h_sum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    bool keep = opt_bool(s, a[2], sp[2], false, "keep_dims");
+    DType dt = dt_of(s, x);
+    Type out;
+    if (given(a[3]))
+        out = need_dtype(s, a[3], sp[3], "dtype");
+    else if (dt_is_int(dt) && dt_bits(dt) < 32) /* standard._pick_sum_dtype */
+        out = ir_scalar(dt_is_signed(dt) ? DT_I32 : DT_U32);
+    else
+        out = ir_scalar(dt);
+    x = sema_cast(s, x, out, call);
+    return tv(s, reduce(s, x, RED_SUM, a[1], sp[1], keep, call));
+}
+
+static Val h_maxmin_reduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    bool is_max = bi->aux;
+    ValueId x = promote_bf16(s, need_tensor(s, a[0], sp[0]), call);
+    bool idx = opt_bool(s, a[2], sp[2], false, "return_indices");
+    opt_bool(s, a[3], sp[3], true, "return_indices_tie_break_left");
+    bool keep = opt_bool(s, a[4], sp[4], false, "keep_dims");
+    if (idx) {
+        Val r[2];
+        r[0] = tv(s, reduce(s, x, is_max ? RED_MAX : RED_MIN, a[1], sp[1], keep, call));
+        r[1] = tv(s, reduce(s, x, is_max ? RED_ARGMAX : RED_ARGMIN, a[1], sp[1], keep, call));
+        return sema_tuple(s, r, 2);
+    }
+    DType dt = dt_of(s, x);
+    if (dt_bits(dt) < 32)
+        x = sema_cast(s, x, ir_scalar(dt_is_float(dt) ? DT_F32 : DT_I32), call);
+    return tv(s, reduce(s, x, is_max ? RED_MAX : RED_MIN, a[1], sp[1], keep, call));
+}
+
+static Val h_argmaxmin(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = promote_bf16(s, need_tensor(s, a[0], sp[0]), call);
+    opt_bool(s, a[2], sp[2], true, "tie_break_left");
+    bool keep = opt_bool(s, a[3], sp[3], false, "keep_dims");
+    return tv(s, reduce(s, x, bi->aux, a[1], sp[1], keep, call));
+}
+
+/* ---- shape manipulation ---- */
+
+static Val h_expand_dims(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    Val ax = a[1];
+    int n = ax.k == V_TUPLE ? ax.n : 1;
+    const Val *items = ax.k == V_TUPLE ? ax.items : &ax;
+    int rank = ty_of(s, x).rank, new_rank = rank + n;
+    bool seen[IR_MAX_RANK + 8] = {0};
+    if (new_rank > IR_MAX_RANK)
+        sema_fail(s, call, "blocks of rank %d are not supported (at most %d dimensions)", new_rank, IR_MAX_RANK);
+    for (int i = 0; i < n; i++) {
+        int d = get_axis(s, items[i], sp[1], new_rank);
+        if (seen[d])
+            sema_fail(s, sp[1], "expand_dims received duplicate axes");
+        seen[d] = true;
+    }
+    for (int d = 0; d < new_rank; d++)
+        if (seen[d])
+            x = expand_dims(s, x, d, call);
+    return tv(s, x);
+}
+
+static Val h_broadcast_to(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    int32_t dims[IR_MAX_RANK];
+    int rank = get_shape(s, unwrap_varargs(a[1]), sp[1], dims);
+    Type to = ir_block(ty_of(s, x), rank, dims);
+    return tv(s, broadcast_exact(s, x, to, call, "the input"));
+}
+
+static Val h_reshape(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    Type t = ty_of(s, x);
+    int32_t dims[IR_MAX_RANK];
+    int rank;
+    if (!strcmp(bi->name, "ravel")) {
+        dims[0] = (int32_t)ir_numel(t);
+        rank = 1;
+    } else {
+        rank = get_shape(s, unwrap_varargs(a[1]), sp[1], dims);
+        opt_bool(s, a[2], sp[2], false, "can_reorder");
+    }
+    Type to = ir_block(t, rank, dims);
+    if (ir_numel(to) != ir_numel(t))
+        sema_fail(s, call, "reshape() cannot change the total number of elements: %s to %s", T(t), T(to));
+    if (ir_type_eq(to, t))
+        return tv(s, x);
+    if (!rank)
+        sema_fail(s, call, "reshape to a scalar is not supported");
+    if (!t.rank)
+        return tv(s, emit1(s, IR_SPLAT, to, x, call));
+    return tv(s, emit1(s, IR_RESHAPE, to, x, call));
+}
+
+static ValueId permute(Sema *s, ValueId x, const int *perm, int n, Span sp) {
+    Type t = ty_of(s, x);
+    if (n != t.rank)
+        sema_fail(s, sp, "permute dims must have the same length as the input shape (%d for %s)", n, T(t));
+    bool seen[IR_MAX_RANK] = {0}, identity = true;
+    int32_t sh[IR_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
+            sema_fail(s, sp, "permute dims must be a permutation of 0, 1, ..., n-1");
+        seen[perm[i]] = true;
+        identity &= perm[i] == i;
+        sh[i] = t.shape[perm[i]];
+    }
+    if (identity)
+        return x;
+    ValueId r = emit1(s, IR_TRANS, ir_block(t, n, sh), x, sp);
+    for (int i = 0; i < n; i++)
+        s->f->values[r].def->attr.perm[i] = perm[i];
+    return r;
+}
+
+static Val h_permute(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    Val dims = unwrap_varargs(a[1]);
+    int perm[IR_MAX_RANK], n = dims.n;
+    if (!n && !strcmp(bi->name, "trans")) {
+        if (ty_of(s, x).rank != 2)
+            sema_fail(s, call, "trans() without dims needs a 2D block, got %s", T(ty_of(s, x)));
+        perm[0] = 1;
+        perm[1] = 0;
+        n = 2;
+    } else {
+        if (n > IR_MAX_RANK)
+            sema_fail(s, sp[1], "too many dims for permute (%d)", n);
+        for (int i = 0; i < n; i++)
+            perm[i] = (int)need_int(s, dims.items[i], sp[1], "a permutation dim");
+    }
+    return tv(s, permute(s, x, perm, n, call));
+}
+
+static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    Type dt = need_dtype(s, a[1], sp[1], "the target type");
+    const char *rounding = opt_str(s, a[2], sp[2], "fp_downcast_rounding");
+    if (rounding && strcmp(rounding, "rtne"))
+        sema_fail(s, sp[2], "fp_downcast_rounding='%s' is not supported (only 'rtne')", rounding);
+    if (opt_bool(s, a[3], sp[3], false, "bitcast"))
+        return tv(s, bitcast(s, x, dt, call));
+    return tv(s, sema_cast(s, x, dt, call));
+}
+
+/* ---- hints and debugging ---- */
+
+static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_tensor(s, a[0], sp[0]);
+    Type t = ty_of(s, x);
+    Val vals = a[1];
+    int n = vals.k == V_TUPLE ? vals.n : 1;
+    const Val *items = vals.k == V_TUPLE ? vals.items : &vals;
+    int want = t.rank ? t.rank : 1;
+    if (!dt_is_int((DType)t.dtype) && t.dtype != DT_PTR)
+        sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
+    if (t.dtype == DT_I1)
+        sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
+    if (n != want)
+        sema_fail(s, sp[1], "shape of input to %s does not match the length of values (%d values for %s)", bi->name,
+                  n, T(t));
+    ValueId r = emit1(s, (OpCode)bi->aux, t, x, call);
+    for (int i = 0; i < n; i++) {
+        int64_t v = need_int(s, items[i], sp[1], "a hint value");
+        if (v < 1)
+            sema_fail(s, sp[1], "%s values must be positive, got %lld", bi->name, (long long)v);
+        s->f->values[r].def->attr.vals[i] = v;
+    }
+    return tv(s, r);
+}
+
+static Val h_static_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    if (a[0].k == V_TENSOR || sema_has_tensor(a[0]))
+        sema_fail(s, sp[0], "static_assert's condition could not be determined at compile time; make sure that it "
+                            "depends only on constexpr values");
+    if (!sema_truthy(s, a[0], sp[0])) {
+        if (a[1].k == V_STR)
+            sema_fail(s, call, "static assertion failed: %s", a[1].s);
+        if (given(a[1])) {
+            Buf b = {0};
+            sema_repr(&b, a[1]);
+            char *m = arena_strdup(s->a, b.data ? b.data : "");
+            buf_free(&b);
+            sema_fail(s, call, "static assertion failed: %s", m);
+        }
+        sema_fail(s, call, "static assertion failed");
+    }
+    return sema_none();
+}
+
+static Val h_static_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)sp;
+    if (s->quiet)
+        return sema_none();
+    Buf b = {0};
+    for (int i = 0; i < a[0].n; i++) {
+        if (i)
+            buf_putc(&b, ' ');
+        if (a[0].items[i].k == V_STR)
+            buf_puts(&b, a[0].items[i].s);
+        else
+            sema_repr(&b, a[0].items[i]);
+    }
+    diag_note(s->d, s->src, call, "static_print: %s", b.data ? b.data : "");
+    buf_free(&b);
+    return sema_none();
+}
+
+static Val device_print(Sema *s, const char *prefix, Val args, bool hex, Span call) {
+    int n = args.n;
+    ValueId *ids = arena_alloc(s->a, sizeof(ValueId) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        ids[i] = sema_to_tensor(s, args.items[i], call);
+    /* semantic.device_print: " prefix: " when there are arguments */
+    Buf b = {0};
+    buf_puts(&b, prefix);
+    if (n && (!b.len || b.data[b.len - 1] != ' '))
+        buf_putc(&b, ' ');
+    if (n && !(b.len >= 2 && b.data[b.len - 2] == ':')) {
+        b.data[b.len - 1] = ':';
+        buf_putc(&b, ' ');
+    }
+    char *p = arena_strdup(s->a, b.data ? b.data : "");
+    buf_free(&b);
+    if (strlen(p) > 2 && p[0] != ' ')
+        p = arena_printf(s->a, " %s", p);
+    Inst *in = sema_emit_inst(s, IR_PRINT, ids, n, NULL, 0, call);
+    in->attr.str = p;
+    in->attr.hex = hex;
+    return sema_none();
+}
+
+static Val h_device_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    if (a[0].k != V_STR)
+        sema_fail(s, sp[0], "device_print's prefix must be a string, got %s", sema_describe(s, a[0]));
+    return device_print(s, a[0].s, a[1], opt_bool(s, a[2], sp[2], false, "hex"), call);
+}
+
+static Val h_py_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)sp;
+    /* Triton maps print() to device_print: a leading string is the prefix */
+    Val args = a[0];
+    const char *prefix = "";
+    if (args.n && args.items[0].k == V_STR) {
+        prefix = args.items[0].s;
+        args.items++;
+        args.n--;
+    }
+    return device_print(s, prefix, args, false, call);
+}
+
+static Val h_device_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
+    const char *msg = opt_str(s, a[1], sp[1], "the assertion message");
+    if (given(a[2])) {
+        /* mask: only lanes where it holds are checked */
+        Val nm = sema_unop(s, OP_NOT, tv(s, need_mask(s, a[2], sp[2])), sp[2]);
+        c = sema_logical(s, OP_OR, tv(s, c), nm, call).id;
+    }
+    Inst *in = sema_emit_inst(s, IR_ASSERT, &c, 1, NULL, 0, call);
+    in->attr.str = msg ? msg : "";
+    return sema_none();
+}
+
+static Val h_barrier(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)a, (void)sp;
+    sema_emit_inst(s, IR_BARRIER, NULL, 0, NULL, 0, call);
+    return sema_none();
+}
+
+/* ---- compile-time helpers ---- */
+
+static Val h_constexpr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (a[0].k == V_TENSOR)
+        sema_fail(s, sp[0], "tl.constexpr() needs a compile-time value, got %s", sema_describe(s, a[0]));
+    return a[0];
+}
+
+static Val h_pointer_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    Type t = need_dtype(s, a[0], sp[0], "the element type");
+    if (t.dtype == DT_PTR)
+        sema_fail(s, sp[0], "pointers to pointers are not supported");
+    return sema_dtype(ir_ptr((DType)t.dtype));
+}
+
+static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp;
+    if (!strcmp(bi->name, "range") || !strcmp(bi->name, "static_range"))
+        sema_fail(s, call, "'%s' can only be used as the iterable of a 'for' loop", bi->name);
+    sema_fail(s, call, "'%s' can only be used as a decorator", bi->name);
+}
+
+static Val py_minmax(Sema *s, bool is_max, Val *a, const Span *sp, Span call) {
+    Val args = unwrap_varargs(a[0]);
+    if (args.n == 1 && args.items[0].k == V_TUPLE)
+        args = args.items[0];
+    if (!args.n)
+        sema_fail(s, call, "%s expected at least 1 argument, got 0", is_max ? "max" : "min");
+    bool all_const = true;
+    for (int i = 0; i < args.n; i++)
+        all_const &= sema_is_number(args.items[i]);
+    Val r = args.items[0];
+    for (int i = 1; i < args.n; i++) {
+        if (all_const) { /* Python's min/max on numbers folds */
+            Val lt = sema_const_binop(s, is_max ? OP_GT : OP_LT, args.items[i], r, call);
+            if (lt.i)
+                r = args.items[i];
+        } else {
+            r = minmax(s, is_max, r, args.items[i], call); /* Triton: tl.minimum / tl.maximum */
+        }
+    }
+    (void)sp;
+    return r;
+}
+
+static Val h_py_min(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    return py_minmax(s, bi->aux, a, sp, call);
+}
+
+static Val h_py_abs(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    if (sema_is_number(a[0])) {
+        if (a[0].k == V_FLOAT)
+            return sema_float(fabs(a[0].f));
+        if (a[0].i == INT64_MIN)
+            sema_fail(s, call, "integer overflow in a constant expression");
+        return sema_int(a[0].i < 0 ? -a[0].i : a[0].i);
+    }
+    return h_abs(s, bi, a, sp, call);
+}
+
+static Val h_py_conv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    Val v = a[0];
+    const char *to = bi->name;
+    if (v.k == V_UNDEF)
+        return !strcmp(to, "float") ? sema_float(0) : !strcmp(to, "int") ? sema_int(0) : sema_bool(false);
+    if (v.k == V_TENSOR)
+        sema_fail(s, sp[0], "%s() of a runtime value is not supported; use .to(...) to convert tensors", to);
+    if (!strcmp(to, "bool"))
+        return sema_bool(sema_truthy(s, v, sp[0]));
+    if (v.k == V_STR) {
+        Val lit;
+        if (!sema_parse_literal(s, v.s, &lit) || !sema_is_number(lit))
+            sema_fail(s, sp[0], "could not convert string to %s: %s", to, sema_describe(s, v));
+        v = lit;
+    }
+    if (!sema_is_number(v))
+        sema_fail(s, sp[0], "%s() argument must be a number or a string, not '%s'", to, sema_kind_name(v));
+    if (!strcmp(to, "float"))
+        return sema_float(v.k == V_FLOAT ? v.f : (double)v.i);
+    if (v.k != V_FLOAT)
+        return sema_int(v.i);
+    if (!isfinite(v.f) || v.f >= 0x1p63 || v.f < -0x1p63)
+        sema_fail(s, sp[0], "cannot convert %s to an int", sema_describe(s, v));
+    (void)call;
+    return sema_int((int64_t)v.f);
+}
+
+static Val h_py_len(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (a[0].k == V_TUPLE || a[0].k == V_STR || a[0].k == V_DICT)
+        return sema_int(a[0].n);
+    if (a[0].k == V_TENSOR && a[0].ty.rank)
+        return sema_int(a[0].ty.shape[0]);
+    sema_fail(s, sp[0], "object of type '%s' has no len()", sema_kind_name(a[0]));
+}
+
+static Val h_next_pow2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    int64_t n = need_int(s, a[0], sp[0], "next_power_of_2's argument");
+    int64_t p = 1;
+    while (p < n) {
+        if (p > INT64_MAX / 2)
+            sema_fail(s, sp[0], "next_power_of_2(%lld) overflows", (long long)n);
+        p <<= 1;
+    }
+    return sema_int(p);
+}
+
+static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (a[0].k != V_DICT)
+        sema_fail(s, sp[0], "triton.Config expects a dict of meta-parameters, got %s", sema_describe(s, a[0]));
+    Val c = {.k = V_CONFIG, .i = 4, .i2 = 3};
+    c.items = arena_alloc(s->a, sizeof(Val));
+    c.items[0] = a[0];
+    c.n = 1;
+    if (given(a[1]))
+        c.i = need_int(s, a[1], sp[1], "num_warps");
+    if (given(a[2]))
+        c.i2 = need_int(s, a[2], sp[2], "num_stages");
+    return c;
+}
+
+/* ---- the table ---- */
+
+#define TL B_TL
+#define TLM (B_TL | B_METHOD)
+static const Builtin builtins[] = {
+    /* programming model */
+    {"program_id", "axis", h_program_id, IR_PROGRAM_ID, TL},
+    {"num_programs", "axis", h_program_id, IR_NUM_PROGRAMS, TL},
+    /* creation */
+    {"arange", "start end", h_arange, 0, TL},
+    {"zeros", "shape dtype", h_full, 0, TL},
+    {"full", "shape value dtype", h_full, 0, TL},
+    {"zeros_like", "input", h_full_like, 0, TL},
+    {"full_like", "input value dtype?", h_full_like, 0, TL},
+    /* memory */
+    {"load", "pointer mask? other? boundary_check? padding_option? cache_modifier? eviction_policy? volatile?",
+     h_load, 0, TL},
+    {"store", "pointer value mask? boundary_check? cache_modifier? eviction_policy?", h_store, 0, TLM},
+    {"atomic_add", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_ADD, TLM},
+    {"atomic_max", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_MAX, TLM},
+    {"atomic_min", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_MIN, TLM},
+    {"atomic_xchg", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_XCHG, TLM},
+    {"atomic_and", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_AND, TLM},
+    {"atomic_or", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_OR, TLM},
+    {"atomic_xor", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_XOR, TLM},
+    {"atomic_cas", "pointer cmp val sem? scope?", h_atomic_cas, 0, TLM},
+    /* math */
+    {"dot", "input other acc? input_precision? allow_tf32? max_num_imprecise_acc? out_dtype?", h_dot, 0, TL},
+    {"where", "condition x y", h_where, 0, TL},
+    {"minimum", "x y propagate_nan?", h_minmax, 0, TL},
+    {"maximum", "x y propagate_nan?", h_minmax, 1, TL},
+    {"clamp", "x min max propagate_nan?", h_clamp, 0, TL},
+    {"abs", "x", h_abs, 0, TLM},
+    {"exp", "x", h_math1, IR_EXP, TLM},
+    {"exp2", "x", h_math1, IR_EXP2, TLM},
+    {"log", "x", h_math1, IR_LOG, TLM},
+    {"log2", "x", h_math1, IR_LOG2, TLM},
+    {"sqrt", "x", h_math1, IR_SQRT, TLM},
+    {"rsqrt", "x", h_math1, IR_RSQRT, TLM},
+    {"sin", "x", h_math1, IR_SIN, TLM},
+    {"cos", "x", h_math1, IR_COS, TLM},
+    {"floor", "x", h_math1, IR_FLOOR, TLM},
+    {"ceil", "x", h_math1, IR_CEIL, TLM},
+    {"sigmoid", "x", h_sigmoid, 0, TLM},
+    {"fma", "x y z", h_fma, 0, TL},
+    {"cdiv", "x div", h_cdiv, 0, TLM | B_TRITON},
+    {"swizzle2d", "i j size_i size_j size_g", h_swizzle2d, 0, TL},
+    /* reductions */
+    {"sum", "input axis? keep_dims? dtype?", h_sum, 0, TLM},
+    {"max", "input axis? return_indices? return_indices_tie_break_left? keep_dims?", h_maxmin_reduce, 1, TLM},
+    {"min", "input axis? return_indices? return_indices_tie_break_left? keep_dims?", h_maxmin_reduce, 0, TLM},
+    {"argmax", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMAX, TLM},
+    {"argmin", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMIN, TLM},
+    /* shapes and types */
+    {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
+    {"expand_dims", "input axis", h_expand_dims, 0, TLM},
+    {"reshape", "input *shape can_reorder?", h_reshape, 0, TLM},
+    {"view", "input *shape", h_reshape, 0, TLM},
+    {"ravel", "input", h_reshape, 0, TLM},
+    {"trans", "input *dims", h_permute, 0, TLM},
+    {"permute", "input *dims", h_permute, 0, TLM},
+    {"cast", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, TL},
+    {"to", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, B_METHOD},
+    /* hints and debugging */
+    {"multiple_of", "input values", h_hint, IR_MULTIPLE_OF, TL},
+    {"max_contiguous", "input values", h_hint, IR_MAX_CONTIGUOUS, TL},
+    {"static_assert", "cond msg?", h_static_assert, 0, TL},
+    {"static_print", "*values", h_static_print, 0, TL},
+    {"device_print", "prefix *args hex?", h_device_print, 0, TL},
+    {"device_assert", "cond msg? mask?", h_device_assert, 0, TL},
+    {"debug_barrier", "", h_barrier, 0, TL},
+    /* compile-time */
+    {"constexpr", "value", h_constexpr, 0, TL},
+    {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
+    {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
+    {"range", "arg1 arg2? step? num_stages? loop_unroll_factor? disallow_acc_multi_buffer? flatten? "
+              "warp_specialize?", h_not_here, 0, TL},
+    /* Python builtins (bare names only) */
+    {"range", "arg1 arg2? arg3?", h_not_here, 0, B_PY},
+    {"min", "*args", h_py_min, 0, B_PY},
+    {"max", "*args", h_py_min, 1, B_PY},
+    {"abs", "x", h_py_abs, 0, B_PY},
+    {"float", "x?", h_py_conv, 0, B_PY},
+    {"int", "x?", h_py_conv, 0, B_PY},
+    {"bool", "x?", h_py_conv, 0, B_PY},
+    {"len", "x", h_py_len, 0, B_PY},
+    {"print", "*args", h_py_print, 0, B_PY},
+    /* triton.* */
+    {"Config", "kwargs num_warps? num_stages? num_ctas? maxnreg? pre_hook?", h_config, 0, B_TRITON},
+    {"next_power_of_2", "n", h_next_pow2, 0, B_TRITON},
+    {"jit", "*args", h_not_here, 0, B_TRITON},
+    {"autotune", "*args", h_not_here, 0, B_TRITON},
+    {"heuristics", "*args", h_not_here, 0, B_TRITON},
+};
+enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
+
+static const Builtin *find(const char *name, unsigned flags) {
+    for (int i = 0; i < NBUILTINS; i++)
+        if ((builtins[i].flags & flags) && !strcmp(builtins[i].name, name))
+            return &builtins[i];
+    return NULL;
+}
+
+const Builtin *sema_builtin_tl(const char *name) { return find(name, B_TL); }
+const Builtin *sema_builtin_triton(const char *name) { return find(name, B_TRITON); }
+const Builtin *sema_builtin_bare(const char *name) {
+    const Builtin *b = find(name, B_PY);
+    return b ? b : find(name, B_TL);
+}
+static const Builtin *builtin_method(const char *name) { return find(name, B_METHOD); }
+
+bool sema_builtin_is(const Builtin *bi, const char *name) { return bi && !strcmp(bi->name, name); }
+
+/* ---- attributes ---- */
+
+static const char *triton_dtype_names[DT__COUNT] = {
+    [DT_I1] = "int1",    [DT_I8] = "int8",      [DT_I16] = "int16",   [DT_I32] = "int32",
+    [DT_I64] = "int64",  [DT_U8] = "uint8",     [DT_U16] = "uint16",  [DT_U32] = "uint32",
+    [DT_U64] = "uint64", [DT_F16] = "float16",  [DT_BF16] = "bfloat16", [DT_F32] = "float32",
+    [DT_F64] = "float64",
+};
+
+static const char *triton_short_names[DT__COUNT] = {
+    [DT_I1] = "int1",   [DT_I8] = "int8",   [DT_I16] = "int16", [DT_I32] = "int32", [DT_I64] = "int64",
+    [DT_U8] = "uint8",  [DT_U16] = "uint16", [DT_U32] = "uint32", [DT_U64] = "uint64", [DT_F16] = "fp16",
+    [DT_BF16] = "bf16", [DT_F32] = "fp32",  [DT_F64] = "fp64",
+};
+
+bool sema_tl_dtype(const char *name, Type *out) {
+    for (int d = DT_I1; d < DT_PTR; d++)
+        if (triton_dtype_names[d] && !strcmp(triton_dtype_names[d], name)) {
+            *out = ir_scalar((DType)d);
+            return true;
+        }
+    return false;
+}
+
+/* dtype.is_floating() and friends */
+static bool dtype_pred(Type t, const char *name, bool *res) {
+    DType d = (DType)t.dtype;
+    static const struct { const char *name; DType dt; } exact[] = {
+        {"is_int1", DT_I1},   {"is_bool", DT_I1},    {"is_int8", DT_I8},     {"is_int16", DT_I16},
+        {"is_int32", DT_I32}, {"is_int64", DT_I64},  {"is_uint8", DT_U8},    {"is_uint16", DT_U16},
+        {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_fp16", DT_F16},   {"is_bf16", DT_BF16},
+        {"is_fp32", DT_F32},  {"is_fp64", DT_F64},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(name, exact[i].name)) {
+            *res = d == exact[i].dt;
+            return true;
+        }
+    if (!strcmp(name, "is_floating") || !strcmp(name, "is_standard_floating"))
+        *res = dt_is_float(d);
+    else if (!strcmp(name, "is_int") || !strcmp(name, "is_integer_type"))
+        *res = dt_is_int(d);
+    else if (!strcmp(name, "is_int_signed"))
+        *res = dt_is_signed(d);
+    else if (!strcmp(name, "is_int_unsigned"))
+        *res = dt_is_int(d) && !dt_is_signed(d);
+    else if (!strcmp(name, "is_ptr"))
+        *res = d == DT_PTR;
+    else if (!strcmp(name, "is_fp8"))
+        *res = false;
+    else
+        return false;
+    return true;
+}
+
+bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    if (x.k == V_TENSOR) {
+        if (!strcmp(name, "dtype")) {
+            *out = sema_dtype(ir_elem(x.ty));
+        } else if (!strcmp(name, "shape")) {
+            Val items[IR_MAX_RANK];
+            for (int i = 0; i < x.ty.rank; i++)
+                items[i] = sema_int(x.ty.shape[i]);
+            *out = sema_tuple(s, items, x.ty.rank);
+        } else if (!strcmp(name, "numel")) {
+            *out = sema_int(ir_numel(x.ty));
+        } else if (!strcmp(name, "T")) {
+            if (x.ty.rank != 2)
+                sema_fail(s, sp, ".T needs a 2D block, got %s", T(x.ty));
+            int perm[2] = {1, 0};
+            *out = tv(s, permute(s, x.id, perm, 2, sp));
+        } else {
+            return false;
+        }
+        return true;
+    }
+    if (x.k == V_DTYPE) {
+        DType d = (DType)x.ty.dtype;
+        if (!strcmp(name, "element_ty")) {
+            if (d != DT_PTR)
+                sema_fail(s, sp, "dtype %s has no attribute 'element_ty' (it is not a pointer type)", T(x.ty));
+            *out = sema_dtype(ir_scalar((DType)x.ty.pointee));
+        } else if (!strcmp(name, "primitive_bitwidth")) {
+            *out = sema_int(dt_bits(d));
+        } else if (!strcmp(name, "int_bitwidth") && dt_is_int(d)) {
+            *out = sema_int(dt_bits(d));
+        } else if (!strcmp(name, "name")) {
+            const char *n = d == DT_PTR ? "pointer" : triton_short_names[d];
+            *out = sema_str(s, n, (int)strlen(n));
+        } else {
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* ---- binding and calling ---- */
+
+typedef struct BParam {
+    char name[48];
+    bool optional, varargs;
+} BParam;
+
+static int parse_params(const char *spec, BParam *ps) {
+    int n = 0;
+    const char *p = spec;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        BParam *q = &ps[n++];
+        *q = (BParam){0};
+        if (*p == '*') {
+            q->varargs = true;
+            p++;
+        }
+        size_t len = 0;
+        while (p[len] && p[len] != ' ' && p[len] != '?')
+            len++;
+        memcpy(q->name, p, len < sizeof q->name ? len : sizeof q->name - 1);
+        p += len;
+        if (*p == '?') {
+            q->optional = true;
+            p++;
+        }
+    }
+    return n;
+}
+
+void sema_bind_args(Sema *s, const Builtin *bi, Args *args, Span call, Val *vals, Span *sps) {
+    BParam ps[B_MAX_PARAMS + 2];
+    int np = parse_params(bi->params, ps);
+    bool set[B_MAX_PARAMS + 2] = {0};
+    for (int i = 0; i < np; i++) {
+        vals[i] = (Val){.k = V_UNDEF};
+        sps[i] = call;
+    }
+    int p = 0;
+    for (int i = 0; i < args->npos;) {
+        if (p >= np)
+            sema_fail(s, args->pos_sp[i], "%s() takes %d positional argument%s but %d were given", bi->name, np,
+                      np == 1 ? "" : "s", args->npos);
+        if (ps[p].varargs) { /* collect the rest */
+            vals[p] = sema_tuple(s, args->pos + i, args->npos - i);
+            sps[p] = args->pos_sp[i];
+            set[p++] = true;
+            break;
+        }
+        vals[p] = args->pos[i];
+        sps[p] = args->pos_sp[i];
+        set[p++] = true;
+        i++;
+    }
+    for (int k = 0; k < args->nkw; k++) {
+        int j;
+        for (j = 0; j < np && (ps[j].varargs || strcmp(ps[j].name, args->kw[k])); j++)
+            ;
+        if (j == np)
+            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'", bi->name, args->kw[k]);
+        if (set[j])
+            sema_fail(s, args->kw_sp[k], "%s() got multiple values for argument '%s'", bi->name, args->kw[k]);
+        vals[j] = args->kwv[k];
+        sps[j] = args->kw_sp[k];
+        set[j] = true;
+    }
+    for (int i = 0; i < np; i++) {
+        if (set[i])
+            continue;
+        if (ps[i].varargs)
+            vals[i] = sema_tuple(s, NULL, 0);
+        else if (!ps[i].optional)
+            sema_fail(s, call, "%s() missing required argument '%s'", bi->name, ps[i].name);
+    }
+}
+
+Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call) {
+    Val vals[B_MAX_PARAMS + 2];
+    Span sps[B_MAX_PARAMS + 2];
+    sema_bind_args(s, bi, args, call, vals, sps);
+    return bi->fn(s, bi, vals, sps, call);
+}
+
+/* x.name(args): dtype predicates, dict.get, tensor methods */
+bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out) {
+    if (recv.k == V_DTYPE) {
+        bool r;
+        if (!dtype_pred(recv.ty, name, &r))
+            return false;
+        if (args->npos || args->nkw)
+            sema_fail(s, call, "dtype.%s() takes no arguments", name);
+        *out = sema_bool(r);
+        return true;
+    }
+    if (recv.k == V_DICT && !strcmp(name, "get")) {
+        if (args->npos < 1 || args->npos > 2 || args->nkw || args->pos[0].k != V_STR)
+            sema_fail(s, call, "dict.get() takes a string key and an optional default");
+        for (int i = 0; i < recv.n; i++)
+            if (!strcmp(recv.keys[i], args->pos[0].s)) {
+                *out = recv.items[i];
+                return true;
+            }
+        *out = args->npos == 2 ? args->pos[1] : sema_none();
+        return true;
+    }
+    if (recv.k == V_TENSOR || (sema_is_number(recv) && !strcmp(name, "to"))) {
+        const Builtin *bi = builtin_method(name);
+        if (!bi)
+            return false;
+        Args a = *args;
+        a.npos = args->npos + 1;
+        a.pos = arena_alloc(s->a, sizeof(Val) * (size_t)a.npos);
+        a.pos_sp = arena_alloc(s->a, sizeof(Span) * (size_t)a.npos);
+        a.pos[0] = recv;
+        a.pos_sp[0] = call;
+        for (int i = 0; i < args->npos; i++) {
+            a.pos[i + 1] = args->pos[i];
+            a.pos_sp[i + 1] = args->pos_sp[i];
+        }
+        *out = sema_call_builtin(s, bi, &a, call);
+        return true;
+    }
+    return false;
+}

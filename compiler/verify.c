@@ -1,0 +1,748 @@
+/* verify.c: the IR verifier: the invariants of ir.h and docs/ir.md.
+ *
+ * One walk over the function in text order. A per-value state says which
+ * values are in scope: a block's arguments and its ops' results become LIVE
+ * as the walk reaches them and DEAD when it leaves the block, so an operand is
+ * visible exactly when it is LIVE, which is dominance for structured regions.
+ * An op's results become LIVE only after its regions, so a for's body cannot
+ * use the for's own results.
+ *
+ * Each op is checked for its counts (operands against ir_ops[].nargs,
+ * results, regions), the visibility of its operands, the placement of
+ * terminators, and then by its own typing rule (check_op), which runs only
+ * when every value it reads exists and has a sound type, so that the rules
+ * can index shapes freely. Every violation is an internal error (a pass made
+ * bad IR) in the form "verifier: in @f: %5 = add: message". */
+#include "ir.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Defined in irprint.c with the text form. */
+
+enum { UNSEEN, LIVE, DEAD };
+enum {
+    MAX_DEPTH = 256,  /* deeper nesting is a cycle among blocks, not a kernel */
+    MAX_REPORTS = 20, /* messages per function; one bug often breaks many ops */
+};
+
+typedef struct Verifier {
+    Diag *d;
+    const Function *f;
+    uint8_t *state;      /* per value: UNSEEN, LIVE or DEAD */
+    int nerrors;
+    char types[4][64];   /* formatted types for the message being built */
+    int next_type;
+} Verifier;
+
+/* Dtype classes, for the ops that take only some element types. */
+enum { C_BOOL = 1, C_INT = 2, C_FLOAT = 4 };
+
+static int dtype_class(int dt) {
+    return dt == DT_I1 ? C_BOOL : dt_is_int(dt) ? C_INT : dt_is_float(dt) ? C_FLOAT : 0;
+}
+
+/* ---- reporting ---- */
+
+static const char *op_name(int op) { return op >= 0 && op < IR__NUM ? ir_ops[op].name : "?"; }
+
+/* A type for a message; a nonsense rank prints as such instead of being read. */
+static const char *ty(Verifier *V, Type t) {
+    char *s = V->types[V->next_type++ % 4];
+    if (t.rank > IR_MAX_RANK) {
+        snprintf(s, sizeof V->types[0], "<rank %d>", t.rank);
+        return s;
+    }
+    Buf b = {0};
+    ir_type_print(&b, t);
+    snprintf(s, sizeof V->types[0], "%s", b.data ? b.data : "?");
+    buf_free(&b);
+    return s;
+}
+
+/* Reports a violation at op `in` (NULL: the function itself); returns false. */
+__attribute__((format(printf, 3, 4))) static bool fail(Verifier *V, const Inst *in, const char *fmt, ...) {
+    if (++V->nerrors > MAX_REPORTS) {
+        if (V->nerrors == MAX_REPORTS + 1)
+            diag_internal(V->d, "verifier: in @%s: more errors not shown", V->f->name);
+        return false;
+    }
+    Buf msg = {0};
+    buf_printf(&msg, "verifier: in @%s: ", V->f->name);
+    if (in) {
+        for (int i = 0; i < in->nresults; i++)
+            buf_printf(&msg, "%s%%%d", i ? ", " : "", in->results[i]);
+        buf_printf(&msg, "%s%s: ", in->nresults > 0 ? " = " : "", op_name(in->op));
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    diag_internal(V->d, "%s", msg.data);
+    buf_free(&msg);
+    return false;
+}
+
+/* ---- values ---- */
+
+static bool valid_id(const Verifier *V, ValueId v) { return v >= 1 && v < V->f->nvalues; }
+
+static Type type_of(const Verifier *V, ValueId v) { return V->f->values[v].type; }
+static Type arg(const Verifier *V, const Inst *in, int i) { return type_of(V, in->args[i]); }
+static Type res(const Verifier *V, const Inst *in, int i) { return type_of(V, in->results[i]); }
+
+/* Why t cannot be a value's type, or NULL. */
+static const char *type_problem(Type t) {
+    if (t.dtype == DT_VOID || t.dtype >= DT__COUNT)
+        return "has no element type";
+    if (t.dtype == DT_PTR && (t.pointee == DT_VOID || t.pointee >= DT_PTR))
+        return "points to no element type";
+    if (t.rank > IR_MAX_RANK)
+        return "has more than 4 dimensions";
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; i++) {
+        if (t.shape[i] < 1 || (t.shape[i] & (t.shape[i] - 1)))
+            return "has a dimension that is not a power of two";
+        if ((n *= t.shape[i]) > IR_MAX_NUMEL)
+            return "has more than 1048576 elements";
+    }
+    return NULL;
+}
+
+/* Do these values exist with sound types? Then an op's rule may read them. */
+static bool values_sound(const Verifier *V, const ValueId *vs, int n) {
+    for (int i = 0; i < n; i++)
+        if (!valid_id(V, vs[i]) || type_problem(type_of(V, vs[i])))
+            return false;
+    return true;
+}
+
+/* Value v comes into scope: defined once, recorded as defined by `def` (an op
+ * result) or in `blk` (an argument), with a sound type. `at` names the op in
+ * messages. */
+static void define(Verifier *V, const Inst *at, ValueId v, const Inst *def, const Block *blk) {
+    if (!valid_id(V, v)) {
+        fail(V, at, "defines %%%d, which is not a value of the function", v);
+        return;
+    }
+    if (V->state[v] != UNSEEN) {
+        fail(V, at, "defines %%%d a second time", v);
+        return;
+    }
+    V->state[v] = LIVE;
+    const Value *val = &V->f->values[v];
+    if (val->def != def || (blk && val->block != blk))
+        fail(V, at, "%%%d does not record where it is defined", v);
+    const char *why = type_problem(val->type);
+    if (why)
+        fail(V, at, "%s %%%d has type %s, which %s", def ? "result" : at ? "region argument" : "parameter", v,
+             ty(V, val->type), why);
+}
+
+static void leave(Verifier *V, ValueId v) {
+    if (valid_id(V, v) && V->state[v] == LIVE)
+        V->state[v] = DEAD;
+}
+
+/* Reports operands not in scope; returns false only when an operand is not a
+ * value at all (its type cannot be read). */
+static bool check_operands(Verifier *V, const Inst *in) {
+    bool exist = true;
+    for (int i = 0; i < in->nargs; i++) {
+        ValueId v = in->args[i];
+        if (!valid_id(V, v))
+            exist = fail(V, in, "operand %d is %%%d, which is not a value of the function", i + 1, v);
+        else if (V->state[v] == UNSEEN)
+            fail(V, in, "operand %%%d is not defined before this use", v);
+        else if (V->state[v] == DEAD)
+            fail(V, in, "operand %%%d is defined in a region that does not enclose this use", v);
+    }
+    return exist;
+}
+
+/* ---- counts ---- */
+
+static int region_count(int op) {
+    return !ir_region_labels[op][0] ? 0 : !ir_region_labels[op][1] ? 1 : 2;
+}
+
+/* -1: as many as the op carries (checked by its rule). */
+static int want_results(int op) {
+    switch (op) {
+    case IR_FOR: case IR_IF: case IR_WHILE:
+        return -1;
+    case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER:
+    case IR_CONDITION: case IR_YIELD: case IR_RETURN:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* Operand bounds; the variadic ops (ir_ops[].nargs = -1) have their own. */
+static void nargs_range(int op, int *lo, int *hi) {
+    *lo = *hi = ir_ops[op].nargs;
+    switch (op) {
+    case IR_LOAD: *lo = 1; *hi = 3; break;
+    case IR_STORE: case IR_ATOMIC_RMW: *lo = 2; *hi = 3; break;
+    case IR_IF: *lo = *hi = 1; break;
+    case IR_FOR: *lo = 3; *hi = INT_MAX; break;
+    case IR_CONDITION: *lo = 1; *hi = INT_MAX; break;
+    case IR_WHILE: case IR_YIELD: case IR_PRINT: *lo = 0; *hi = INT_MAX; break;
+    default: break;
+    }
+}
+
+static bool check_counts(Verifier *V, const Inst *in) {
+    int lo, hi, want = want_results(in->op), nreg = region_count(in->op);
+    bool ok = true;
+    nargs_range(in->op, &lo, &hi);
+    if (in->nargs < lo || in->nargs > hi) {
+        if (lo == hi)
+            ok = fail(V, in, "takes %d operands, has %d", lo, in->nargs);
+        else if (hi == INT_MAX)
+            ok = fail(V, in, "takes at least %d operands, has %d", lo, in->nargs);
+        else
+            ok = fail(V, in, "takes %d to %d operands, has %d", lo, hi, in->nargs);
+    }
+    if (want >= 0 && in->nresults != want)
+        ok = fail(V, in, "has %d result%s, want %d", in->nresults, in->nresults == 1 ? "" : "s", want);
+    if (in->nregions != nreg)
+        ok = fail(V, in, "has %d regions, want %d", in->nregions, nreg);
+    for (int r = 0; r < nreg && r < in->nregions; r++)
+        if (!in->regions[r])
+            ok = fail(V, in, "region %d is missing", r + 1);
+    return ok;
+}
+
+/* ---- typing rules ---- */
+
+static bool want_type(Verifier *V, const Inst *in, const char *what, Type got, Type want) {
+    if (ir_type_eq(got, want))
+        return true;
+    return fail(V, in, "%s has type %s, want %s", what, ty(V, got), ty(V, want));
+}
+
+static bool same_shape(Type a, Type b) {
+    return ir_type_eq(ir_with_dtype(a, DT_I32), ir_with_dtype(b, DT_I32));
+}
+
+/* Pairwise, got[i] must have the type of want[i] (ids are checked elsewhere). */
+static void same_types(Verifier *V, const Inst *in, const char *what, const ValueId *got, const ValueId *want,
+                       int n) {
+    for (int i = 0; i < n; i++)
+        if (valid_id(V, got[i]) && valid_id(V, want[i]) &&
+            !ir_type_eq(type_of(V, got[i]), type_of(V, want[i])))
+            fail(V, in, "%s %d (%%%d) has type %s, want %s", what, i + 1, got[i], ty(V, type_of(V, got[i])),
+                 ty(V, type_of(V, want[i])));
+}
+
+/* Which element classes an elementwise op takes. */
+static int elem_classes(int op) {
+    switch (op) {
+    case IR_AND: case IR_OR: case IR_XOR: case IR_NOT:
+        return C_BOOL | C_INT;
+    case IR_SHL: case IR_SHR:
+        return C_INT;
+    case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM:
+    case IR_MIN: case IR_MAX: case IR_NEG: case IR_ABS:
+        return C_INT | C_FLOAT;
+    default: /* exp .. ceil, fma */
+        return C_FLOAT;
+    }
+}
+
+/* Elementwise: every operand has the result's type, of a class the op takes. */
+static void check_elementwise(Verifier *V, const Inst *in) {
+    Type t = res(V, in, 0);
+    for (int i = 0; i < in->nargs; i++)
+        if (!ir_type_eq(arg(V, in, i), t)) {
+            fail(V, in, "operand %d has type %s, want the result type %s", i + 1, ty(V, arg(V, in, i)), ty(V, t));
+            return;
+        }
+    if (!(elem_classes(in->op) & dtype_class(t.dtype)))
+        fail(V, in, "does not apply to %s", dt_name(t.dtype));
+}
+
+/* Integer constants hold the value in the dtype's range: sign-extended for
+ * signed types, zero-extended for unsigned ones, u64 as its bit pattern. */
+static bool int_fits(int dt, int64_t v) {
+    int bits = dt_bits(dt);
+    if (dt == DT_I1)
+        return v == 0 || v == 1;
+    if (bits == 64)
+        return true;
+    if (dt_is_signed(dt))
+        return v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1));
+    return v >= 0 && v < (INT64_C(1) << bits);
+}
+
+static void check_const(Verifier *V, const Inst *in) {
+    Type t = res(V, in, 0);
+    if (t.dtype == DT_PTR)
+        fail(V, in, "a constant cannot be a pointer");
+    else if (dt_is_int(t.dtype) && !int_fits(t.dtype, in->attr.i))
+        fail(V, in, "value %lld does not fit %s", (long long)in->attr.i, dt_name(t.dtype));
+}
+
+static void check_program_id(Verifier *V, const Inst *in) {
+    if (in->attr.axis < 0 || in->attr.axis > 2)
+        fail(V, in, "axis %d is not 0, 1 or 2", in->attr.axis);
+    want_type(V, in, "the result", res(V, in, 0), ir_scalar(DT_I32));
+}
+
+static void check_arange(Verifier *V, const Inst *in) {
+    int64_t s = in->attr.start, e = in->attr.end;
+    Type r = res(V, in, 0);
+    if (s < INT32_MIN || e > INT32_MAX || s >= e)
+        fail(V, in, "range [%lld, %lld) is empty or not within i32", (long long)s, (long long)e);
+    else
+        want_type(V, in, "the result", r, ir_block(ir_scalar(DT_I32), 1, (int32_t[]){(int32_t)(e - s)}));
+}
+
+static void check_splat(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0);
+    if (a.rank || !r.rank)
+        fail(V, in, "splat makes a block of a scalar, not %s of %s", ty(V, r), ty(V, a));
+    else
+        want_type(V, in, "the operand", a, ir_elem(r));
+}
+
+static void check_broadcast(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0);
+    if (!a.rank || a.rank != r.rank) {
+        fail(V, in, "broadcast keeps the rank of a block: %s to %s", ty(V, a), ty(V, r));
+        return;
+    }
+    want_type(V, in, "the result's element", ir_elem(r), ir_elem(a));
+    for (int d = 0; d < a.rank; d++)
+        if (a.shape[d] != r.shape[d] && a.shape[d] != 1)
+            fail(V, in, "dimension %d of size %d cannot broadcast to %d", d, a.shape[d], r.shape[d]);
+}
+
+static void check_expand_dims(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), want = a;
+    int axis = in->attr.axis;
+    if (axis < 0 || axis > a.rank || a.rank == IR_MAX_RANK) {
+        fail(V, in, "axis %d is out of range for %s", axis, ty(V, a));
+        return;
+    }
+    for (int d = a.rank; d > axis; d--)
+        want.shape[d] = a.shape[d - 1];
+    want.shape[axis] = 1;
+    want.rank++;
+    want_type(V, in, "the result", res(V, in, 0), want);
+}
+
+static void check_reshape(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0);
+    if (!a.rank || !r.rank || ir_numel(a) != ir_numel(r))
+        fail(V, in, "cannot reshape %s to %s", ty(V, a), ty(V, r));
+    else
+        want_type(V, in, "the result's element", ir_elem(r), ir_elem(a));
+}
+
+static void check_trans(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), want = a;
+    const int *perm = in->attr.perm;
+    bool used[IR_MAX_RANK] = {false};
+    for (int i = 0; i < IR_MAX_RANK; i++) {
+        bool ok = i < a.rank ? perm[i] >= 0 && perm[i] < a.rank && !used[perm[i]] : perm[i] == 0;
+        if (!ok) {
+            fail(V, in, "perm is not a permutation of the %d dimensions", a.rank);
+            return;
+        }
+        if (i < a.rank) {
+            used[perm[i]] = true;
+            want.shape[i] = a.shape[perm[i]];
+        }
+    }
+    want_type(V, in, "the result", res(V, in, 0), want);
+}
+
+static void check_cmp(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0);
+    if (in->attr.pred < CMP_LT || in->attr.pred > CMP_NE)
+        fail(V, in, "unknown predicate %d", in->attr.pred);
+    if (dtype_class(a.dtype) == C_BOOL && in->attr.pred != CMP_EQ && in->attr.pred != CMP_NE)
+        fail(V, in, "i1 compares only for eq / ne");
+    if (want_type(V, in, "operand 2", arg(V, in, 1), a))
+        want_type(V, in, "the result", res(V, in, 0), ir_with_dtype(a, DT_I1));
+}
+
+static void check_select(Verifier *V, const Inst *in) {
+    Type r = res(V, in, 0);
+    want_type(V, in, "the condition", arg(V, in, 0), ir_with_dtype(r, DT_I1));
+    want_type(V, in, "operand 2", arg(V, in, 1), r);
+    want_type(V, in, "operand 3", arg(V, in, 2), r);
+}
+
+static void check_addptr(Verifier *V, const Inst *in) {
+    Type p = arg(V, in, 0), off = arg(V, in, 1);
+    if (p.dtype != DT_PTR)
+        fail(V, in, "operand 1 has type %s, want a pointer", ty(V, p));
+    else if (dtype_class(off.dtype) != C_INT || !same_shape(p, off))
+        fail(V, in, "the offset has type %s, want integers shaped like %s", ty(V, off), ty(V, p));
+    else
+        want_type(V, in, "the result", res(V, in, 0), p);
+}
+
+static void check_cast(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0);
+    bool numeric = dtype_class(a.dtype) && dtype_class(r.dtype);
+    bool ptr_int = (a.dtype == DT_PTR && r.dtype == DT_I64) || (a.dtype == DT_I64 && r.dtype == DT_PTR);
+    if (!same_shape(a, r))
+        fail(V, in, "a cast keeps the shape: %s to %s", ty(V, a), ty(V, r));
+    else if (!numeric && !ptr_int)
+        fail(V, in, "cannot cast %s to %s (pointers convert to and from i64 only)", ty(V, a), ty(V, r));
+}
+
+static void check_bitcast(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0);
+    if (!same_shape(a, r) || dt_bits(a.dtype) != dt_bits(r.dtype))
+        fail(V, in, "a bitcast keeps the shape and the bit width: %s to %s", ty(V, a), ty(V, r));
+}
+
+/* multiple_of / max_contiguous: identity on integers or pointers, one value
+ * >= 1 per dimension (one for a scalar), zeros beyond. */
+static void check_hint(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0);
+    int n = a.rank ? a.rank : 1;
+    if (dtype_class(a.dtype) != C_INT && a.dtype != DT_PTR)
+        fail(V, in, "applies to integers and pointers, not %s", ty(V, a));
+    for (int i = 0; i < IR_MAX_RANK; i++)
+        if (i < n ? in->attr.vals[i] < 1 : in->attr.vals[i] != 0) {
+            fail(V, in, "vals needs %d value%s >= 1", n, n > 1 ? "s" : "");
+            break;
+        }
+    want_type(V, in, "the result", res(V, in, 0), a);
+}
+
+/* The first operand of a memory op is a pointer (block); *val is the type of
+ * what it points to, shaped like it. */
+static bool pointer_operand(Verifier *V, const Inst *in, Type *val) {
+    Type p = arg(V, in, 0);
+    if (p.dtype != DT_PTR)
+        return fail(V, in, "operand 1 has type %s, want a pointer", ty(V, p));
+    *val = ir_with_dtype(p, p.pointee);
+    return true;
+}
+
+static void check_mask(Verifier *V, const Inst *in, int i) {
+    want_type(V, in, "the mask", arg(V, in, i), ir_with_dtype(arg(V, in, 0), DT_I1));
+}
+
+static void check_load(Verifier *V, const Inst *in) {
+    Type val;
+    if (!pointer_operand(V, in, &val))
+        return;
+    want_type(V, in, "the result", res(V, in, 0), val);
+    if (in->nargs >= 2)
+        check_mask(V, in, 1);
+    if (in->nargs >= 3)
+        want_type(V, in, "other", arg(V, in, 2), val);
+    if (in->attr.has_mask != (in->nargs >= 2) || in->attr.has_other != (in->nargs >= 3))
+        fail(V, in, "has_mask / has_other disagree with the %d operands", in->nargs);
+}
+
+/* store and atomic_rmw: ptr, value [, mask]. */
+static bool check_store(Verifier *V, const Inst *in, Type *val) {
+    if (!pointer_operand(V, in, val))
+        return false;
+    want_type(V, in, "the value", arg(V, in, 1), *val);
+    if (in->nargs == 3)
+        check_mask(V, in, 2);
+    if (in->attr.has_mask != (in->nargs == 3))
+        return fail(V, in, "has_mask disagrees with the %d operands", in->nargs);
+    return true;
+}
+
+static void check_atomic_rmw(Verifier *V, const Inst *in) {
+    Type val;
+    int rmw = in->attr.rmw;
+    if (!check_store(V, in, &val))
+        return;
+    want_type(V, in, "the result", res(V, in, 0), val);
+    int takes = rmw == RMW_XCHG ? C_BOOL | C_INT | C_FLOAT
+              : rmw == RMW_AND || rmw == RMW_OR || rmw == RMW_XOR ? C_INT
+              : C_INT | C_FLOAT;
+    if (rmw < RMW_ADD || rmw > RMW_XOR)
+        fail(V, in, "unknown kind %d", rmw);
+    else if (!(takes & dtype_class(val.dtype)))
+        fail(V, in, "this kind does not apply to %s", dt_name(val.dtype));
+}
+
+static void check_atomic_cas(Verifier *V, const Inst *in) {
+    Type val;
+    if (!pointer_operand(V, in, &val))
+        return;
+    want_type(V, in, "the compare value", arg(V, in, 1), val);
+    want_type(V, in, "the new value", arg(V, in, 2), val);
+    want_type(V, in, "the result", res(V, in, 0), val);
+}
+
+/* The input / accumulator pairs the tensor cores (and Triton) support. */
+static bool dot_accumulates(int in, int acc) {
+    switch (in) {
+    case DT_I8: return acc == DT_I32;
+    case DT_F16: return acc == DT_F32 || acc == DT_F16;
+    case DT_BF16: case DT_F32: return acc == DT_F32;
+    case DT_F64: return acc == DT_F64;
+    default: return false;
+    }
+}
+
+static void check_dot(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), b = arg(V, in, 1), c = arg(V, in, 2);
+    if (a.rank != 2 || b.rank != 2 || c.rank != 2) {
+        fail(V, in, "operands must be 2-D blocks: %s, %s, %s", ty(V, a), ty(V, b), ty(V, c));
+        return;
+    }
+    if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+        fail(V, in, "shapes do not chain: a %s, b %s, acc %s", ty(V, a), ty(V, b), ty(V, c));
+    if (a.dtype != b.dtype)
+        fail(V, in, "a and b differ in element type: %s, %s", dt_name(a.dtype), dt_name(b.dtype));
+    else if (!dot_accumulates(a.dtype, c.dtype))
+        fail(V, in, "%s inputs cannot accumulate in %s", dt_name(a.dtype), dt_name(c.dtype));
+    if (in->attr.precision < PREC_IEEE || in->attr.precision > PREC_TF32X3)
+        fail(V, in, "unknown precision %d", in->attr.precision);
+    want_type(V, in, "the result", res(V, in, 0), c);
+}
+
+static void check_reduce(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0);
+    int axis = in->attr.axis, kind = in->attr.reduce;
+    if (!a.rank || axis < 0 || axis >= a.rank) {
+        fail(V, in, "axis %d is out of range for %s", axis, ty(V, a));
+        return;
+    }
+    if (kind < RED_SUM || kind > RED_ARGMIN) {
+        fail(V, in, "unknown kind %d", kind);
+        return;
+    }
+    if (!(dtype_class(a.dtype) & (C_INT | C_FLOAT)))
+        fail(V, in, "does not apply to %s", dt_name(a.dtype));
+    Type want = ir_scalar(kind == RED_ARGMAX || kind == RED_ARGMIN ? DT_I32 : (DType)a.dtype);
+    for (int d = 0; d < a.rank; d++)
+        if (d != axis || in->attr.keep_dims)
+            want.shape[want.rank++] = d == axis ? 1 : a.shape[d];
+    want_type(V, in, "the result", res(V, in, 0), want);
+}
+
+/* The terminator of blk (if it is `term`; verify_block reports otherwise)
+ * passes its operands from `first` on, which must match want[0..n). */
+static void check_passes(Verifier *V, const Inst *in, const Block *blk, int term, int first, const ValueId *want,
+                         int n) {
+    const Inst *t = blk->ninsts > 0 ? blk->insts[blk->ninsts - 1] : NULL;
+    if (!t || t->op != (OpCode)term || t->nargs < first)
+        return;
+    if (t->nargs - first != n)
+        fail(V, in, "%s passes %d values, want %d", op_name(term), t->nargs - first, n);
+    else if (n) /* args may be NULL when there are none */
+        same_types(V, in, op_name(term), t->args + first, want, n);
+}
+
+/* The arguments of region r must have the types of want[0..n). */
+static void check_block_args(Verifier *V, const Inst *in, int r, const ValueId *want, int n) {
+    const Block *blk = in->regions[r];
+    if (blk->nargs != n)
+        fail(V, in, "region %s has %d arguments, want %d", ir_region_labels[in->op][r], blk->nargs, n);
+    else if (n) /* args may be NULL when there are none */
+        same_types(V, in, "region argument", blk->args, want, n);
+}
+
+/* for %lb, %ub, %step iter(inits): integer bounds of one type; the body takes
+ * the induction variable and the carried values, and yields the carried
+ * values, which are the results. */
+static void check_for(Verifier *V, const Inst *in) {
+    Type lb = arg(V, in, 0);
+    const Block *body = in->regions[0];
+    int n = in->nargs - 3;
+    if (lb.rank || dtype_class(lb.dtype) != C_INT)
+        fail(V, in, "the bounds must be integer scalars, not %s", ty(V, lb));
+    want_type(V, in, "the upper bound", arg(V, in, 1), lb);
+    want_type(V, in, "the step", arg(V, in, 2), lb);
+    if (in->nresults != n) {
+        fail(V, in, "carries %d values but has %d results", n, in->nresults);
+        return;
+    }
+    same_types(V, in, "initial value", in->args + 3, in->results, n);
+    if (body->nargs != n + 1) {
+        fail(V, in, "body has %d arguments, want %d (the induction variable and %d carried)", body->nargs, n + 1,
+             n);
+    } else {
+        same_types(V, in, "induction variable", body->args, in->args, 1);
+        same_types(V, in, "body argument", body->args + 1, in->results, n);
+    }
+    check_passes(V, in, body, IR_YIELD, 0, in->results, n);
+}
+
+/* if %cond: both branches take no arguments and yield the results. */
+static void check_if(Verifier *V, const Inst *in) {
+    want_type(V, in, "the condition", arg(V, in, 0), ir_scalar(DT_I1));
+    for (int r = 0; r < 2; r++) {
+        check_block_args(V, in, r, NULL, 0);
+        check_passes(V, in, in->regions[r], IR_YIELD, 0, in->results, in->nresults);
+    }
+}
+
+/* while inits: `before` takes the carried values and ends in condition
+ * %c, forwarded...; the forwarded values are the results and `do`'s
+ * arguments; `do` yields the next carried values. */
+static void check_while(Verifier *V, const Inst *in) {
+    const Block *before = in->regions[0], *after = in->regions[1];
+    check_block_args(V, in, 0, in->args, in->nargs);
+    check_block_args(V, in, 1, in->results, in->nresults);
+    check_passes(V, in, before, IR_CONDITION, 1, in->results, in->nresults);
+    check_passes(V, in, after, IR_YIELD, 0, in->args, in->nargs);
+    const Inst *t = before->ninsts > 0 ? before->insts[before->ninsts - 1] : NULL;
+    if (t && t->op == IR_CONDITION && t->nargs >= 1 && valid_id(V, t->args[0]))
+        want_type(V, in, "the condition", type_of(V, t->args[0]), ir_scalar(DT_I1));
+}
+
+/* The op's own typing rule; counts, ids and types are sound here. */
+static void check_op(Verifier *V, const Inst *in) {
+    if (ir_ops[in->op].flags & OPF_ELEM) {
+        check_elementwise(V, in);
+        return;
+    }
+    switch (in->op) {
+    case IR_CONST: check_const(V, in); break;
+    case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: check_program_id(V, in); break;
+    case IR_ARANGE: check_arange(V, in); break;
+    case IR_SPLAT: check_splat(V, in); break;
+    case IR_BROADCAST: check_broadcast(V, in); break;
+    case IR_EXPAND_DIMS: check_expand_dims(V, in); break;
+    case IR_RESHAPE: check_reshape(V, in); break;
+    case IR_TRANS: check_trans(V, in); break;
+    case IR_CMP: check_cmp(V, in); break;
+    case IR_SELECT: check_select(V, in); break;
+    case IR_ADDPTR: check_addptr(V, in); break;
+    case IR_CAST: check_cast(V, in); break;
+    case IR_BITCAST: check_bitcast(V, in); break;
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: check_hint(V, in); break;
+    case IR_CONVERT_LAYOUT: want_type(V, in, "the result", res(V, in, 0), arg(V, in, 0)); break;
+    case IR_LOAD: check_load(V, in); break;
+    case IR_STORE: { Type val; check_store(V, in, &val); break; }
+    case IR_ATOMIC_RMW: check_atomic_rmw(V, in); break;
+    case IR_ATOMIC_CAS: check_atomic_cas(V, in); break;
+    case IR_DOT: check_dot(V, in); break;
+    case IR_REDUCE: check_reduce(V, in); break;
+    case IR_ASSERT: want_type(V, in, "the condition", ir_elem(arg(V, in, 0)), ir_scalar(DT_I1)); break;
+    case IR_FOR: check_for(V, in); break;
+    case IR_IF: check_if(V, in); break;
+    case IR_WHILE: check_while(V, in); break;
+    default: break; /* print, barrier, terminators: nothing beyond counts and placement */
+    }
+}
+
+/* ---- the walk ---- */
+
+static void verify_block(Verifier *V, const Block *blk, const Inst *parent, int region, int depth);
+
+static void verify_inst(Verifier *V, const Inst *in, int depth) {
+    if ((int)in->op < 0 || in->op >= IR__NUM) {
+        fail(V, in, "unknown opcode %d", (int)in->op);
+        return;
+    }
+    bool counts = check_counts(V, in);
+    bool exist = check_operands(V, in);
+    if (counts && exist && values_sound(V, in->args, in->nargs) && values_sound(V, in->results, in->nresults))
+        check_op(V, in);
+    for (int r = 0; r < in->nregions && r < 2; r++) {
+        if (!in->regions[r])
+            continue;
+        if (depth >= MAX_DEPTH)
+            fail(V, in, "regions nested more than %d deep (a cycle?)", MAX_DEPTH);
+        else
+            verify_block(V, in->regions[r], in, r, depth + 1);
+    }
+    for (int i = 0; i < in->nresults; i++)
+        define(V, in, in->results[i], in, NULL);
+}
+
+static bool is_terminator(int op) { return op == IR_YIELD || op == IR_CONDITION || op == IR_RETURN; }
+
+/* Where each terminator may stand, for messages. */
+static const char *terminator_home(int term) {
+    return term == IR_RETURN      ? "the function body"
+           : term == IR_CONDITION ? "a while's before region"
+                                  : "a for body, an if branch or a while's do region";
+}
+
+/* A block: its arguments come into scope, its ops are checked in order, it
+ * ends with the terminator its owner wants, and its values leave scope. */
+static void verify_block(Verifier *V, const Block *blk, const Inst *parent, int region, int depth) {
+    int term = !parent ? IR_RETURN : parent->op == IR_WHILE && region == 0 ? IR_CONDITION : IR_YIELD;
+    const char *label = parent && (int)parent->op >= 0 && parent->op < IR__NUM ? ir_region_labels[parent->op][region] : NULL;
+    if (blk->parent != parent)
+        fail(V, parent, "region %s does not point back to its op", label ? label : "(body)");
+    for (int i = 0; i < blk->nargs; i++)
+        define(V, parent, blk->args[i], NULL, blk);
+    for (int i = 0; i < blk->ninsts; i++) {
+        const Inst *in = blk->insts[i];
+        if (is_terminator(in->op) && (in->op != (OpCode)term || i != blk->ninsts - 1))
+            fail(V, in, "may only end %s", terminator_home(in->op));
+        verify_inst(V, in, depth);
+    }
+    const Inst *last = blk->ninsts > 0 ? blk->insts[blk->ninsts - 1] : NULL;
+    if (!last || last->op != (OpCode)term) {
+        if (parent)
+            fail(V, parent, "region %s does not end with %s", label ? label : "?", op_name(term));
+        else
+            fail(V, NULL, "the function body does not end with return");
+    }
+    for (int i = 0; i < blk->nargs; i++)
+        leave(V, blk->args[i]);
+    for (int i = 0; i < blk->ninsts; i++)
+        for (int j = 0; j < blk->insts[i]->nresults; j++)
+            leave(V, blk->insts[i]->results[j]);
+}
+
+/* Parameters are values 1..nparams, scalars or pointers, in the body's scope. */
+static void verify_params(Verifier *V) {
+    const Function *f = V->f;
+    if (f->nparams >= f->nvalues) {
+        fail(V, NULL, "%d parameters but only %d values", f->nparams, f->nvalues - 1);
+        return;
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        const Param *p = &f->params[i];
+        Type t = type_of(V, i + 1);
+        define(V, NULL, i + 1, NULL, f->body);
+        if (t.rank)
+            fail(V, NULL, "parameter %d (%%%d) is a block %s; parameters are scalars or pointers", i + 1, i + 1,
+                 ty(V, t));
+        else if (!ir_type_eq(t, p->type))
+            fail(V, NULL, "parameter %d (%%%d) has type %s but its Param says %s", i + 1, i + 1, ty(V, t),
+                 ty(V, p->type));
+        if (p->divisibility < 1)
+            fail(V, NULL, "parameter %d has divisibility %d", i + 1, p->divisibility);
+        if (p->equal_to_1 && dtype_class(t.dtype) != C_INT)
+            fail(V, NULL, "parameter %d is equal_to_1 but not an integer", i + 1);
+    }
+}
+
+bool ir_verify(Diag *d, const Function *f) {
+    Verifier V = {.d = d, .f = f};
+    if (!f->body || !f->values || f->nvalues < 1) {
+        fail(&V, NULL, "the function has no body or no value table");
+        return false;
+    }
+    if (!(V.state = calloc((size_t)f->nvalues, 1))) {
+        diag_internal(d, "verifier: out of memory");
+        return false;
+    }
+    if (f->num_warps < 1 || f->num_warps > 32 || (f->num_warps & (f->num_warps - 1)))
+        fail(&V, NULL, "num_warps %d is not a power of two from 1 to 32", f->num_warps);
+    if (f->num_stages < 0)
+        fail(&V, NULL, "num_stages %d is negative", f->num_stages);
+    if (f->body->nargs)
+        fail(&V, NULL, "the function body has block arguments (parameters are values 1..n)");
+    verify_params(&V);
+    verify_block(&V, f->body, NULL, 0, 0);
+    free(V.state);
+    return V.nerrors == 0;
+}

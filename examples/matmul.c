@@ -1,0 +1,199 @@
+/* matmul: every matmul kernel of the seeds, checked against a float64 C
+ * reference: naive, grouped (swizzle2d), autotuned (one config), the tutorial's
+ * **meta kernel with and without leaky_relu, the puzzle (2D and grouped) at the
+ * seed's shapes, and seed 003's forward with relu plus its backward pass (two
+ * matmuls on transposed operands).
+ *
+ * Kernels that load without masks (naive, grouped, autotuned, tutorial, and
+ * seed 003 along M/N) read whole tiles: the host pads A's rows and B's columns
+ * to tile multiples with zeros, as their seeds' constraints require. */
+#include "common.h"
+
+typedef enum { GRID_2D, GRID_1D } GridKind;
+typedef enum { ACT_NONE, ACT_LEAKY_RELU, ACT_RELU_FP16 } Act;
+
+typedef struct Case {
+    const char *name;
+    const char *file, *options;
+    TlDType in, out;
+    int M, N, K;
+    int BM, BN;        /* tile sizes, for the grid and the padding */
+    GridKind grid;
+    int pad;           /* the kernel reads whole tiles without masks */
+    int no_strides;    /* seed 003's kernel: (x, y, out, x_rows, x_cols, y_rows, y_cols) */
+    Act act;
+    double atol, rtol;
+} Case;
+
+static float *random_matrix(size_t n) {
+    float *m = malloc(n * sizeof *m);
+    for (size_t i = 0; i < n; i++)
+        m[i] = (float)ex_uniform();
+    return m;
+}
+
+/* Round to the storage dtype and upload; rows x cols in a (prow x pcol) zero-padded buffer. */
+static TlBuffer *upload(TlContext *ctx, TlDType dt, const float *m, int rows, int cols, int prow, int pcol,
+                        size_t extra) {
+    size_t n = (size_t)prow * (size_t)pcol + extra;
+    size_t es = tl_dtype_size(dt);
+    unsigned char *host = calloc(n, es);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            size_t i = (size_t)r * (size_t)pcol + (size_t)c;
+            float v = m[(size_t)r * (size_t)cols + (size_t)c];
+            if (dt == TL_F16) {
+                uint16_t h = ex_f2h(v);
+                memcpy(host + i * 2, &h, 2);
+            } else {
+                memcpy(host + i * 4, &v, 4);
+            }
+        }
+    TlBuffer *b = ex_buffer(ctx, dt, n, host);
+    free(host);
+    return b;
+}
+
+static double stored(TlDType dt, float v) { return dt == TL_F16 ? ex_h2f(ex_f2h(v)) : v; }
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+static void run_case(TlContext *ctx, const Case *c, const float *a, const float *b) {
+    int M = c->M, N = c->N, K = c->K;
+    int Mp = c->pad ? round_up(M, c->BM) : M, Np = c->pad ? round_up(N, c->BN) : N;
+    TlKernel *k = ex_kernel(ctx, c->file, c->options);
+    /* seed 003's kernel has B's row stride fixed to N: pad by overhang, not by stride. */
+    TlBuffer *ba = upload(ctx, c->in, a, M, K, Mp, K, 0);
+    TlBuffer *bb = c->no_strides ? upload(ctx, c->in, b, K, N, K, N, (size_t)(Np - N))
+                                 : upload(ctx, c->in, b, K, N, K, Np, 0);
+    int ldb = c->no_strides ? N : Np;
+    TlBuffer *bc = ex_buffer(ctx, c->out, (size_t)M * (size_t)N, NULL);
+    TlArg args[12];
+    int nargs = 0;
+    args[nargs++] = tl_arg_buffer(ba);
+    args[nargs++] = tl_arg_buffer(bb);
+    args[nargs++] = tl_arg_buffer(bc);
+    if (c->no_strides) {
+        int v[] = {M, K, K, N};
+        for (int i = 0; i < 4; i++)
+            args[nargs++] = tl_arg_i32(v[i]);
+    } else {
+        int v[] = {M, N, K, K, 1, ldb, 1, N, 1};
+        for (int i = 0; i < 9; i++)
+            args[nargs++] = tl_arg_i32(v[i]);
+    }
+    unsigned gm = ex_cdiv((size_t)M, (size_t)c->BM), gn = ex_cdiv((size_t)N, (size_t)c->BN);
+    unsigned grid[3] = {c->grid == GRID_2D ? gm : gm * gn, c->grid == GRID_2D ? gn : 1, 1};
+    TlStatus s = tl_launch(k, grid, args, nargs);
+    if (s != TL_SUCCESS) {
+        ex_result(c->name, 0, "%s\n%s", tl_status_name(s), tl_last_error(ctx));
+        goto done;
+    }
+    size_t n = (size_t)M * (size_t)N;
+    double *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+    void *raw = malloc(n * tl_dtype_size(c->out));
+    tl_buffer_read(bc, 0, raw, n * tl_dtype_size(c->out));
+    for (size_t i = 0; i < n; i++)
+        got[i] = c->out == TL_F16 ? ex_h2f(((uint16_t *)raw)[i]) : ((float *)raw)[i];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int kk = 0; kk < K; kk++)
+                acc += stored(c->in, a[(size_t)i * K + kk]) * stored(c->in, b[(size_t)kk * N + j]);
+            if (c->act == ACT_LEAKY_RELU && acc < 0)
+                acc *= 0.01;
+            if (c->act == ACT_RELU_FP16 && acc < 0)
+                acc = 0;
+            want[(size_t)i * N + j] = acc;
+        }
+    size_t where;
+    double worst = ex_compare(got, want, n, c->atol, c->rtol, &where);
+    ex_result(c->name, worst <= 1, "C[%zu][%zu] = %.6g, want %.6g (error %.2fx the tolerance)", where / (size_t)N,
+              where % (size_t)N, got[where], want[where], worst);
+    free(got);
+    free(want);
+    free(raw);
+done:
+    tl_buffer_destroy(ba);
+    tl_buffer_destroy(bb);
+    tl_buffer_destroy(bc);
+    tl_kernel_destroy(k);
+}
+
+static void transpose(const float *m, int rows, int cols, float *t) {
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            t[(size_t)c * rows + r] = m[(size_t)r * cols + c];
+}
+
+#define FP16_TOL 1e-2, 1e-2
+#define FP32_TOL 1e-4, 1e-4
+
+int main(void) {
+    TlContext *ctx = ex_context();
+    printf("device: %s\n", tl_context_device_name(ctx));
+
+    static const char *const seed003 =
+        "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8";
+    char fwd_relu[256], fwd_none[256];
+    /* Options split like a shell: the double quotes keep the string literal's own quotes. */
+    snprintf(fwd_relu, sizeof fwd_relu, "%s -D \"ACTIVATION='relu'\"", seed003);
+    snprintf(fwd_none, sizeof fwd_none, "%s -D \"ACTIVATION='none'\"", seed003);
+
+    const Case cases[] = {
+        {"naive fp16 512x512x512 bs=16", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=16 -D bn=16 -D bk=16",
+         TL_F16, TL_F16, 512, 512, 512, 16, 16, GRID_2D, 1, 0, ACT_NONE, FP16_TOL},
+        {"naive fp32 100x70x64 bs=32", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=32 -D bn=32 -D bk=32",
+         TL_F32, TL_F16, 100, 70, 64, 32, 32, GRID_2D, 1, 0, ACT_NONE, FP16_TOL},
+        {"grouped fp16 512x512x512 bs=16 group=32", "matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=16 -D bn=16 -D bk=16 -D group_sz=32",
+         TL_F16, TL_F16, 512, 512, 512, 16, 16, GRID_2D, 1, 0, ACT_NONE, FP16_TOL},
+        {"grouped fp32 37x42x48 bs=16 group=4", "matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=16 -D bn=16 -D bk=16 -D group_sz=4",
+         TL_F32, TL_F16, 37, 42, 48, 16, 16, GRID_2D, 1, 0, ACT_NONE, FP16_TOL},
+        {"autotuned config 2 fp32 200x130x96", "matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2",
+         TL_F32, TL_F16, 200, 130, 96, 128, 128, GRID_2D, 1, 0, ACT_NONE, FP16_TOL},
+        {"tutorial fp16 512x512x512", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 4 -D ACTIVATION=None",
+         TL_F16, TL_F16, 512, 512, 512, 128, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
+        {"tutorial fp16 300x200x128 leaky_relu", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 4 -D ACTIVATION=leaky_relu",
+         TL_F16, TL_F16, 300, 200, 128, 128, 128, GRID_1D, 1, 0, ACT_LEAKY_RELU, FP16_TOL},
+        {"puzzle fp32 512x512x512", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
+         TL_F32, TL_F32, 512, 512, 512, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle fp32 37x42x73", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
+         TL_F32, TL_F32, 37, 42, 73, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle fp32 128x256x64", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
+         TL_F32, TL_F32, 128, 256, 64, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle grouped fp32 512x512x512", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2",
+         TL_F32, TL_F32, 512, 512, 512, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle grouped fp32 37x42x73", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2",
+         TL_F32, TL_F32, 37, 42, 73, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle grouped fp32 128x256x64", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2",
+         TL_F32, TL_F32, 128, 256, 64, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
+        {"fwd fp16 256x384x200 relu (seed 003)", "matmul_fwd.tl", fwd_relu,
+         TL_F16, TL_F16, 256, 384, 200, 128, 128, GRID_1D, 1, 1, ACT_RELU_FP16, FP16_TOL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const Case *c = &cases[i];
+        float *a = random_matrix((size_t)c->M * c->K), *b = random_matrix((size_t)c->K * c->N);
+        run_case(ctx, c, a, b);
+        free(a);
+        free(b);
+    }
+
+    /* Seed 003's backward pass for z = x @ y: dx = dz @ y^T and dy = x^T @ dz,
+     * each a forward matmul on transposed operands (materialised, since the
+     * kernel takes no strides). */
+    int M = 256, K = 128, N = 256;
+    float *x = random_matrix((size_t)M * K), *y = random_matrix((size_t)K * N), *dz = random_matrix((size_t)M * N);
+    float *yt = malloc(sizeof(float) * (size_t)K * N), *xt = malloc(sizeof(float) * (size_t)M * K);
+    transpose(y, K, N, yt);
+    transpose(x, M, K, xt);
+    Case dx = {"bwd dx = dz @ y^T fp16 256x128 (K=256)", "matmul_fwd.tl", fwd_none,
+               TL_F16, TL_F16, M, K, N, 128, 128, GRID_1D, 1, 1, ACT_NONE, FP16_TOL};
+    Case dy = {"bwd dy = x^T @ dz fp16 128x256 (K=256)", "matmul_fwd.tl", fwd_none,
+               TL_F16, TL_F16, K, N, M, 128, 128, GRID_1D, 1, 1, ACT_NONE, FP16_TOL};
+    run_case(ctx, &dx, dz, yt);
+    run_case(ctx, &dy, xt, dz);
+    free(x), free(y), free(dz), free(yt), free(xt);
+
+    tl_context_destroy(ctx);
+    return ex_failures ? 1 : 0;
+}

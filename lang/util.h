@@ -1,0 +1,43 @@
+/* util.h: arena allocation, growable buffers and small string helpers.
+ * Knows nothing of the compiler; every stage uses it.
+ *
+ * Memory policy: the compiler allocates from an Arena per compilation and frees
+ * it as a whole at the end (no per-node frees); the runtime frees what it owns. */
+#ifndef TL_UTIL_H
+#define TL_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+    ArenaBlock *head;
+} Arena;
+
+/* Zeroed memory from the arena. Returns NULL only if malloc fails. */
+void *arena_alloc(Arena *a, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+
+/* A growable, always NUL-terminated byte buffer (malloc-owned). */
+typedef struct Buf {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_puts(Buf *b, const char *s);
+void buf_putc(Buf *b, char c);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_free(Buf *b);
+
+/* Read a whole file into a malloc'd, NUL-terminated buffer. Returns NULL and
+ * sets errno on failure. *len gets the size (the file may contain NUL bytes). */
+char *read_file(const char *path, size_t *len);
+
+#endif

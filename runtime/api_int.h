@@ -1,0 +1,77 @@
+/* api_int.h: the API's objects, shared by api.c (contexts, buffers, kernels,
+ * the CPU device) and gpu.c (the CUDA device). Not installed. */
+#ifndef TL_API_INT_H
+#define TL_API_INT_H
+
+#include "tl.h"
+
+#include "ast.h"
+#include "compile.h"
+#include "cuda.h"
+
+struct TlContext {
+    TlDeviceKind kind;
+    Buf err;            /* message of the last failed call */
+    TlPrintFn print;
+    void *print_user;
+    /* CUDA device */
+    const CudaApi *cu;
+    CUdevice dev;
+    CUcontext cuctx;
+    char name[128];
+    char arch[16];      /* sm_80 .. sm_90 */
+    int max_shared;     /* opt-in dynamic shared memory per block */
+    unsigned max_grid[3];
+    TlStats stats;
+};
+
+struct TlBuffer {
+    TlContext *ctx;
+    TlDType dtype;
+    size_t count, bytes;
+    void *host;         /* CPU device: the memory itself */
+    CUdeviceptr dptr;   /* CUDA device */
+};
+
+typedef struct Variant {
+    char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
+    Arena arena;
+    Function *fn;
+    CUmodule mod;       /* CUDA device: the loaded cubin */
+    CUfunction func;
+    struct Variant *next;
+} Variant;
+
+struct TlKernel {
+    TlContext *ctx;
+    const char *name;
+    char *text;         /* the source, owned */
+    Source src;
+    Arena arena;        /* AST, options */
+    Node *module;
+    const Node *def;    /* the kernel's FuncDef */
+    CompileOptions opts;
+    int nparams;        /* runtime parameters */
+    Variant *variants;
+    Buf log;
+    Buf ir;
+};
+
+
+/* Set ctx's last error; returns s. */
+TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- the CUDA device (gpu.c) ---- */
+TlStatus gpu_open(TlContext *ctx);
+void gpu_close(TlContext *ctx);
+TlStatus gpu_alloc(TlBuffer *b);
+void gpu_free(TlBuffer *b);
+TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_device);
+/* Compile (or load from the disk cache) the cubin of a variant whose IR is
+ * in v->fn, and load it. */
+TlStatus gpu_build(TlKernel *k, Variant *v);
+TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, bool sync);
+TlStatus gpu_synchronize(TlContext *ctx);
+void gpu_unload(TlContext *ctx, Variant *v);
+
+#endif

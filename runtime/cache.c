@@ -1,0 +1,135 @@
+/* cache.c: the on-disk kernel cache (see cache.h). */
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char MAGIC[8] = {'T', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
+
+uint64_t cache_hash(const void *data, size_t len, uint64_t seed) {
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* mkdir -p */
+static bool make_dirs(char *path) {
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int r = mkdir(path, 0755);
+        *p = '/';
+        if (r && errno != EEXIST)
+            return false;
+    }
+    return mkdir(path, 0755) == 0 || errno == EEXIST;
+}
+
+bool cache_dir(Buf *dir) {
+    const char *d = getenv("TL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (d && *d)
+        buf_puts(dir, d);
+    else if (xdg && *xdg)
+        buf_printf(dir, "%s/tl", xdg);
+    else if (home && *home)
+        buf_printf(dir, "%s/.cache/tl", home);
+    else
+        return false;
+    return dir->data && make_dirs(dir->data);
+}
+
+void cache_entry_path(const char *dir, const char *key, Buf *path) {
+    size_t n = strlen(key);
+    buf_printf(path, "%s/%016llx%016llx.tlc", dir, (unsigned long long)cache_hash(key, n, 0),
+               (unsigned long long)cache_hash(key, n, 0x9e3779b97f4a7c15ull));
+}
+
+static bool read_all(int fd, void *p, size_t n) {
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r <= 0)
+            return false;
+        p = (char *)p + r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r <= 0)
+            return false;
+        p = (const char *)p + r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+/* Entry layout: MAGIC, u64 key length, key, u64 payload length, u64 payload
+ * checksum, payload. */
+bool cache_get(const char *dir, const char *key, void **data, size_t *len, bool *corrupt) {
+    Buf path = {0};
+    cache_entry_path(dir, key, &path);
+    *corrupt = false;
+    int fd = open(path.data, O_RDONLY);
+    if (fd < 0) {
+        buf_free(&path);
+        return false;
+    }
+    size_t klen = strlen(key);
+    char magic[8];
+    uint64_t hdr[1], plen = 0, sum = 0;
+    char *kbuf = NULL;
+    void *payload = NULL;
+    bool ok = read_all(fd, magic, 8) && !memcmp(magic, MAGIC, 8) && read_all(fd, hdr, 8) && hdr[0] == klen &&
+              (kbuf = malloc(klen + 1)) && read_all(fd, kbuf, klen) && !memcmp(kbuf, key, klen) &&
+              read_all(fd, &plen, 8) && read_all(fd, &sum, 8) && plen < ((uint64_t)1 << 32) &&
+              (payload = malloc(plen ? plen : 1)) && read_all(fd, payload, plen) &&
+              cache_hash(payload, plen, 0) == sum;
+    char extra;
+    if (ok && read(fd, &extra, 1) != 0)
+        ok = false; /* trailing bytes: not a file we wrote */
+    close(fd);
+    free(kbuf);
+    if (!ok) {
+        free(payload);
+        *corrupt = true;
+        unlink(path.data);
+    } else {
+        *data = payload;
+        *len = plen;
+    }
+    buf_free(&path);
+    return ok;
+}
+
+bool cache_put(const char *dir, const char *key, const void *data, size_t len) {
+    Buf path = {0}, tmp = {0};
+    cache_entry_path(dir, key, &path);
+    buf_printf(&tmp, "%s.tmp.%ld", path.data, (long)getpid());
+    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    bool ok = fd >= 0;
+    if (ok) {
+        uint64_t klen = strlen(key), plen = len, sum = cache_hash(data, len, 0);
+        ok = write_all(fd, MAGIC, 8) && write_all(fd, &klen, 8) && write_all(fd, key, klen) &&
+             write_all(fd, &plen, 8) && write_all(fd, &sum, 8) && write_all(fd, data, len);
+        ok = close(fd) == 0 && ok;
+        ok = ok && rename(tmp.data, path.data) == 0;
+        if (!ok)
+            unlink(tmp.data);
+    }
+    buf_free(&path);
+    buf_free(&tmp);
+    return ok;
+}

@@ -1,0 +1,94 @@
+/* cuda.h: the CUDA driver API, opened at run time with dlopen("libcuda.so.1").
+ *
+ * libtl has no link-time dependency on CUDA: on a machine without a driver or
+ * a GPU, cuda_open() fails with the reason and the API answers
+ * TL_ERROR_NO_DEVICE. Only the handful of entry points tl uses are loaded. */
+#ifndef TL_CUDA_H
+#define TL_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUlinkState_st *CUlinkState;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    CU_JIT_INPUT_PTX = 1,
+    CU_EVENT_DEFAULT = 0,
+};
+
+/* The entry points, filled by cuda_open. */
+typedef struct CudaApi {
+    void *lib;
+    CUresult (*cuInit)(unsigned);
+    CUresult (*cuDriverGetVersion)(int *);
+    CUresult (*cuDeviceGetCount)(int *);
+    CUresult (*cuDeviceGet)(CUdevice *, int);
+    CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+    CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxSynchronize)(void);
+    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*cuMemFree)(CUdeviceptr);
+    CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+    CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+    CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+    CUresult (*cuModuleUnload)(CUmodule);
+    CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               CUstream, void **, void **);
+    CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
+    CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned, int *, void **);
+    CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
+    CUresult (*cuLinkDestroy)(CUlinkState);
+    CUresult (*cuEventCreate)(CUevent *, unsigned);
+    CUresult (*cuEventRecord)(CUevent, CUstream);
+    CUresult (*cuEventSynchronize)(CUevent);
+    CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*cuEventDestroy)(CUevent);
+    CUresult (*cuGetErrorName)(CUresult, const char **);
+    CUresult (*cuGetErrorString)(CUresult, const char **);
+} CudaApi;
+
+/* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the
+ * reason in err (e.g. "libcuda.so.1: cannot open shared object file"). */
+const CudaApi *cuda_open(Buf *err);
+
+/* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for a driver result. */
+void cuda_describe(const CudaApi *cu, CUresult r, Buf *out);
+
+/* Link PTX into a cubin with the driver's linker. On failure returns a
+ * driver result != 0 and appends the JIT error log to log. The cubin is
+ * malloc'd. */
+CUresult cuda_link_ptx(const CudaApi *cu, const char *ptx, size_t ptx_len, void **cubin, size_t *cubin_len,
+                       Buf *log);
+
+#endif

@@ -1,0 +1,309 @@
+/* gpu.c: the CUDA device behind the API.
+ *
+ * A variant (one specialisation of a kernel) is built once: its IR goes
+ * through the GPU passes to PTX, the driver's linker turns the PTX into a
+ * cubin, and the cubin is kept in the disk cache (cache.h) under a key that
+ * covers everything that changes it. A warm start is then a plain cubin load
+ * with no LLVM work at all. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "build_id.h"
+#include "cache.h"
+#include "ptx.h"
+
+static bool env_on(const char *name) {
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static TlStatus cu_fail(TlContext *ctx, CUresult r, const char *what) {
+    Buf m = {0};
+    cuda_describe(ctx->cu, r, &m);
+    TlStatus s = fail(ctx, r == 2 ? TL_ERROR_OUT_OF_MEMORY : TL_ERROR_DEVICE, "%s: %s", what, m.data);
+    buf_free(&m);
+    return s;
+}
+
+TlStatus gpu_open(TlContext *ctx) {
+    Buf err = {0};
+    ctx->cu = cuda_open(&err);
+    if (!ctx->cu) {
+        TlStatus s = fail(ctx, TL_ERROR_NO_DEVICE, "no CUDA device: %s", err.data ? err.data : "");
+        buf_free(&err);
+        return s;
+    }
+    const CudaApi *cu = ctx->cu;
+    int ordinal = getenv("TL_DEVICE") ? atoi(getenv("TL_DEVICE")) : 0, count = 0;
+    cu->cuDeviceGetCount(&count);
+    if (ordinal < 0 || ordinal >= count)
+        return fail(ctx, TL_ERROR_NO_DEVICE, "no CUDA device %d (TL_DEVICE; %d present)", ordinal, count);
+    CUresult r;
+    if ((r = cu->cuDeviceGet(&ctx->dev, ordinal)) || (r = cu->cuDevicePrimaryCtxRetain(&ctx->cuctx, ctx->dev)))
+        return cu_fail(ctx, r, "cannot open the CUDA device");
+    if ((r = cu->cuCtxSetCurrent(ctx->cuctx))) {
+        cu->cuDevicePrimaryCtxRelease(ctx->dev);
+        ctx->cuctx = NULL;
+        return cu_fail(ctx, r, "cannot make the CUDA context current");
+    }
+    int major = 0, minor = 0, gx = 0, gy = 0, gz = 0;
+    cu->cuDeviceGetName(ctx->name, sizeof ctx->name, ctx->dev);
+    cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ctx->dev);
+    cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ctx->dev);
+    cu->cuDeviceGetAttribute(&ctx->max_shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, ctx->dev);
+    cu->cuDeviceGetAttribute(&gx, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, ctx->dev);
+    cu->cuDeviceGetAttribute(&gy, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, ctx->dev);
+    cu->cuDeviceGetAttribute(&gz, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, ctx->dev);
+    ctx->max_grid[0] = (unsigned)gx, ctx->max_grid[1] = (unsigned)gy, ctx->max_grid[2] = (unsigned)gz;
+    if (major < 8) {
+        gpu_close(ctx);
+        return fail(ctx, TL_ERROR_NO_DEVICE, "%s has compute capability %d.%d; tl needs 8.0 or newer", ctx->name,
+                    major, minor);
+    }
+    /* sm_86 / sm_89 / sm_90 code runs on their own chips; anything newer gets sm_90 PTX, JIT-compiled. */
+    int sm = major * 10 + minor;
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_%d", sm == 86 || sm == 89 || sm == 80 ? sm : sm > 90 ? 90 : sm);
+    ctx->kind = TL_DEVICE_CUDA;
+    return TL_SUCCESS;
+}
+
+void gpu_close(TlContext *ctx) {
+    if (ctx->cu && ctx->cuctx) {
+        ctx->cu->cuCtxSynchronize();
+        ctx->cu->cuDevicePrimaryCtxRelease(ctx->dev);
+    }
+    ctx->cuctx = NULL;
+}
+
+TlStatus gpu_alloc(TlBuffer *b) {
+    CUresult r = b->ctx->cu->cuMemAlloc(&b->dptr, b->bytes);
+    if (r)
+        return cu_fail(b->ctx, r, "cuMemAlloc");
+    return TL_SUCCESS;
+}
+
+void gpu_free(TlBuffer *b) {
+    if (b->dptr)
+        b->ctx->cu->cuMemFree(b->dptr);
+    b->dptr = 0;
+}
+
+TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_device) {
+    const CudaApi *cu = b->ctx->cu;
+    CUresult r = to_device ? cu->cuMemcpyHtoD(b->dptr + offset, host, bytes)
+                           : cu->cuMemcpyDtoH(host, b->dptr + offset, bytes);
+    return r ? cu_fail(b->ctx, r, to_device ? "cuMemcpyHtoD" : "cuMemcpyDtoH") : TL_SUCCESS;
+}
+
+/* Everything that changes the cubin: our build, LLVM, the source (which holds
+ * every helper), the kernel, its specialisation and options, the target. */
+static void cache_key(TlKernel *k, Variant *v, Buf *key) {
+    const CompileOptions *o = &k->opts;
+    buf_printf(key, "tl %s build %s llvm %s\narch %s\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
+               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), k->ctx->arch, k->name, v->key, o->num_warps,
+               o->num_stages, o->autotune_config);
+    for (int i = 0; i < o->ndefines; i++)
+        buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
+    buf_printf(key, "source %zu\n", k->src.len);
+    buf_putn(key, k->src.text, k->src.len);
+}
+
+/* TL_DUMP=1: every stage of every kernel compiled goes to $TL_DUMP_DIR (default ".").
+ * TL_DUMP_DIR alone also turns it on. */
+static void dump_stage(TlKernel *k, Variant *v, const char *ext, const char *text, size_t len) {
+    if (!env_on("TL_DUMP") && !getenv("TL_DUMP_DIR"))
+        return;
+    const char *dir = getenv("TL_DUMP_DIR") ? getenv("TL_DUMP_DIR") : ".";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%016llx.%s", dir, k->name,
+             (unsigned long long)cache_hash(v->key, strlen(v->key), 0), ext);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+}
+
+/* IR -> PTX -> cubin, recording the compile log. */
+static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
+    Buf ir = {0}, ir_gpu = {0}, llvm = {0}, ptx = {0};
+    bool dump = env_on("TL_DUMP") || getenv("TL_DUMP_DIR");
+    if (dump) {
+        Buf ast = {0};
+        ast_print(&ast, k->def);
+        dump_stage(k, v, "ast", ast.data ? ast.data : "", ast.len);
+        buf_free(&ast);
+        ir_print_func(&ir, v->fn);
+        dump_stage(k, v, "ir", ir.data ? ir.data : "", ir.len);
+    }
+    CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL};
+    Diag d = {0};
+    Function *fs[1] = {v->fn};
+    bool ok = compile_gpu(&d, fs, 1, k->ctx->arch, &hooks, &ptx);
+    if (d.out.data)
+        buf_puts(&k->log, d.out.data);
+    TlStatus s = TL_SUCCESS;
+    if (!ok) {
+        s = fail(k->ctx, d.internal ? TL_ERROR_INTERNAL : TL_ERROR_COMPILE, "%s",
+                 d.out.data ? d.out.data : "code generation failed");
+    } else {
+        if (dump) {
+            dump_stage(k, v, "ir-gpu", ir_gpu.data ? ir_gpu.data : "", ir_gpu.len);
+            dump_stage(k, v, "ll", llvm.data ? llvm.data : "", llvm.len);
+            dump_stage(k, v, "ptx", ptx.data ? ptx.data : "", ptx.len);
+        }
+        Buf jitlog = {0};
+        CUresult r = cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
+        if (r) {
+            Buf m = {0};
+            cuda_describe(k->ctx->cu, r, &m);
+            buf_printf(&k->log, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data,
+                       jitlog.data ? jitlog.data : "");
+            s = fail(k->ctx, TL_ERROR_COMPILE, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data,
+                     jitlog.data ? jitlog.data : "");
+            buf_free(&m);
+        }
+        buf_free(&jitlog);
+    }
+    buf_free(&d.out);
+    buf_free(&ir);
+    buf_free(&ir_gpu);
+    buf_free(&llvm);
+    buf_free(&ptx);
+    return s;
+}
+
+/* The cubin file starts with the kernel's shared memory need, which the
+ * launch must know without recompiling. */
+typedef struct CubinHeader {
+    uint32_t shared_bytes, num_warps;
+} CubinHeader;
+
+TlStatus gpu_build(TlKernel *k, Variant *v) {
+    bool trace = env_on("TL_PRINT_CACHE"), use_cache = !env_on("TL_ALWAYS_COMPILE");
+    Buf dir = {0}, key = {0};
+    void *blob = NULL, *cubin = NULL;
+    size_t blob_len = 0, cubin_len = 0;
+    TlStatus s = TL_SUCCESS;
+    bool hit = false, corrupt = false;
+    use_cache = use_cache && cache_dir(&dir);
+    if (use_cache) {
+        cache_key(k, v, &key);
+        hit = cache_get(dir.data, key.data, &blob, &blob_len, &corrupt) && blob_len > sizeof(CubinHeader);
+    }
+    if (corrupt)
+        k->ctx->stats.cache_corrupt++;
+    if (use_cache)
+        hit ? k->ctx->stats.cache_hits++ : k->ctx->stats.cache_misses++;
+    if (trace)
+        fprintf(stderr, "tl cache: %s %s [%s]%s\n", hit ? "hit" : use_cache ? "miss" : "off", k->name, v->key,
+                corrupt ? " (corrupt entry dropped)" : "");
+    if (hit) {
+        CubinHeader h;
+        memcpy(&h, blob, sizeof h);
+        v->fn->shared_bytes = (int)h.shared_bytes;
+        v->fn->num_warps = (int)h.num_warps;
+        cubin = (char *)blob + sizeof h;
+        cubin_len = blob_len - sizeof h;
+    } else {
+        free(blob);
+        blob = NULL;
+        if ((s = build_cubin(k, v, &cubin, &cubin_len)) != TL_SUCCESS)
+            goto out;
+        if (use_cache) {
+            CubinHeader h = {(uint32_t)v->fn->shared_bytes, (uint32_t)v->fn->num_warps};
+            blob = malloc(sizeof h + cubin_len);
+            if (blob) {
+                memcpy(blob, &h, sizeof h);
+                memcpy((char *)blob + sizeof h, cubin, cubin_len);
+                cache_put(dir.data, key.data, blob, sizeof h + cubin_len);
+            }
+        }
+    }
+    const CudaApi *cu = k->ctx->cu;
+    CUresult r = cu->cuModuleLoadData(&v->mod, cubin);
+    if (!r)
+        r = cu->cuModuleGetFunction(&v->func, v->mod, v->fn->name);
+    if (!r && v->fn->shared_bytes > 48 * 1024) {
+        if (v->fn->shared_bytes > k->ctx->max_shared)
+            s = fail(k->ctx, TL_ERROR_COMPILE, "%s needs %d bytes of shared memory; %s allows %d", k->name,
+                     v->fn->shared_bytes, k->ctx->name, k->ctx->max_shared);
+        else
+            r = cu->cuFuncSetAttribute(v->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v->fn->shared_bytes);
+    }
+    if (r)
+        s = cu_fail(k->ctx, r, "loading the kernel");
+out:
+    if (hit)
+        free(blob);
+    else {
+        free(blob);
+        free(cubin);
+    }
+    buf_free(&dir);
+    buf_free(&key);
+    return s;
+}
+
+void gpu_unload(TlContext *ctx, Variant *v) {
+    if (ctx->cu && v->mod)
+        ctx->cu->cuModuleUnload(v->mod);
+    v->mod = NULL;
+}
+
+TlStatus gpu_synchronize(TlContext *ctx) {
+    CUresult r = ctx->cu->cuCtxSynchronize();
+    return r ? cu_fail(ctx, r, "a kernel failed") : TL_SUCCESS;
+}
+
+TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, bool sync) {
+    TlContext *ctx = k->ctx;
+    for (int i = 0; i < 3; i++)
+        if (grid[i] > ctx->max_grid[i])
+            return fail(ctx, TL_ERROR_LAUNCH, "%s: grid dimension %d is %u; the device allows %u", k->name, i,
+                        grid[i], ctx->max_grid[i]);
+    /* One slot per parameter, holding the value in the parameter's own type. */
+    union Slot {
+        CUdeviceptr p;
+        int64_t i64;
+        int32_t i32;
+        int16_t i16;
+        int8_t i8;
+        double f64;
+        float f32;
+    } *slots = calloc((size_t)nargs + 1, sizeof *slots);
+    void **params = calloc((size_t)nargs + 1, sizeof *params);
+    if (!slots || !params) {
+        free(slots);
+        free(params);
+        return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < nargs; i++) {
+        const Param *p = &v->fn->params[i];
+        union Slot *s = &slots[i];
+        switch (p->type.dtype) {
+        case DT_PTR: s->p = args[i].v.buffer->dptr; break;
+        case DT_I64: case DT_U64: s->i64 = args[i].v.i; break;
+        case DT_I32: case DT_U32: s->i32 = (int32_t)args[i].v.i; break;
+        case DT_I16: case DT_U16: s->i16 = (int16_t)args[i].v.i; break;
+        case DT_I8: case DT_U8: case DT_I1: s->i8 = (int8_t)args[i].v.i; break;
+        case DT_F64: s->f64 = args[i].v.f; break;
+        case DT_F32: s->f32 = (float)args[i].v.f; break;
+        default: /* fp16/bf16 scalars are passed as fp32 */ s->f32 = (float)args[i].v.f; break;
+        }
+        params[i] = s;
+    }
+    const CudaApi *cu = ctx->cu;
+    CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->fn->num_warps, 1, 1,
+                                    (unsigned)v->fn->shared_bytes, NULL, params, NULL);
+    TlStatus st = TL_SUCCESS;
+    if (r)
+        st = cu_fail(ctx, r, "cuLaunchKernel");
+    else if (sync)
+        st = gpu_synchronize(ctx);
+    free(slots);
+    free(params);
+    return st;
+}

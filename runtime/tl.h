@@ -1,0 +1,151 @@
+/* tl.h: the public C API of libtl.
+ *
+ * Compile Triton-style .tl kernels at run time and launch them on a device:
+ * the CPU interpreter today, CUDA GPUs through the same calls.
+ *
+ *   TlContext *ctx;   tl_context_create(TL_DEVICE_AUTO, &ctx);
+ *   TlBuffer *x, *z;  tl_buffer_create(ctx, TL_F32, n, &x); ... tl_buffer_write(x, 0, host, n * 4);
+ *   TlKernel *k;      tl_kernel_from_file(ctx, "copy.tl", "--kernel copy_k -D bs=1024", &k);
+ *   TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(n)};
+ *   unsigned grid[3] = {(n + 1023) / 1024, 1, 1};
+ *   if (tl_launch(k, grid, args, 3) != TL_SUCCESS) fprintf(stderr, "%s\n", tl_last_error(ctx));
+ *
+ * Conventions: every call returns a TlStatus; on failure tl_last_error(ctx)
+ * holds a message (for compile errors, the rendered diagnostics). The library
+ * never prints (except a kernel's own print/device_print output, which goes to
+ * stdout unless redirected) and never exits. Handles are opaque; every handle
+ * has a destroy call; a context must be used from one thread at a time.
+ * Design notes: docs/api.md. */
+#ifndef TL_H
+#define TL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TL_API __attribute__((visibility("default")))
+
+typedef enum TlStatus {
+    TL_SUCCESS = 0,
+    TL_ERROR_INVALID_ARGUMENT, /* a null handle, a bad size, a malformed option */
+    TL_ERROR_IO,               /* a file could not be read */
+    TL_ERROR_COMPILE,          /* the kernel source has errors (see tl_last_error) */
+    TL_ERROR_LAUNCH,           /* arguments or grid do not fit the kernel */
+    TL_ERROR_OUT_OF_BOUNDS,    /* the kernel accessed memory outside a buffer */
+    TL_ERROR_DEVICE_ASSERT,    /* a device_assert failed */
+    TL_ERROR_NO_DEVICE,        /* no device of the requested kind */
+    TL_ERROR_DEVICE,           /* the device or its driver reported an error */
+    TL_ERROR_OUT_OF_MEMORY,
+    TL_ERROR_INTERNAL,         /* a bug in tl: please report it */
+} TlStatus;
+
+typedef enum TlDeviceKind {
+    TL_DEVICE_AUTO, /* CUDA when a GPU is usable and TL_INTERPRET is unset, else CPU */
+    TL_DEVICE_CPU,  /* the interpreter */
+    TL_DEVICE_CUDA,
+} TlDeviceKind;
+
+typedef enum TlDType {
+    TL_I1 = 1, TL_I8, TL_I16, TL_I32, TL_I64, TL_U8, TL_U16, TL_U32, TL_U64,
+    TL_F16, TL_BF16, TL_F32, TL_F64,
+} TlDType;
+
+typedef struct TlContext TlContext;
+typedef struct TlBuffer TlBuffer;
+typedef struct TlKernel TlKernel;
+
+/* ---- contexts ---- */
+TL_API TlStatus tl_context_create(TlDeviceKind kind, TlContext **out);
+TL_API void tl_context_destroy(TlContext *ctx);
+TL_API TlDeviceKind tl_context_device(const TlContext *ctx);
+/* "cpu (interpreter)" or the GPU's name. */
+TL_API const char *tl_context_device_name(const TlContext *ctx);
+/* Message of the last failed call on ctx (or on one of its handles); "" if none. */
+TL_API const char *tl_last_error(const TlContext *ctx);
+TL_API const char *tl_status_name(TlStatus s); /* "TL_ERROR_COMPILE" */
+/* Where kernel print/device_print output goes: a callback receiving each
+ * chunk of text, or NULL for stdout. */
+typedef void (*TlPrintFn)(void *user, const char *text, size_t len);
+TL_API void tl_context_set_print(TlContext *ctx, TlPrintFn fn, void *user);
+
+/* ---- buffers: count elements of dtype on the context's device ---- */
+TL_API TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer **out);
+TL_API void tl_buffer_destroy(TlBuffer *buf);
+TL_API size_t tl_buffer_count(const TlBuffer *buf);
+TL_API TlDType tl_buffer_dtype(const TlBuffer *buf);
+/* Copies in bytes; offset + bytes must lie inside the buffer. */
+TL_API TlStatus tl_buffer_write(TlBuffer *buf, size_t offset, const void *src, size_t bytes);
+TL_API TlStatus tl_buffer_read(const TlBuffer *buf, size_t offset, void *dst, size_t bytes);
+TL_API size_t tl_dtype_size(TlDType dtype); /* 0 for an invalid dtype */
+/* The buffer's CUDA device address, for interop with other CUDA code (cuBLAS,
+ * your own kernels); 0 on the CPU device. */
+TL_API uint64_t tl_buffer_device_ptr(const TlBuffer *buf);
+
+/* ---- kernels ----
+ * options use tlc's flags: --kernel NAME, --signature SIG, -D NAME=VALUE,
+ * --num-warps N, --num-stages N, --autotune-config I, --arch SM. A kernel is
+ * specialised at launch on its arguments' types (and, for integers and
+ * buffers, divisibility by 16 and equality to 1, like Triton); each
+ * specialisation is compiled once and kept. With --signature the kernel is
+ * compiled at once and errors come back here. */
+TL_API TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *options, TlKernel **out);
+TL_API TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *options, TlKernel **out);
+TL_API void tl_kernel_destroy(TlKernel *k);
+TL_API const char *tl_kernel_name(const TlKernel *k);
+/* Number of runtime (non-constexpr) parameters launch expects. */
+TL_API int tl_kernel_num_params(const TlKernel *k);
+/* Warnings and errors of every compilation of this kernel so far. */
+TL_API const char *tl_kernel_log(const TlKernel *k);
+/* The typed IR of the most recent specialisation (for debugging); "" if none. */
+TL_API const char *tl_kernel_ir(const TlKernel *k);
+
+/* ---- launch ---- */
+typedef enum TlArgKind { TL_ARG_BUFFER = 1, TL_ARG_INT, TL_ARG_FLOAT } TlArgKind;
+enum { TL_ARG_NO_SPECIALIZE = 1 }; /* TlArg.flags: do not specialise on this value */
+
+typedef struct TlArg {
+    TlArgKind kind;
+    TlDType dtype;  /* scalars: the parameter type (TL_I32, TL_I64, TL_F32, ...) */
+    unsigned flags;
+    union {
+        TlBuffer *buffer;
+        int64_t i;
+        double f;
+    } v;
+} TlArg;
+
+static inline TlArg tl_arg_buffer(TlBuffer *b) { TlArg a = {TL_ARG_BUFFER, (TlDType)0, 0, {0}}; a.v.buffer = b; return a; }
+static inline TlArg tl_arg_i32(int32_t x) { TlArg a = {TL_ARG_INT, TL_I32, 0, {0}}; a.v.i = x; return a; }
+static inline TlArg tl_arg_i64(int64_t x) { TlArg a = {TL_ARG_INT, TL_I64, 0, {0}}; a.v.i = x; return a; }
+static inline TlArg tl_arg_u32(uint32_t x) { TlArg a = {TL_ARG_INT, TL_U32, 0, {0}}; a.v.i = x; return a; }
+static inline TlArg tl_arg_f32(float x) { TlArg a = {TL_ARG_FLOAT, TL_F32, 0, {0}}; a.v.f = x; return a; }
+static inline TlArg tl_arg_f64(double x) { TlArg a = {TL_ARG_FLOAT, TL_F64, 0, {0}}; a.v.f = x; return a; }
+static inline TlArg tl_arg_nospec(TlArg a) { a.flags |= TL_ARG_NO_SPECIALIZE; return a; }
+
+/* Run k over grid[0] x grid[1] x grid[2] programs; args holds one entry per
+ * runtime parameter, in order. Returns when the kernel has finished. */
+TL_API TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs);
+/* The same, but on a GPU returns once the kernel is queued; errors of the
+ * kernel's execution surface at the next tl_context_synchronize. (On the CPU
+ * device it is tl_launch.) */
+TL_API TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs);
+/* Wait for every queued launch of ctx. */
+TL_API TlStatus tl_context_synchronize(TlContext *ctx);
+
+/* ---- statistics (for tests, benchmarks and the curious) ---- */
+typedef struct TlStats {
+    unsigned long compiles;       /* specialisations compiled from source */
+    unsigned long cache_hits;     /* cubins loaded from the disk cache */
+    unsigned long cache_misses;   /* cubins compiled and stored */
+    unsigned long cache_corrupt;  /* cache entries found damaged, dropped and rebuilt */
+    double compile_seconds;       /* time spent compiling (front end to cubin or IR) */
+} TlStats;
+TL_API void tl_context_stats(const TlContext *ctx, TlStats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

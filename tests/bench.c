@@ -1,0 +1,377 @@
+/* bench.c (tl-bench, make bench): our kernels on the GPU next to cuBLAS and
+ * the device's own copy bandwidth, measured in one process.
+ *
+ * Method (docs/performance.md): CUDA events around each launch, warm-up
+ * first, the median of many runs, random inputs, L2 flushed before each
+ * timed run by writing a buffer larger than it, and results checked against
+ * cuBLAS (matmul) or the inputs (copy) so a fast wrong kernel cannot win. */
+#include <dlfcn.h>
+#include <time.h>
+
+#include "common.h"
+#include "cuda.h"
+
+static const CudaApi *cu;
+static TlContext *ctx;
+static CUdeviceptr flush_buf;
+enum { FLUSH_BYTES = 256 << 20 };
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef void (*RunFn)(void *);
+
+/* Median device time of fn in ms. */
+static double time_ms(RunFn fn, void *arg, int warmup, int reps) {
+    for (int i = 0; i < warmup; i++)
+        fn(arg);
+    CUevent e0, e1;
+    cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
+    cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
+    double t[256];
+    if (reps > 256)
+        reps = 256;
+    for (int i = 0; i < reps; i++) {
+        cu->cuMemsetD8(flush_buf, (unsigned char)i, FLUSH_BYTES);
+        cu->cuEventRecord(e0, NULL);
+        fn(arg);
+        cu->cuEventRecord(e1, NULL);
+        cu->cuEventSynchronize(e1);
+        float ms = 0;
+        cu->cuEventElapsedTime(&ms, e0, e1);
+        t[i] = ms;
+    }
+    cu->cuEventDestroy(e0);
+    cu->cuEventDestroy(e1);
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
+}
+
+/* ---- our kernels ---- */
+
+typedef struct Launch {
+    TlKernel *k;
+    unsigned grid[3];
+    TlArg args[12];
+    int nargs;
+} Launch;
+
+static void run_launch(void *p) {
+    Launch *l = p;
+    TlStatus s = tl_launch_async(l->k, l->grid, l->args, l->nargs);
+    if (s != TL_SUCCESS) {
+        printf("launch failed: %s\n%s\n", tl_status_name(s), tl_last_error(ctx));
+        exit(1);
+    }
+}
+
+/* ---- cuBLAS through dlopen ---- */
+
+typedef int (*CublasCreate)(void **);
+typedef int (*CublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
+                            int, const void *, void *, int, int, int, int);
+static void *cublas;
+static CublasGemmEx gemm_ex;
+
+static void open_cublas(void) {
+    const char *names[] = {getenv("TL_CUBLAS"), "libcublas.so", "libcublas.so.13", "libcublas.so.12"};
+    void *lib = NULL;
+    for (int i = 0; i < 4 && !lib; i++)
+        if (names[i])
+            lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        printf("cuBLAS: not found (set TL_CUBLAS to libcublas.so's path): %s\n", dlerror());
+        return;
+    }
+    CublasCreate create = (CublasCreate)dlsym(lib, "cublasCreate_v2");
+    gemm_ex = (CublasGemmEx)dlsym(lib, "cublasGemmEx");
+    if (!create || !gemm_ex || create(&cublas)) {
+        printf("cuBLAS: cannot create a handle\n");
+        cublas = NULL;
+    }
+}
+
+typedef struct Gemm {
+    int m, n, k, type;
+    CUdeviceptr a, b, c;
+} Gemm;
+
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68 };
+
+static void run_cublas(void *p) {
+    Gemm *g = p;
+    float one = 1, zero = 0;
+    /* Row-major C = A B is column-major C^T = B^T A^T. */
+    int r = gemm_ex(cublas, 0, 0, g->n, g->m, g->k, &one, (void *)g->b, g->type, g->n, (void *)g->a, g->type, g->k,
+                    &zero, (void *)g->c, g->type, g->n, CUBLAS_COMPUTE_32F, -1);
+    if (r)
+        printf("cublasGemmEx failed: %d\n", r);
+}
+
+/* ---- device buffers through the API (tl buffers carry the device pointer) ---- */
+
+static TlBuffer *random_buffer(TlDType dt, size_t n) {
+    size_t es = tl_dtype_size(dt);
+    unsigned char *h = malloc(n * es);
+    for (size_t i = 0; i < n; i++) {
+        float v = (float)ex_uniform();
+        if (dt == TL_F16) {
+            uint16_t x = ex_f2h(v);
+            memcpy(h + i * 2, &x, 2);
+        } else if (dt == TL_BF16) {
+            uint32_t x;
+            memcpy(&x, &v, 4);
+            uint16_t y = (uint16_t)(x >> 16);
+            memcpy(h + i * 2, &y, 2);
+        } else if (dt == TL_U8) {
+            h[i] = (unsigned char)((v + 1) * 127);
+        } else {
+            memcpy(h + i * 4, &v, 4);
+        }
+    }
+    TlBuffer *b = ex_buffer(ctx, dt, n, h);
+    free(h);
+    return b;
+}
+
+static CUdeviceptr dptr(TlBuffer *b) { return tl_buffer_device_ptr(b); }
+
+static double to_double(TlDType dt, const unsigned char *p, size_t i) {
+    if (dt == TL_F16) {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        return ex_h2f(h);
+    }
+    if (dt == TL_BF16) {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        uint32_t x = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
+    float f;
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+}
+
+/* ||ours - cublas|| / ||cublas|| */
+static double rel_error(TlBuffer *ours, TlBuffer *ref, TlDType dt, size_t n) {
+    size_t es = tl_dtype_size(dt);
+    unsigned char *a = malloc(n * es), *b = malloc(n * es);
+    tl_buffer_read(ours, 0, a, n * es);
+    tl_buffer_read(ref, 0, b, n * es);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = to_double(dt, a, i), y = to_double(dt, b, i);
+        num += (x - y) * (x - y);
+        den += y * y;
+    }
+    free(a);
+    free(b);
+    return den > 0 ? sqrt(num / den) : num;
+}
+
+typedef struct MatmulKernel {
+    const char *file, *opts;
+    int nconfigs;      /* autotune configs to try */
+    int bm[10], bn[10];
+    int grid_2d;
+} MatmulKernel;
+
+static const MatmulKernel tutorial = {
+    "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None", 10,
+    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0};
+static const MatmulKernel puzzle = {
+    "matmul_puzzle.tl", "--kernel matmul_kernel", 5, {128, 64, 128, 128, 64}, {256, 256, 128, 64, 128}, 1};
+
+static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K) {
+    TlBuffer *a = random_buffer(dt, (size_t)M * K), *b = random_buffer(dt, (size_t)K * N);
+    TlBuffer *c = ex_buffer(ctx, dt, (size_t)M * N, NULL), *cref = ex_buffer(ctx, dt, (size_t)M * N, NULL);
+    double best = 1e30, cold_ms = 0;
+    int best_cfg = -1;
+    Launch best_l = {0};
+    for (int cfg = 0; cfg < mk->nconfigs; cfg++) {
+        /* The unmasked tutorial kernel needs whole tiles. */
+        if (!mk->grid_2d && (M % mk->bm[cfg] || N % mk->bn[cfg] || K % 32))
+            continue;
+        char opts[256];
+        snprintf(opts, sizeof opts, "%s --autotune-config %d", mk->opts, cfg);
+        Launch l = {.k = ex_kernel(ctx, mk->file, opts)};
+        unsigned gm = ex_cdiv((size_t)M, (size_t)mk->bm[cfg]), gn = ex_cdiv((size_t)N, (size_t)mk->bn[cfg]);
+        l.grid[0] = mk->grid_2d ? gm : gm * gn, l.grid[1] = mk->grid_2d ? gn : 1, l.grid[2] = 1;
+        l.args[0] = tl_arg_buffer(a), l.args[1] = tl_arg_buffer(b), l.args[2] = tl_arg_buffer(c);
+        int v[] = {M, N, K, K, 1, N, 1, N, 1};
+        for (int i = 0; i < 9; i++)
+            l.args[3 + i] = tl_arg_i32(v[i]);
+        l.nargs = 12;
+        double t0 = now_ms();
+        run_launch(&l);
+        tl_context_synchronize(ctx);
+        if (cfg == 0)
+            cold_ms = now_ms() - t0;
+        double t = time_ms(run_launch, &l, 1, 5);
+        if (t < best) {
+            if (best_l.k)
+                tl_kernel_destroy(best_l.k);
+            best = t, best_cfg = cfg, best_l = l;
+        } else {
+            tl_kernel_destroy(l.k);
+        }
+    }
+    const char *dn = dt == TL_F16 ? "fp16" : dt == TL_BF16 ? "bf16" : "fp32";
+    double flops = 2.0 * M * N * K;
+    if (best_cfg < 0) {
+        printf("matmul %-5s %5d %5d %5d   (no config fits this shape)\n", dn, M, N, K);
+        goto out;
+    }
+    best = time_ms(run_launch, &best_l, 2, 20);
+    double ours = flops / best * 1e-9, theirs = 0, err = -1;
+    if (cublas) {
+        Gemm g = {M, N, K, dt == TL_F16 ? CUDA_R_16F : dt == TL_BF16 ? CUDA_R_16BF : CUDA_R_32F, dptr(a), dptr(b),
+                  dptr(cref)};
+        theirs = flops / time_ms(run_cublas, &g, 2, 20) * 1e-9;
+        tl_context_synchronize(ctx);
+        err = rel_error(c, cref, dt, (size_t)M * N);
+    }
+    printf("matmul %-5s %5d %5d %5d  tl %8.1f TFLOP/s (cfg %d)  cuBLAS %8.1f  ratio %5.2f  relerr %.1e  first-call %.0f ms\n",
+           dn, M, N, K, ours, best_cfg, theirs, theirs > 0 ? ours / theirs : 0, err, cold_ms);
+    tl_kernel_destroy(best_l.k);
+out:
+    tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c), tl_buffer_destroy(cref);
+}
+
+static void run_dtod(void *p) {
+    Gemm *g = p; /* reuse: a = src, c = dst, m = bytes */
+    cu->cuMemcpyDtoD(g->c, g->a, (size_t)g->m * 4);
+}
+
+static void bench_copy(size_t n) {
+    TlBuffer *x = random_buffer(TL_F32, n), *z = ex_buffer(ctx, TL_F32, n, NULL);
+    Launch l = {.k = ex_kernel(ctx, "copy.tl", "-D bs=1024")};
+    l.grid[0] = ex_cdiv(n, 1024), l.grid[1] = l.grid[2] = 1;
+    l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(z), l.args[2] = tl_arg_i32((int32_t)n);
+    l.nargs = 3;
+    double t = time_ms(run_launch, &l, 3, 20);
+    Gemm g = {.m = (int)n, .a = dptr(x), .c = dptr(z)};
+    double td = time_ms(run_dtod, &g, 3, 20);
+    double bytes = 2.0 * (double)n * 4;
+    printf("copy   fp32 n=%zu  tl %7.0f GB/s   cuMemcpyDtoD %7.0f GB/s   ratio %.2f\n", n, bytes / t * 1e-6,
+           bytes / td * 1e-6, td / t);
+    tl_kernel_destroy(l.k);
+    tl_buffer_destroy(x), tl_buffer_destroy(z);
+}
+
+static void bench_grey(int h, int w) {
+    size_t n = (size_t)h * (size_t)w;
+    TlBuffer *x = random_buffer(TL_U8, 3 * n), *o = ex_buffer(ctx, TL_U8, n, NULL);
+    Launch l = {.k = ex_kernel(ctx, "grayscale.tl", "-D bs0=32 -D bs1=32")};
+    l.grid[0] = ex_cdiv((size_t)h, 32), l.grid[1] = ex_cdiv((size_t)w, 32), l.grid[2] = 1;
+    l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(o), l.args[2] = tl_arg_i32(h), l.args[3] = tl_arg_i32(w);
+    l.nargs = 4;
+    double t = time_ms(run_launch, &l, 3, 20);
+    printf("grey   u8 %dx%d  tl %7.0f GB/s (3 planes read + 1 written)\n", h, w, 4.0 * (double)n / t * 1e-6);
+    tl_kernel_destroy(l.k);
+    tl_buffer_destroy(x), tl_buffer_destroy(o);
+}
+
+static void bench_launch(void) {
+    TlBuffer *x = random_buffer(TL_F32, 16), *z = ex_buffer(ctx, TL_F32, 16, NULL);
+    Launch l = {.k = ex_kernel(ctx, "copy.tl", "-D bs=16")};
+    l.grid[0] = l.grid[1] = l.grid[2] = 1;
+    l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(z), l.args[2] = tl_arg_i32(16);
+    l.nargs = 3;
+    enum { N = 20000 };
+    run_launch(&l);
+    tl_context_synchronize(ctx);
+    double t0 = now_ms();
+    for (int i = 0; i < N; i++)
+        run_launch(&l);
+    tl_context_synchronize(ctx);
+    double ours = (now_ms() - t0) * 1e3 / N;
+    /* The floor: cuLaunchKernel of an empty kernel. */
+    const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry noop() { ret; }\n";
+    CUmodule mod;
+    CUfunction fn;
+    double raw = -1;
+    if (!cu->cuModuleLoadData(&mod, ptx) && !cu->cuModuleGetFunction(&fn, mod, "noop")) {
+        t0 = now_ms();
+        for (int i = 0; i < N; i++)
+            cu->cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+        cu->cuCtxSynchronize();
+        raw = (now_ms() - t0) * 1e3 / N;
+        cu->cuModuleUnload(mod);
+    }
+    printf("launch overhead  tl_launch_async %.2f us/call   raw cuLaunchKernel %.2f us/call\n", ours, raw);
+    tl_kernel_destroy(l.k);
+    tl_buffer_destroy(x), tl_buffer_destroy(z);
+}
+
+/* Cold: empty cache, first launch compiles; warm: a new kernel object with the cache filled. */
+static void bench_compile(const char *file, const char *opts, int nargs_bufs, int nargs_ints) {
+    char dir[] = "/tmp/tl-bench-cache-XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    setenv("TL_CACHE_DIR", dir, 1);
+    TlBuffer *b = random_buffer(TL_F16, 1 << 20);
+    double ms[2];
+    for (int pass = 0; pass < 2; pass++) {
+        Launch l = {.k = ex_kernel(ctx, file, opts)};
+        l.grid[0] = l.grid[1] = l.grid[2] = 1;
+        for (int i = 0; i < nargs_bufs; i++)
+            l.args[l.nargs++] = tl_arg_buffer(b);
+        for (int i = 0; i < nargs_ints; i++)
+            l.args[l.nargs++] = tl_arg_i32(i < 3 ? 16 : 1); /* tiny shapes, unit strides */
+        double t0 = now_ms();
+        run_launch(&l);
+        tl_context_synchronize(ctx);
+        ms[pass] = now_ms() - t0;
+        tl_kernel_destroy(l.k);
+    }
+    printf("compile %-20s %-40s cold %7.1f ms   warm (disk cache) %6.1f ms\n", file, opts, ms[0], ms[1]);
+    tl_buffer_destroy(b);
+    unsetenv("TL_CACHE_DIR");
+}
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS) {
+        printf("tl-bench: no GPU: %s\n", tl_last_error(NULL));
+        return 1;
+    }
+    Buf err = {0};
+    cu = cuda_open(&err);
+    printf("tl-bench on %s\n", tl_context_device_name(ctx));
+    cu->cuMemAlloc(&flush_buf, FLUSH_BYTES);
+    open_cublas();
+
+    bench_compile("copy.tl", "-D bs=1024", 2, 1);
+    bench_compile("matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None --autotune-config 4", 3, 9);
+    bench_compile("matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", 3, 9);
+    bench_launch();
+    bench_copy((size_t)1 << 28);
+    bench_grey(4320, 7680);
+
+    int sizes[] = {256, 512, 1024, 2048, 4096, 8192};
+    int nsizes = quick ? 3 : 6;
+    TlDType dts[] = {TL_F16, TL_BF16};
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < nsizes; i++)
+            bench_matmul(&tutorial, dts[d], sizes[i], sizes[i], sizes[i]);
+    for (int i = 0; i < (quick ? 2 : 5); i++)
+        bench_matmul(&puzzle, TL_F32, sizes[i], sizes[i], sizes[i]);
+    /* The seeds' odd shapes (puzzle checks) through the masked kernel. */
+    bench_matmul(&puzzle, TL_F32, 37, 42, 73);
+    bench_matmul(&puzzle, TL_F32, 128, 256, 64);
+    buf_free(&err);
+    tl_context_destroy(ctx);
+    return 0;
+}

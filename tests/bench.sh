@@ -1,0 +1,21 @@
+#!/bin/bash
+# tests/bench.sh (make bench): tl-bench, then the reference numbers from
+# cuBLAS and Triton (shared/bench/anchor_bench.py) in the same command, so
+# every ratio is taken side by side on one machine.
+cd "$(dirname "$0")/.." || exit 2
+[ -x build/bin/tl-bench ] || { echo "bench: build/ is missing: run make first"; exit 2; }
+if [ -z "$TL_CUBLAS" ]; then
+    TL_CUBLAS=$(find /usr/local/cuda*/lib64 /opt /usr/lib /usr/local/lib -name 'libcublas.so*' 2>/dev/null | grep -v Lt | head -1)
+    export TL_CUBLAS
+    [ -n "$TL_CUBLAS" ] && export LD_LIBRARY_PATH=$(dirname "$TL_CUBLAS")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+date -u
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
+build/bin/tl-bench "$@"
+for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry/anchor_bench.py; do
+    if [ -f "$anchor" ]; then
+        echo "== $anchor"
+        PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 "$anchor"
+        break
+    fi
+done

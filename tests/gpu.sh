@@ -1,0 +1,31 @@
+#!/bin/bash
+# tests/gpu.sh (make gpu-test): every example on the GPU, checked against its
+# C reference, plus the GPU runtime tests. Runs from a prebuilt build/: no
+# LLVM, flex or bison needed on this machine.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+if [ ! -x build/lib/libtl.so ] || [ ! -x build/tests/gpu_test ]; then
+    echo "gpu-test: build/ is missing or incomplete: run 'make' on a build machine and copy build/ here"
+    exit 2
+fi
+export TL_CACHE_DIR=${TL_CACHE_DIR:-$T/cache}
+unset TL_INTERPRET
+build/tests/gpu_test > $T/gpu.log 2>&1
+rc=$?
+if [ $rc = 3 ]; then
+    cat $T/gpu.log
+    echo "gpu-test: no usable GPU on this machine; nothing ran"
+    exit 1
+fi
+head -1 $T/gpu.log
+count_lines $T/gpu.log gpu
+[ $rc -gt 1 ] && report "gpu/exit ($rc)" 1 $T/gpu.log
+for ex in copy grayscale swizzle matmul; do
+    run_example $ex
+    grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
+done
+# A second run of an example loads every kernel from the disk cache.
+TL_PRINT_CACHE=1 build/examples/copy > $T/warm.log 2>&1
+grep -q "tl cache: hit" $T/warm.log && ! grep -q "tl cache: miss" $T/warm.log
+report "cache/second-run-all-hits" $? $T/warm.log
+finish

@@ -1,0 +1,205 @@
+/* gpu_test.c: runtime tests on a real GPU (make gpu-test): the disk cache
+ * (miss, hit, corrupted entry rebuilt), PTX the driver rejects, launch errors
+ * and a kernel needing more shared memory than the device has. Prints
+ * [PASS]/[FAIL] lines; exits 3 with a message when there is no GPU. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda.h"
+#include "tl.h"
+
+static int failures;
+
+static void check(const char *name, int ok, const char *detail) {
+    printf("[%s] gpu/%s\n", ok ? "PASS" : "FAIL", name);
+    if (!ok) {
+        printf("    %s\n", detail ? detail : "");
+        failures++;
+    }
+    fflush(stdout);
+}
+
+static const char *copy_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def copy_k(x_ptr, z_ptr, n, bs: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * bs + tl.arange(0, bs)\n"
+    "    mask = offs < n\n"
+    "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask), mask)\n";
+
+/* A 256x256 fp32 transpose: its layout change needs 256 KiB of shared memory. */
+static const char *big_smem_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def trans_k(x_ptr, z_ptr):\n"
+    "    r = tl.arange(0, 256)\n"
+    "    x = tl.load(x_ptr + r[:, None] * 256 + r[None, :])\n"
+    "    tl.store(z_ptr + r[:, None] * 256 + r[None, :], tl.trans(x))\n";
+
+/* Copy n floats through copy_k with a fresh kernel; returns the status. */
+static TlStatus run_copy(TlContext *ctx, int n, int *correct) {
+    TlKernel *k;
+    TlStatus s = tl_kernel_from_string(ctx, copy_src, "-D bs=256", &k);
+    if (s != TL_SUCCESS)
+        return s;
+    float *x = malloc(sizeof(float) * (size_t)n), *z = calloc((size_t)n, sizeof(float));
+    for (int i = 0; i < n; i++)
+        x[i] = (float)i * 0.25f - 3.0f;
+    TlBuffer *bx, *bz;
+    tl_buffer_create(ctx, TL_F32, (size_t)n, &bx);
+    tl_buffer_create(ctx, TL_F32, (size_t)n, &bz);
+    tl_buffer_write(bx, 0, x, sizeof(float) * (size_t)n);
+    TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(bz), tl_arg_i32(n)};
+    unsigned grid[3] = {(unsigned)(n + 255) / 256, 1, 1};
+    s = tl_launch(k, grid, args, 3);
+    tl_buffer_read(bz, 0, z, sizeof(float) * (size_t)n);
+    *correct = s == TL_SUCCESS && !memcmp(x, z, sizeof(float) * (size_t)n);
+    tl_buffer_destroy(bx);
+    tl_buffer_destroy(bz);
+    tl_kernel_destroy(k);
+    free(x);
+    free(z);
+    return s;
+}
+
+static int find_entry(const char *dir, char *path, size_t len) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tlc") && !strstr(e->d_name, ".tmp")) {
+            snprintf(path, len, "%s/%s", dir, e->d_name);
+            found = 1;
+        }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int main(void) {
+    TlContext *ctx;
+    TlStatus s = tl_context_create(TL_DEVICE_CUDA, &ctx);
+    if (s != TL_SUCCESS) {
+        printf("gpu_test: no GPU: %s (%s)\n", tl_status_name(s), tl_last_error(NULL));
+        return 3;
+    }
+    printf("device: %s\n", tl_context_device_name(ctx));
+
+    char dir[] = "/tmp/tl-cache-test-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    setenv("TL_CACHE_DIR", dir, 1);
+    unsetenv("TL_ALWAYS_COMPILE");
+
+    TlStats st;
+    int ok;
+    s = run_copy(ctx, 1000, &ok);
+    tl_context_stats(ctx, &st);
+    check("cache_miss_compiles", s == TL_SUCCESS && ok && st.cache_misses == 1 && st.cache_hits == 0,
+          tl_last_error(ctx));
+    s = run_copy(ctx, 1000, &ok);
+    tl_context_stats(ctx, &st);
+    check("cache_hit_loads", s == TL_SUCCESS && ok && st.cache_hits == 1 && st.cache_misses == 1, tl_last_error(ctx));
+
+    char entry[4096];
+    if (find_entry(dir, entry, sizeof entry)) {
+        /* Flip bytes in the middle of the cubin. */
+        FILE *f = fopen(entry, "r+b");
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, size / 2, SEEK_SET);
+        fputs("garbage-garbage", f);
+        fclose(f);
+        s = run_copy(ctx, 1000, &ok);
+        tl_context_stats(ctx, &st);
+        check("cache_corrupt_rebuilt", s == TL_SUCCESS && ok && st.cache_corrupt == 1 && st.cache_misses == 2,
+              tl_last_error(ctx));
+        /* Truncated entry. */
+        truncate(entry, 20);
+        s = run_copy(ctx, 1000, &ok);
+        tl_context_stats(ctx, &st);
+        check("cache_truncated_rebuilt", s == TL_SUCCESS && ok && st.cache_corrupt == 2, tl_last_error(ctx));
+        s = run_copy(ctx, 1000, &ok);
+        tl_context_stats(ctx, &st);
+        check("cache_hit_after_rebuild", s == TL_SUCCESS && ok && st.cache_hits == 2, tl_last_error(ctx));
+    } else {
+        check("cache_entry_written", 0, dir);
+    }
+    setenv("TL_ALWAYS_COMPILE", "1", 1);
+    unsigned long hits = st.cache_hits;
+    s = run_copy(ctx, 1000, &ok);
+    tl_context_stats(ctx, &st);
+    check("always_compile_bypasses_cache", s == TL_SUCCESS && ok && st.cache_hits == hits, tl_last_error(ctx));
+    unsetenv("TL_ALWAYS_COMPILE");
+
+    /* Ragged sizes on the device. */
+    int sizes[] = {1, 255, 256, 257, 1000003};
+    for (int i = 0; i < 5; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "copy_n=%d", sizes[i]);
+        s = run_copy(ctx, sizes[i], &ok);
+        check(name, s == TL_SUCCESS && ok, tl_last_error(ctx));
+    }
+
+    /* PTX the driver rejects comes back with its JIT log. */
+    Buf err = {0}, log = {0};
+    const CudaApi *cu = cuda_open(&err);
+    void *cubin = NULL;
+    size_t len = 0;
+    const char *bad = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
+    CUresult r = cu ? cuda_link_ptx(cu, bad, strlen(bad), &cubin, &len, &log) : 1;
+    check("bad_ptx_rejected_with_log", r != 0 && log.len > 0, log.data);
+    free(cubin);
+    buf_free(&err);
+    buf_free(&log);
+
+    /* Launch errors. */
+    TlKernel *k;
+    tl_kernel_from_string(ctx, copy_src, "-D bs=256", &k);
+    TlBuffer *b, *foreign = NULL;
+    TlContext *other = NULL;
+    tl_buffer_create(ctx, TL_F32, 256, &b);
+    if (tl_context_create(TL_DEVICE_CUDA, &other) == TL_SUCCESS)
+        tl_buffer_create(other, TL_F32, 256, &foreign);
+    TlArg args[] = {tl_arg_buffer(b), tl_arg_buffer(b), tl_arg_i32(256)};
+    unsigned g1[3] = {1, 1, 1}, g0[3] = {0, 1, 1}, gbig[3] = {1, 1, 65536};
+    check("launch_wrong_arg_count", tl_launch(k, g1, args, 2) == TL_ERROR_LAUNCH, tl_last_error(ctx));
+    check("launch_zero_grid", tl_launch(k, g0, args, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
+    check("launch_grid_over_limit", tl_launch(k, gbig, args, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
+    TlArg nullb[] = {tl_arg_buffer(NULL), tl_arg_buffer(b), tl_arg_i32(256)};
+    check("launch_null_buffer", tl_launch(k, g1, nullb, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
+    if (foreign) {
+        TlArg fa[] = {tl_arg_buffer(foreign), tl_arg_buffer(b), tl_arg_i32(256)};
+        check("launch_foreign_buffer", tl_launch(k, g1, fa, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
+    }
+    TlArg floats[] = {tl_arg_buffer(b), tl_arg_buffer(b), tl_arg_f32(1.0f)};
+    s = tl_launch(k, g1, floats, 3);
+    check("launch_float_for_int_param_ok_or_error", s == TL_SUCCESS || s == TL_ERROR_COMPILE, tl_last_error(ctx));
+    tl_kernel_destroy(k);
+
+    /* Too much shared memory: a source-located compile error, not a crash. */
+    s = tl_kernel_from_string(ctx, big_smem_src, "--num-warps 32", &k);
+    if (s == TL_SUCCESS) {
+        TlBuffer *big;
+        tl_buffer_create(ctx, TL_F32, 65536, &big);
+        TlArg ba[] = {tl_arg_buffer(big), tl_arg_buffer(big)};
+        s = tl_launch(k, g1, ba, 2);
+        check("too_much_shared_memory", s == TL_ERROR_COMPILE && strstr(tl_last_error(ctx), "shared memory") &&
+              strstr(tl_last_error(ctx), "<string>:"), tl_last_error(ctx));
+        tl_buffer_destroy(big);
+        tl_kernel_destroy(k);
+    } else {
+        check("too_much_shared_memory", 0, tl_last_error(ctx));
+    }
+
+    tl_buffer_destroy(b);
+    tl_buffer_destroy(foreign);
+    tl_context_destroy(other);
+    tl_context_destroy(ctx);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,49 @@
+# tests/lib.sh: helpers shared by the test drivers (tests/run.sh, tests/gpu.sh).
+TLC=${TLC:-build/bin/tlc}
+T=build/tests
+mkdir -p "$T"
+pass=0 fail=0
+
+want() { case "$1" in *"$ONLY"*) return 0 ;; esac; return 1; }
+
+report() { # name rc [detail-file]
+    want "$1" || return 0
+    if [ "$2" = 0 ]; then
+        pass=$((pass + 1)); echo "[PASS] $1"
+    else
+        fail=$((fail + 1)); echo "[FAIL] $1"
+        [ -n "$3" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | head -40
+    fi
+}
+
+# Turn a program's "[PASS] name" / "[FAIL] name" lines and the examples'
+# "name ... OK" / "name ... FAIL: why" lines into results.
+count_lines() { # log prefix-for-example-lines
+    local line name
+    while IFS= read -r line; do
+        case "$line" in
+            "[PASS] "*) report "${line#\[PASS\] }" 0 ;;
+            "[FAIL] "*) report "${line#\[FAIL\] }" 1 ;;
+            *" ... OK") name=${line% ... OK}; report "$2/$(echo $name)" 0 ;;
+            *" ... FAIL"*) name=${line%% ... FAIL*}; echo "$line" > $T/line.log
+                           report "$2/$(echo $name)" 1 $T/line.log ;;
+            "    "*) echo "$line" ;;
+        esac
+    done < "$1"
+}
+
+# Run an example program; every case line counts. A program that prints no
+# case line at all (crashed, could not start) is one failure.
+run_example() { # name [env...]
+    local ex=$1 log=$T/example_$1.log; shift
+    want "example/$ex" || return 0
+    env "$@" timeout 900 build/examples/$ex > $log 2>&1
+    local rc=$?
+    count_lines $log example/$ex
+    grep -q " \.\.\. " $log || report "example/$ex (exit $rc)" 1 $log
+}
+
+finish() {
+    echo "$pass passed, $fail failed"
+    [ $fail = 0 ]
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# tests/run.sh: the test driver. Every test is a file; each prints [PASS]/[FAIL]
+# and the run ends with "N passed, N failed".
+#
+#   tests/errors/*.tl   bad input: "# expect: LINE:COL: error: MESSAGE" lines (or a
+#                       NAME.expect file beside a binary input); tlc must exit 1 and
+#                       print every expected diagnostic
+#   tests/ast/*.tl      tlc --emit=ast output must equal NAME.ast
+#   examples/*.tl       must parse
+#   tests/cli.sh        command-line behaviour
+#   tests/*.sh          more suites (IR, sema, interpreter, API, examples, codegen)
+# Set FUZZ_SECONDS=0 to skip the fuzz smoke run; ONLY=substring filters tests.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+
+# Inputs too big or too odd to keep in git are made here.
+gen_inputs() {
+    local g=$T/gen
+    mkdir -p $g
+    { printf 'import triton\n@triton.jit\ndef k(x):\n    y = '; head -c 1048576 /dev/zero | tr '\0' 'a'; printf ' +\n'; } > $g/long_line.tl
+    echo "4:$((1048576 + 11)): error: expected an expression" > $g/long_line.expect
+    { printf 'x = '; head -c 10000 /dev/zero | tr '\0' '('; printf '\n'; } > $g/nested_parens.tl
+    echo "1:205: error: too many nested parentheses" > $g/nested_parens.expect
+    head -c 4096 /dev/urandom > $g/random_bytes.tl
+    echo "error:" > $g/random_bytes.expect
+}
+
+run_error_test() { # file expect-source
+    local f=$1 name=errors/$(basename "$1" .tl) log=$T/$(basename "$1").log
+    local exp
+    if [ -f "${f%.tl}.expect" ]; then exp=$(cat "${f%.tl}.expect")
+    else exp=$(sed -n 's/^# expect: //p' "$f"); fi
+    NO_COLOR=1 timeout 20 $TLC --emit=ast "$f" > /dev/null 2> "$log"
+    local rc=$? ok=0
+    if [ $rc != 1 ]; then echo "exit code $rc, want 1" >> "$log"; ok=1; fi
+    [ -z "$exp" ] && { echo "no '# expect:' line" >> "$log"; ok=1; }
+    while IFS= read -r e; do
+        [ -z "$e" ] && continue
+        case "$e" in
+            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
+            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
+        esac
+    done <<< "$exp"
+    report "$name" $ok "$log"
+}
+
+gen_inputs
+for f in tests/errors/*.tl $T/gen/*.tl; do
+    [ -f "$f" ] && run_error_test "$f"
+done
+
+for f in tests/ast/*.tl; do
+    [ -f "$f" ] || continue
+    n=$(basename "$f" .tl); log=$T/ast_$n.log
+    want "ast/$n" || continue
+    NO_COLOR=1 $TLC --emit=ast "$f" > $T/ast_$n.out 2> $log
+    rc=$?
+    diff -u "${f%.tl}.ast" $T/ast_$n.out >> $log 2>&1
+    report "ast/$n" $(( rc != 0 || $? != 0 )) $log
+done
+
+for f in examples/*.tl tests/kernels/*.tl; do
+    [ -f "$f" ] || continue
+    n=parse/$(basename "$f" .tl); log=$T/parse_$(basename "$f").log
+    want "$n" || continue
+    NO_COLOR=1 $TLC --emit=ast "$f" > /dev/null 2> $log
+    report "$n" $? $log
+done
+
+# Every other tests/*.sh is a suite sourced here, except the drivers themselves.
+for s in tests/*.sh; do
+    case "$s" in tests/run.sh | tests/lib.sh | tests/gpu.sh | tests/bench.sh) continue ;; esac
+    . "$s"
+done
+
+if [ "${FUZZ_SECONDS:-60}" != 0 ] && want fuzz; then
+    log=$T/fuzz.log
+    make --no-print-directory fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-60} > $log 2>&1
+    rc=$?
+    tail -3 $log | grep -q "Done [0-9]* runs" || rc=1
+    report "fuzz/frontend (${FUZZ_SECONDS:-60}s, ASan+UBSan)" $rc $log
+fi
+
+finish

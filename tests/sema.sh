@@ -1,0 +1,52 @@
+# tests/sema.sh: semantic analysis (sourced by tests/run.sh).
+#   tests/sema/*.tl      bad kernels: `tlc --emit=ir` exits 1 and prints every
+#                        "# expect: LINE:COL: error: MESSAGE" line of the file
+#                        (a line not starting with a digit is matched anywhere)
+#   tests/sema_ok/*.tl   good kernels: `tlc --emit=ir` exits 0 (the IR verifies)
+# A file carries the flags its compile needs in comment lines:
+#   # kernel: NAME            --kernel NAME
+#   # signature: SIG          --signature "SIG"
+#   # defines: A=1 B='x'      -D A=1 -D B='x' (split at spaces)
+#   # options: FLAGS          further tlc flags (--autotune-config 1, --num-warps 8)
+
+sema_run() { # file log -> exit status of tlc; IR on $T/sema.out
+    local f=$1 log=$2 sig k opts d
+    local -a args=(--emit=ir)
+    sig=$(sed -n 's/^# signature: //p' "$f" | head -1)
+    k=$(sed -n 's/^# kernel: //p' "$f" | head -1)
+    opts=$(sed -n 's/^# options: //p' "$f" | head -1)
+    [ -n "$sig" ] && args+=(--signature "$sig")
+    [ -n "$k" ] && args+=(--kernel "$k")
+    for d in $(sed -n 's/^# defines: //p' "$f"); do args+=(-D "$d"); done
+    # shellcheck disable=SC2086
+    NO_COLOR=1 timeout 20 $TLC "${args[@]}" $opts "$f" > $T/sema.out 2> "$log"
+}
+
+for f in tests/sema/*.tl; do
+    [ -f "$f" ] || continue
+    n=sema/$(basename "$f" .tl); log=$T/sema_$(basename "$f").log
+    want "$n" || continue
+    sema_run "$f" "$log"
+    rc=$? ok=0
+    [ $rc = 1 ] || { echo "exit code $rc, want 1" >> "$log"; ok=1; }
+    exp=$(sed -n 's/^# expect: //p' "$f")
+    [ -z "$exp" ] && { echo "no '# expect:' line" >> "$log"; ok=1; }
+    while IFS= read -r e; do
+        [ -z "$e" ] && continue
+        case "$e" in
+            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
+            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
+        esac
+    done <<< "$exp"
+    report "$n" $ok "$log"
+done
+
+for f in tests/sema_ok/*.tl; do
+    [ -f "$f" ] || continue
+    n=sema_ok/$(basename "$f" .tl); log=$T/sema_ok_$(basename "$f").log
+    want "$n" || continue
+    sema_run "$f" "$log"
+    rc=$?
+    [ $rc = 0 ] || echo "exit code $rc, want 0" >> "$log"
+    report "$n" $(( rc != 0 )) "$log"
+done
