@@ -57,9 +57,9 @@
  *
  * The table: Function.layouts is numbered like Function.values: slot 0 is
  * "no layout", valid indices are 1 .. nlayouts-1, and nlayouts is 0 before
- * the layout pass. Layouts are interned, so equal indices mean equal layouts
- * (the converse need not hold: two different layouts can have the same map
- * for a given shape, see layout_same_map). */
+ * the layout pass. Layouts are interned: equal layouts have one index. Two
+ * different layouts can still give the same map for a given shape (see
+ * layout_same_map); the pass inserts no convert between those. */
 #ifndef TL_LAYOUT_H
 #define TL_LAYOUT_H
 

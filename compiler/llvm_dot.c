@@ -13,13 +13,16 @@
  *   C  c0,c1: (g, 2t + {0,1})   c2,c3: (g+8, 2t + {0,1})
  * with j < kw packed low element first. The 16-bit operands come out of their
  * convert_layout through ldmatrix (llvm_convert_ldmatrix, below), which
- * delivers exactly these fragments. The registers are found through the
+ * delivers exactly these fragments; when both converts feed only the dot, the
+ * dot does them in one staging round (half the barriers). The registers are found through the
  * ThreadMaps, not assumed: each thread's lane part must be exactly the
  * fragment's (checked), and a register's reg_off then names its instruction
  * tile (reg_off / tile size) and its slot (reg_off mod tile size). Anything
- * else (blocked operands, shapes under one instruction, IEEE fp32, other
- * types) takes the FMA path: operands through shared memory, a K loop of fmas
- * on the accumulator's registers. */
+ * else (IEEE fp32, other types, shapes under one instruction, non-MMA
+ * layouts) is an FMA dot: in registers when each thread already holds the A
+ * rows and B columns of its accumulator elements (DOT_OPERAND of a BLOCKED
+ * parent), else with A and B staged in shared memory and a K loop of fmas on
+ * the accumulator's registers (operands in any layout). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,49 +335,115 @@ static LLVMValueRef ldmatrix(Lower *L, bool a, LLVMValueRef addr) {
     return call;
 }
 
-bool llvm_convert_ldmatrix(Lower *L, Inst *in) {
+/* The ldmatrix plan of a convert_layout, if it is one ldmatrix can serve. */
+static bool ld_plan_of(Lower *L, Inst *in, LdPlan *p) {
     Function *f = L->f;
     ValueId s = in->args[0], d = in->results[0];
     const Layout *lay = &f->layouts[f->values[d].layout];
     DType dt = (DType)f->values[d].type.dtype;
-    const ThreadMap *st = llvm_tm(L, s), *tt = llvm_tm(L, d);
-    LdPlan p;
-    if (!st || !tt || lay->kind != LAYOUT_DOT_OPERAND || lay->k_width != 2 || dt_bits(dt) != 16 ||
-        f->layouts[lay->parent].kind != LAYOUT_MMA || !plan_ldmatrix(L, tt, lay->op_idx == 0, &p))
-        return false;
-    int pad = (p.C * 2 / 16) % 2 ? 0 : 8, row_log2 = __builtin_ctz((unsigned)p.C);
-    llvm_smem_use(L, ((int64_t)p.R * p.C + (int64_t)p.R * pad) * 2, in->span);
-    llvm_barrier(L);
-    llvm_smem_stage(L, st, llvm_val(L, s)->r, dt, pad);
-    llvm_barrier(L);
+    return in->op == IR_CONVERT_LAYOUT && llvm_tm(L, s) && llvm_tm(L, d) && lay->kind == LAYOUT_DOT_OPERAND &&
+           lay->k_width == 2 && dt_bits(dt) == 16 && f->layouts[lay->parent].kind == LAYOUT_MMA &&
+           plan_ldmatrix(L, llvm_tm(L, d), lay->op_idx == 0, p);
+}
+
+static int ld_pad(const LdPlan *p) { return (p->C * 2 / 16) % 2 ? 0 : 8; }
+
+static int64_t ld_bytes(const LdPlan *p) { return ((int64_t)p->R * p->C + (int64_t)p->R * ld_pad(p)) * 2; }
+
+/* Read the converted block's fragments from the staged copy at byte_off. */
+static void ld_read(Lower *L, Inst *in, const LdPlan *p, int64_t byte_off) {
+    ValueId d = in->results[0];
+    DType dt = (DType)L->f->values[d].type.dtype;
+    const ThreadMap *tt = llvm_tm(L, d);
+    int pad = ld_pad(p), row_log2 = __builtin_ctz((unsigned)p->C);
     LLVMValueRef q = LLVMBuildLShr(L->b, L->lane, llvm_i32(L, 3), ""), r8 = LLVMBuildAnd(L->b, L->lane, llvm_i32(L, 7), "");
     LLVMValueRef qrow = LLVMBuildMul(L->b, LLVMBuildAnd(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
     LLVMValueRef qcol = LLVMBuildMul(L->b, LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
-    LLVMValueRef wrow = p.a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p.a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
+    LLVMValueRef wrow = p->a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p->a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
     LLVMValueRef lrow = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, wrow, qrow, ""), r8, "");
-    LLVMValueRef lcol = p.a ? qcol : wcol;
+    LLVMValueRef lcol = p->a ? qcol : wcol;
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
     LLVMValueRef *regs = llvm_new_regs(L, tt->nregs);
-    for (int tr = 0; tr < p.ntr; tr++)
-        for (int tc = 0; tc < p.ntc; tc++) {
-            const int *m = &p.map[(tr * p.ntc + tc) * p.nslot * 2];
+    for (int tr = 0; tr < p->ntr; tr++)
+        for (int tc = 0; tc < p->ntc; tc++) {
+            const int *m = &p->map[(tr * p->ntc + tc) * p->nslot * 2];
             if (m[0] < 0)
                 continue;
-            LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p.th), ""),
-                                            llvm_i32(L, p.R - 1), "");
-            LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p.tw), ""),
-                                            llvm_i32(L, p.C - 1), "");
-            LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p.C), ""), col, "");
-            LLVMValueRef ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), 0);
-            LLVMValueRef res = ldmatrix(L, p.a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
-            for (int slot = 0; slot < p.nslot; slot++) {
+            LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p->th), ""),
+                                            llvm_i32(L, p->R - 1), "");
+            LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p->tw), ""),
+                                            llvm_i32(L, p->C - 1), "");
+            LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
+            LLVMValueRef ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
+            LLVMValueRef res = ldmatrix(L, p->a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
+            for (int slot = 0; slot < p->nslot; slot++) {
                 LLVMValueRef v = LLVMBuildBitCast(L->b, LLVMBuildExtractValue(L->b, res, (unsigned)slot, ""), vt, "");
                 for (int j = 0; j < 2; j++)
                     regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
             }
         }
     llvm_set(L, d, regs, tt->nregs);
+}
+
+/* Converts (with their plans) through one staging round: barrier, every
+ * block stored at its own offset, barrier, every block read. */
+static void ld_round(Lower *L, Inst **cv, LdPlan *p, int n, Span sp) {
+    int64_t off[2], total = 0;
+    for (int i = 0; i < n; i++) {
+        off[i] = total;
+        total = (total + ld_bytes(&p[i]) + 15) & ~(int64_t)15;
+    }
+    llvm_smem_use(L, total, sp);
+    llvm_barrier(L);
+    for (int i = 0; i < n; i++) {
+        ValueId s = cv[i]->args[0];
+        llvm_smem_stage(L, llvm_tm(L, s), llvm_val(L, s)->r, (DType)L->f->values[s].type.dtype, ld_pad(&p[i]), off[i]);
+    }
+    llvm_barrier(L);
+    for (int i = 0; i < n; i++)
+        ld_read(L, cv[i], &p[i], off[i]);
+}
+
+/* A convert whose only use is the A or B operand of a dot in the same block
+ * is left to the dot (see lower_mma), which stages both operands in one
+ * round: half the barriers, and B's stores need not wait for A's reads. */
+static bool deferrable(Lower *L, Inst *in) {
+    ValueId d = in->results[0];
+    Inst *u = L->user[d];
+    LdPlan p;
+    return L->nuses[d] == 1 && u && u->op == IR_DOT && (u->args[0] == d || u->args[1] == d) &&
+           L->def_block[d] == L->use_block[d] && ld_plan_of(L, in, &p);
+}
+
+bool llvm_convert_ldmatrix(Lower *L, Inst *in) {
+    LdPlan p;
+    if (deferrable(L, in)) {
+        L->deferred[in->results[0]] = true;
+        return true;
+    }
+    if (!ld_plan_of(L, in, &p))
+        return false;
+    ld_round(L, &in, &p, 1, in->span);
     return true;
+}
+
+/* The dot's deferred operand converts, done now in one round. */
+static void undefer(Lower *L, Inst *dot) {
+    Inst *cv[2];
+    LdPlan p[2];
+    int n = 0;
+    for (int k = 0; k < 2; k++) {
+        ValueId v = dot->args[k];
+        if (!L->deferred[v])
+            continue;
+        cv[n] = L->f->values[v].def;
+        if (!ld_plan_of(L, cv[n], &p[n]))
+            return; /* cannot happen: deferrable() planned it */
+        L->deferred[v] = false;
+        n++;
+    }
+    if (n)
+        ld_round(L, cv, p, n, dot->span);
 }
 
 /* ---- FMA ---- */
@@ -523,6 +592,7 @@ static void lower_fma(Lower *L, Inst *in) {
 
 void llvm_lower_dot(Lower *L, Inst *in) {
     Mma m = {0};
+    undefer(L, in);
     if (L->f->values[in->args[0]].type.rank != 2) {
         diag_error(L->d, L->f->src, in->span, "dot on blocks of rank %d is not supported on the GPU yet",
                    L->f->values[in->args[0]].type.rank);

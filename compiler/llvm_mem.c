@@ -16,6 +16,18 @@
 
 static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
 
+/* Operand v (mask, other, value) per register of the pointer block: in the
+ * pointer's layout, a scalar repeated for every register. */
+static LLVMValueRef *per_reg(Lower *L, ValueId v, ValueId ptr, Span sp) {
+    int n = llvm_val(L, ptr)->n;
+    if (llvm_tm(L, v) || n == 1)
+        return llvm_regs_like(L, v, ptr, sp);
+    LLVMValueRef *r = llvm_new_regs(L, n);
+    for (int i = 0; i < n; i++)
+        r[i] = llvm_val(L, v)->r[0];
+    return r;
+}
+
 /* The widest vector (a power of two, at most 16 bytes) whose registers are
  * consecutive along the map's contig_dim in every group, no wider than the
  * axis analysis allows: the pointer's contiguity, its alignment (divisibility
@@ -32,7 +44,7 @@ static int vector_width(Lower *L, const ThreadMap *tm, ValueId ptr, ValueId mask
             v = (int)p->contiguity[fd];
         while (v > 1 && p->divisibility[fd] < (int64_t)v * bytes)
             v /= 2;
-        if (mask && L->axis[mask].constancy[fd] < v)
+        if (mask && llvm_tm(L, mask) && L->axis[mask].constancy[fd] < v) /* a scalar mask is uniform */
             v = (int)L->axis[mask].constancy[fd];
     }
     while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
@@ -98,8 +110,8 @@ void llvm_lower_load(Lower *L, Inst *in) {
     DType dt = dtype_of(L, res);
     const ThreadMap *tm = llvm_tm(L, ptr);
     LVal *pv = llvm_val(L, ptr);
-    LLVMValueRef *mask = in->attr.has_mask ? llvm_regs_like(L, in->args[1], ptr, in->span) : NULL;
-    LLVMValueRef *other = in->attr.has_other ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+    LLVMValueRef *mask = in->attr.has_mask ? per_reg(L, in->args[1], ptr, in->span) : NULL;
+    LLVMValueRef *other = in->attr.has_other ? per_reg(L, in->args[2], ptr, in->span) : NULL;
     int n = pv->n, bytes = llvm_dt_bytes(dt);
     int v = vector_width(L, tm, ptr, in->attr.has_mask ? in->args[1] : 0, bytes);
     LLVMTypeRef at = access_type(L, dt, v);
@@ -155,8 +167,8 @@ void llvm_lower_store(Lower *L, Inst *in) {
     DType dt = dtype_of(L, in->args[1]);
     const ThreadMap *tm = llvm_tm(L, ptr);
     LVal *pv = llvm_val(L, ptr);
-    LLVMValueRef *val = llvm_regs_like(L, in->args[1], ptr, in->span);
-    LLVMValueRef *mask = in->nargs > 2 ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+    LLVMValueRef *val = per_reg(L, in->args[1], ptr, in->span);
+    LLVMValueRef *mask = in->nargs > 2 ? per_reg(L, in->args[2], ptr, in->span) : NULL;
     int n = pv->n, bytes = llvm_dt_bytes(dt);
     int v = vector_width(L, tm, ptr, in->nargs > 2 ? in->args[2] : 0, bytes);
     LLVMTypeRef at = access_type(L, dt, v);
@@ -252,8 +264,8 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int nops = in->op == IR_ATOMIC_CAS ? 2 : 1;
     LLVMValueRef *ops[2] = {0};
     for (int k = 0; k < nops; k++)
-        ops[k] = llvm_regs_like(L, in->args[1 + k], ptr, in->span);
-    LLVMValueRef *mask = in->op == IR_ATOMIC_RMW && in->nargs > 2 ? llvm_regs_like(L, in->args[2], ptr, in->span) : NULL;
+        ops[k] = per_reg(L, in->args[1 + k], ptr, in->span);
+    LLVMValueRef *mask = in->op == IR_ATOMIC_RMW && in->nargs > 2 ? per_reg(L, in->args[2], ptr, in->span) : NULL;
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;

@@ -2,7 +2,8 @@
 """gpu_check.py: launch the harness kernels' PTX on a GPU (CuPy) and compare
 with numpy references computed another way.
 
-    python3 tests/codegen/gpu_check.py DIR     # DIR holds KERNEL.ptx from `harness KERNEL`
+    bash tests/codegen/gpu_ptx.sh DIR          # where tlc builds: writes DIR/*.ptx
+    python3 tests/codegen/gpu_check.py DIR     # where a GPU and CuPy are
 
 Each PTX carries its launch facts: `.maxntid T` (threads per program) and
 `// tl.shared_bytes NAME N` (dynamic shared memory). Prints one [PASS]/[FAIL] line per
