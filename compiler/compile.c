@@ -15,17 +15,9 @@
 
 #include "codegen.h"
 #include "layout.h"
+#include "ptx.h"
 
 const char *const compile_pass_names[] = {"sema", "layout", NULL};
-
-/* Shared memory a program may use on each target (opt-in maximum). */
-static int max_shared_for(const char *arch) {
-    if (!arch || !strncmp(arch, "sm_90", 5))
-        return 227 * 1024;
-    if (!strcmp(arch, "sm_80"))
-        return 163 * 1024;
-    return 99 * 1024;
-}
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -45,13 +37,18 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
 }
 
 bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx) {
+    const PtxArch *target = ptx_arch(arch);
+    if (!target) {
+        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (expected %s)", arch, ptx_arch_names());
+        return false;
+    }
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
         const AxisInfo *axis = axis_analyze(f);
-        if (!axis || !layout_pass(d, f, axis, max_shared_for(arch)) || !after_pass(d, f, "layout", hooks))
+        if (!axis || !layout_pass(d, f, axis, target->max_shared) || !after_pass(d, f, "layout", hooks))
             return false;
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }
-    return codegen_module(d, fs, n, arch ? arch : "sm_90", 3, hooks ? hooks->llvm : NULL, ptx);
+    return codegen_module(d, fs, n, target->name, 3, hooks ? hooks->llvm : NULL, ptx);
 }

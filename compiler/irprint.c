@@ -19,6 +19,7 @@
  * The tables below are the one description of the text form's attribute keys,
  * enum spellings and region labels; irparse.c and verify.c declare them. */
 #include "ir.h"
+#include "layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,13 +93,9 @@ static Type type_of(const Function *f, ValueId v) {
 }
 
 /* After the layout pass a block type shows its layout: <128x64xf16, #blocked1>
- * (layout.c). Weak, so tools that link the IR without the layout code (the
- * round-trip test) still link; they never see a laid-out function. */
-void layout_print_type(Buf *out, const Function *f, ValueId v) __attribute__((weak));
-void layout_print_aliases(Buf *out, const Function *f) __attribute__((weak));
-
+ * (layout.c). */
 static void put_type(Buf *b, const Function *f, ValueId v) {
-    if (f->nlayouts > 0 && layout_print_type)
+    if (f->nlayouts > 0)
         layout_print_type(b, f, v);
     else
         ir_type_print(b, type_of(f, v));
@@ -299,7 +296,7 @@ static void print_inst(Buf *b, const Function *f, const Inst *in, int depth) {
 }
 
 void ir_print_func(Buf *out, const Function *f) {
-    if (f->nlayouts > 0 && layout_print_aliases)
+    if (f->nlayouts > 0)
         layout_print_aliases(out, f);
     buf_printf(out, "func @%s(", f->name);
     for (int i = 0; i < f->nparams; i++) {

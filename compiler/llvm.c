@@ -339,7 +339,7 @@ LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2) 
 }
 
 /* Store registers r..r+v-1 (i1 as bytes) at scratch element idx. */
-static void smem_store(Lower *L, DType dt, const LLVMValueRef *regs, int v, LLVMValueRef idx) {
+static void smem_store(Lower *L, DType dt, const LLVMValueRef *regs, int v, LLVMValueRef idx, int64_t byte_off) {
     LLVMTypeRef ty = llvm_mem_type(L, dt);
     LLVMValueRef x = NULL;
     if (v > 1)
@@ -348,7 +348,7 @@ static void smem_store(Lower *L, DType dt, const LLVMValueRef *regs, int v, LLVM
         LLVMValueRef e = dt == DT_I1 ? LLVMBuildZExt(L->b, regs[i], L->t_i8, "") : regs[i];
         x = v > 1 ? LLVMBuildInsertElement(L->b, x, e, llvm_i32(L, i), "") : e;
     }
-    LLVMValueRef st = LLVMBuildStore(L->b, x, llvm_smem_ptr(L, ty, idx, 0));
+    LLVMValueRef st = LLVMBuildStore(L->b, x, llvm_smem_ptr(L, ty, idx, byte_off));
     LLVMSetAlignment(st, (unsigned)(v * llvm_dt_bytes(dt)));
 }
 
@@ -364,21 +364,22 @@ static void smem_load(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMValueRe
 }
 
 /* Store with vectors of sv registers (sv as smem_vec and smem_pad allow). */
-static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int sv, int pad) {
+static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int sv, int pad,
+                  int64_t byte_off) {
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
     int row_log2 = tm->rank ? __builtin_ctz((unsigned)tm->shape[tm->rank - 1]) : 0;
     for (int r = 0; r < tm->nregs; r += sv)
-        smem_store(L, dt, &regs[r], sv, llvm_smem_index(L, llvm_linear(L, tm, r, strides), pad, row_log2));
+        smem_store(L, dt, &regs[r], sv, llvm_smem_index(L, llvm_linear(L, tm, r, strides), pad, row_log2), byte_off);
 }
 
-void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad) {
+void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off) {
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
     int sv = smem_vec(tm, strides, llvm_dt_bytes(dt)), last = tm->rank ? tm->shape[tm->rank - 1] : 1;
     while (sv > 1 && (sv > last || (pad && pad % sv)))
         sv /= 2;
-    stage(L, tm, regs, dt, sv, pad);
+    stage(L, tm, regs, dt, sv, pad, byte_off);
 }
 
 void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt,
@@ -402,7 +403,7 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
     int pad = smem_pad(src, bytes, &row_log2, &sv, &dv);
     llvm_smem_use(L, (numel + (numel >> row_log2) * pad) * bytes, sp);
     llvm_barrier(L);
-    stage(L, src, sregs, dt, sv, pad);
+    stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
     for (int r = 0; r < dst->nregs; r += dv)
         smem_load(L, dt, &dregs[r], dv, llvm_smem_index(L, llvm_linear(L, dst, r, coef), pad, row_log2));
@@ -704,9 +705,16 @@ static Span value_span(const Function *f, ValueId v) {
 
 static void mark_uses(Lower *L, const Block *b) {
     for (int i = 0; i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        for (int a = 0; a < in->nargs; a++)
-            L->used[in->args[a]] = true;
+        Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++) {
+            ValueId v = in->args[a];
+            L->used[v] = true;
+            L->nuses[v]++;
+            L->user[v] = in;
+            L->use_block[v] = b;
+        }
+        for (int r = 0; r < in->nresults; r++)
+            L->def_block[in->results[r]] = b;
         for (int r = 0; r < in->nregions; r++)
             if (in->regions[r])
                 mark_uses(L, in->regions[r]);
@@ -826,7 +834,13 @@ static bool lower_function(Lower *L, Function *f) {
     L->vals = arena_alloc(f->arena, sizeof(LVal) * (size_t)f->nvalues);
     L->tms = arena_alloc(f->arena, sizeof(ThreadMap *) * (size_t)f->nvalues);
     L->used = arena_alloc(f->arena, sizeof(bool) * (size_t)f->nvalues);
-    if (!L->vals || !L->tms || !L->used || !map_values(L))
+    L->deferred = arena_alloc(f->arena, sizeof(bool) * (size_t)f->nvalues);
+    L->nuses = arena_alloc(f->arena, sizeof(int) * (size_t)f->nvalues);
+    L->user = arena_alloc(f->arena, sizeof(Inst *) * (size_t)f->nvalues);
+    L->def_block = arena_alloc(f->arena, sizeof(Block *) * (size_t)f->nvalues);
+    L->use_block = arena_alloc(f->arena, sizeof(Block *) * (size_t)f->nvalues);
+    if (!L->vals || !L->tms || !L->used || !L->deferred || !L->nuses || !L->user || !L->def_block ||
+        !L->use_block || !map_values(L))
         return false;
     L->axis = axis_analyze(f);
     declare_kernel(L);

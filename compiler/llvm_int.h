@@ -50,6 +50,10 @@ typedef struct Lower {
     int nbases, cap_bases;
     const AxisInfo *axis;    /* axis_analyze(f): caps vector widths */
     bool *used;              /* per ValueId: some op reads it */
+    int *nuses;              /* per ValueId: operand slots that read it */
+    Inst **user;             /* per ValueId: its (last) user */
+    const Block **def_block, **use_block; /* per ValueId: where it is defined / last used */
+    bool *deferred;          /* per ValueId: a convert left for its dot to do */
     Inst *term;              /* the yield / condition that ended the block just lowered */
     bool failed;
 } Lower;
@@ -97,7 +101,7 @@ LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t
 LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2);
 /* Store a block's registers at their row-major (padded) places in the
  * scratch, in vectors where the map allows; no barriers. */
-void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad);
+void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off);
 
 /* Move a value between thread maps. Destination element e (index vector) is
  * source element with linear (row-major) index sum_d e_d * coef[d]. Uses

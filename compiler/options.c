@@ -1,5 +1,6 @@
 /* options.c: the compile-option table shared by tlc and the C API. */
 #include "options.h"
+#include "ptx.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,8 +44,6 @@ static bool is_identifier(const char *s, size_t n) {
     return true;
 }
 
-static const char *const archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-
 bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg, Buf *err) {
     long v;
     if (!strcmp(name, "kernel")) {
@@ -65,14 +64,12 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
         /* -D NAME alone means NAME=True, as with a C compiler's -D. */
         o->defines[o->ndefines++] = (SemaDefine){arena_strndup(a, arg, n), eq ? arena_strdup(a, eq + 1) : "True"};
     } else if (!strcmp(name, "arch")) {
-        size_t i, n = sizeof archs / sizeof archs[0];
-        for (i = 0; i < n && strcmp(archs[i], arg); i++)
-            ;
-        if (i == n) {
-            buf_printf(err, "unsupported --arch '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)", arg);
+        const PtxArch *arch = ptx_arch(arg);
+        if (!arch) {
+            buf_printf(err, "unsupported --arch '%s' (expected %s)", arg, ptx_arch_names());
             return false;
         }
-        o->arch = archs[i];
+        o->arch = arch->name;
     } else if (!strcmp(name, "num-warps")) {
         if (!parse_int(arg, 1, 32, &v) || (v & (v - 1))) {
             buf_printf(err, "--num-warps expects a power of two from 1 to 32, got '%s'", arg);

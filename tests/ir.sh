@@ -19,7 +19,7 @@ ir_tlc=0
 ir_build() {
     local log=$T/ir_build.log
     local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/irprint.c compiler/irparse.c compiler/verify.c
-                tests/ir_roundtrip.c"
+                compiler/layout.c tests/ir_roundtrip.c"
     local flags="-std=gnu11 -g -O1 -Wall -Wextra -Ilang -Icompiler"
     ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $ir_rt -lm > $log 2>&1 ||
         ${CC:-cc} $flags $srcs -o $ir_rt -lm >> $log 2>&1
