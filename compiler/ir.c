@@ -184,6 +184,15 @@ Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nar
     return in;
 }
 
+void ir_set_regions(Inst *in, Block *r0, Block *r1) {
+    in->regions[0] = r0;
+    in->regions[1] = r1;
+    in->nregions = r1 ? 2 : 1;
+    r0->parent = in;
+    if (r1)
+        r1->parent = in;
+}
+
 ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp) {
     Inst *in = ir_inst_new(f, b, op, args, nargs, &rtype, 1, sp);
     return in->results[0];

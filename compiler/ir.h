@@ -249,6 +249,8 @@ ValueId ir_block_arg(Function *f, Block *b, Type t);
 /* Append an op with the given operands and result types to block b. */
 Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nargs,
                   const Type *rtypes, int nresults, Span sp);
+/* Give a control-flow op its regions (r1 may be NULL) and set their parent. */
+void ir_set_regions(Inst *in, Block *r0, Block *r1);
 /* Convenience: a one-result op. Returns the result value. */
 ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp);
 static inline Type ir_type_of(const Function *f, ValueId v) { return f->values[v].type; }

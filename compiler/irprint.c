@@ -108,48 +108,6 @@ static void put_decl(Buf *b, const Function *f, ValueId v) {
     put_type(b, f, v);
 }
 
-/* The shortest decimal that reads back as the same double; it always shows a
- * '.' or an exponent so a reader sees a float. */
-static void put_float(Buf *b, double x) {
-    if (isnan(x)) {
-        buf_puts(b, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        buf_puts(b, x < 0 ? "-inf" : "inf");
-        return;
-    }
-    char s[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, x);
-        if (strtod(s, NULL) == x)
-            break;
-    }
-    buf_puts(b, s);
-    if (!strpbrk(s, ".e"))
-        buf_puts(b, ".0");
-}
-
-/* A C string literal; bytes >= 0x80 stay raw so UTF-8 messages stay readable. */
-static void put_string(Buf *b, const char *s) {
-    buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': buf_puts(b, "\\\""); break;
-        case '\\': buf_puts(b, "\\\\"); break;
-        case '\n': buf_puts(b, "\\n"); break;
-        case '\t': buf_puts(b, "\\t"); break;
-        case '\r': buf_puts(b, "\\r"); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                buf_printf(b, "\\x%02x", *p);
-            else
-                buf_putc(b, (char)*p);
-        }
-    }
-    buf_putc(b, '"');
-}
-
 /* An enum attribute; a value out of range (bad IR) prints as its number so
  * the dump still shows it and the parser rejects it. */
 static void put_enum(Buf *b, const char *const *names, int v) {
@@ -172,7 +130,7 @@ static void put_list(Buf *b, const int64_t *v, int n) {
 static void put_const(Buf *b, const Function *f, const Inst *in) {
     DType dt = in->nresults ? (DType)type_of(f, in->results[0]).dtype : DT_I64;
     if (dt_is_float(dt))
-        put_float(b, in->attr.f);
+        buf_put_double(b, in->attr.f);
     else if (dt == DT_U64)
         buf_printf(b, "%llu", (unsigned long long)in->attr.i);
     else
@@ -214,7 +172,7 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
     } else if (IS("precision")) {
         put_enum(b, ir_precision_names, a->precision);
     } else if (IS("prefix") || IS("msg")) {
-        put_string(b, a->str);
+        buf_put_quoted(b, a->str, a->str ? strlen(a->str) : 0, true);
     } else if (IS("hex")) {
         buf_puts(b, a->hex ? "true" : "false");
     }

@@ -636,10 +636,7 @@ static ValueId as_type(Sema *s, Val v, Type t, Span sp) {
 
 static Inst *emit_if(Sema *s, ValueId cond, Block *tb, Block *eb, const Type *rt, int nres, Span sp) {
     Inst *in = sema_emit_inst(s, IR_IF, &cond, 1, rt, nres, sp);
-    in->regions[0] = tb;
-    in->regions[1] = eb;
-    in->nregions = 2;
-    tb->parent = eb->parent = in;
+    ir_set_regions(in, tb, eb);
     return in;
 }
 
@@ -968,6 +965,16 @@ static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, Inst *in,
     }
 }
 
+/* A loop's body, in the current block, ended by the yield of the carried values. */
+static void exec_loop_body(Sema *s, const Node *n, Carried *c, int nc) {
+    s->fr->rt_nest++;
+    exec_block(s, &n->l0);
+    s->fr->rt_nest--;
+    int ny;
+    ValueId *y = loop_yields(s, c, nc, &ny, n->span);
+    sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
+}
+
 static void exec_for(Sema *s, const Node *n) {
     const Node *it = n->b, *target = n->a;
     if (n->l1.len)
@@ -1058,17 +1065,10 @@ static void exec_for(Sema *s, const Node *n) {
         rt[nr++] = c[i].t;
         bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, body, c[i].t)));
     }
-    s->fr->rt_nest++;
-    exec_block(s, &n->l0);
-    s->fr->rt_nest--;
-    int ny;
-    ValueId *y = loop_yields(s, c, nc, &ny, n->span);
-    sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
+    exec_loop_body(s, n, c, nc);
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
-    in->regions[0] = body;
-    in->nregions = 1;
-    body->parent = in;
+    ir_set_regions(in, body, NULL);
     rebind_after_loop(s, live, c, nc, in, target->name, tb ? &tgt_live : NULL);
 }
 
@@ -1104,18 +1104,10 @@ static void exec_while(Sema *s, const Node *n) {
     for (int i = 0; i < nc; i++)
         if (!c[i].deferred)
             bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, after, c[i].t)));
-    s->fr->rt_nest++;
-    exec_block(s, &n->l0);
-    s->fr->rt_nest--;
-    int ny;
-    ValueId *y = loop_yields(s, c, nc, &ny, n->span);
-    sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
+    exec_loop_body(s, n, c, nc);
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
-    in->regions[0] = before;
-    in->regions[1] = after;
-    in->nregions = 2;
-    before->parent = after->parent = in;
+    ir_set_regions(in, before, after);
     rebind_after_loop(s, live, c, nc, in, NULL, NULL);
 }
 

@@ -133,34 +133,13 @@ const char *sema_type_str(Sema *s, Type t) {
     return r;
 }
 
-/* The shortest %g form that reads back as the same double, like Python's repr. */
-static void put_float(Buf *b, double f) {
-    if (isnan(f)) {
-        buf_puts(b, "nan");
-        return;
-    }
-    if (isinf(f)) {
-        buf_puts(b, f < 0 ? "-inf" : "inf");
-        return;
-    }
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, f);
-        if (strtod(tmp, NULL) == f)
-            break;
-    }
-    buf_puts(b, tmp);
-    if (!strpbrk(tmp, ".eEn"))
-        buf_puts(b, ".0");
-}
-
 void sema_repr(Buf *b, Val v) {
     switch (v.k) {
     case V_UNDEF: buf_puts(b, "<nothing>"); break;
     case V_NONE: buf_puts(b, "None"); break;
     case V_BOOL: buf_puts(b, v.i ? "True" : "False"); break;
     case V_INT: buf_printf(b, "%lld", (long long)v.i); break;
-    case V_FLOAT: put_float(b, v.f); break;
+    case V_FLOAT: buf_put_double(b, v.f); break;
     case V_STR:
         buf_putc(b, '\'');
         for (int i = 0; i < v.n; i++) {

@@ -94,26 +94,6 @@ static void put_indent(Buf *b, int level) {
         buf_puts(b, "  ");
 }
 
-static void put_quoted(Buf *b, const char *s, int64_t len) {
-    buf_putc(b, '"');
-    for (int64_t i = 0; s && i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': buf_puts(b, "\\\""); break;
-        case '\\': buf_puts(b, "\\\\"); break;
-        case '\n': buf_puts(b, "\\n"); break;
-        case '\t': buf_puts(b, "\\t"); break;
-        case '\r': buf_puts(b, "\\r"); break;
-        default:
-            if (c >= 0x20 && c < 0x7f)
-                buf_putc(b, (char)c);
-            else
-                buf_printf(b, "\\x%02x", c);
-        }
-    }
-    buf_putc(b, '"');
-}
-
 static void put_span(Buf *b, Span s) {
     buf_printf(b, " @%d:%d-%d:%d", s.line, s.col, s.end_line, s.end_col);
 }
@@ -176,7 +156,7 @@ static void print_node(Buf *b, const Node *n, int level) {
         break;
     case N_STR:
         buf_putc(b, ' ');
-        put_quoted(b, n->name, n->ival);
+        buf_put_quoted(b, n->name, n->ival, false);
         break;
     case N_KWARG:
         if (n->op == OP_MUL)

@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,46 @@ void buf_free(Buf *b) {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+}
+
+void buf_put_quoted(Buf *b, const char *s, size_t len, bool keep_utf8) {
+    buf_putc(b, '"');
+    for (size_t i = 0; s && i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': buf_puts(b, "\\\""); break;
+        case '\\': buf_puts(b, "\\\\"); break;
+        case '\n': buf_puts(b, "\\n"); break;
+        case '\t': buf_puts(b, "\\t"); break;
+        case '\r': buf_puts(b, "\\r"); break;
+        default:
+            if ((c >= 0x20 && c < 0x7f) || (c >= 0x80 && keep_utf8))
+                buf_putc(b, (char)c);
+            else
+                buf_printf(b, "\\x%02x", c);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+void buf_put_double(Buf *b, double x) {
+    if (isnan(x)) {
+        buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        buf_puts(b, x < 0 ? "-inf" : "inf");
+        return;
+    }
+    char s[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, x);
+        if (strtod(s, NULL) == x)
+            break;
+    }
+    buf_puts(b, s);
+    if (!strpbrk(s, ".e"))
+        buf_puts(b, ".0");
 }
 
 char *read_file(const char *path, size_t *len) {

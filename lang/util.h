@@ -35,6 +35,12 @@ void buf_putc(Buf *b, char c);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_free(Buf *b);
+/* s[0..len) as a double-quoted C literal (\" \\ \n \t \r \xNN); bytes >= 0x80
+ * stay raw when keep_utf8, so UTF-8 text stays readable. */
+void buf_put_quoted(Buf *b, const char *s, size_t len, bool keep_utf8);
+/* The shortest %g form that reads back as the same double (like Python's
+ * repr), always with a '.' or an exponent; nan, inf, -inf spelled out. */
+void buf_put_double(Buf *b, double x);
 
 /* Read a whole file into a malloc'd, NUL-terminated buffer. Returns NULL and
  * sets errno on failure. *len gets the size (the file may contain NUL bytes). */
