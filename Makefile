@@ -35,7 +35,7 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -static-libstdc++ -static-libgcc -W
               -L$(LLVM_LIBDIR) -Wl,--start-group $(LLVM_LIBS) -Wl,--end-group \
               -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -Wl,--no-undefined -s
 
-.PHONY: all test demo fuzz gpu-test bench deps clean install
+.PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install
 EXAMPLES := copy grayscale swizzle matmul
 TEST_BINS := $(B)/tests/api_test $(B)/tests/gpu_test $(B)/bin/tl-bench
 all: $(B)/bin/tlc $(B)/lib/libtl.so $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
@@ -98,6 +98,11 @@ $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm -ldl \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Before carrying build/ to a GPU machine: also write the PTX of the codegen
+# numeric checks (tests/codegen/gpu_check.py runs them there, through CuPy).
+gpu-prep: all
+	@bash tests/codegen/gpu_ptx.sh $(B)/gpu-ptx > $(B)/gpu-ptx.log 2>&1 || { cat $(B)/gpu-ptx.log; exit 1; }
 
 # On the GPU machine: uses the prebuilt build/ as it is, never rebuilds.
 gpu-test:

@@ -64,6 +64,7 @@ static inline void ex_check_status(TlContext *ctx, TlStatus s, const char *what)
     exit(1);
 }
 
+/* A context on the GPU when there is one (TL_INTERPRET=1 forces the CPU). */
 static inline TlContext *ex_context(void) {
     TlContext *ctx;
     TlStatus s = tl_context_create(TL_DEVICE_AUTO, &ctx);
@@ -71,6 +72,10 @@ static inline TlContext *ex_context(void) {
         printf("cannot create a context: %s\n", tl_status_name(s));
         exit(1);
     }
+    const char *why = tl_last_error(NULL);
+    if (tl_context_device(ctx) == TL_DEVICE_CPU && !getenv("TL_INTERPRET") && *why)
+        printf("(%s: the kernels run in the CPU interpreter)\n", why);
+    printf("device: %s\n", tl_context_device_name(ctx));
     return ctx;
 }
 

@@ -29,7 +29,6 @@ static void run_copy(TlContext *ctx, TlKernel *k, int bs, size_t n) {
 
 int main(void) {
     TlContext *ctx = ex_context();
-    printf("device: %s\n", tl_context_device_name(ctx));
 
     TlKernel *k = ex_kernel(ctx, "copy.tl", "-D bs=1024");
     size_t sizes[] = {1, 1023, 1024, 1025, 1000003};

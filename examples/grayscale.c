@@ -62,7 +62,6 @@ static uint8_t *to_planar(const uint8_t *rgb, int h, int w) {
 
 int main(int argc, char **argv) {
     TlContext *ctx = ex_context();
-    printf("device: %s\n", tl_context_device_name(ctx));
     TlKernel *k = ex_kernel(ctx, "grayscale.tl", "-D bs0=32 -D bs1=32");
     char why[4096] = "";
 

@@ -131,7 +131,6 @@ static void transpose(const float *m, int rows, int cols, float *t) {
 
 int main(void) {
     TlContext *ctx = ex_context();
-    printf("device: %s\n", tl_context_device_name(ctx));
 
     static const char *const seed003 =
         "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8";

@@ -58,7 +58,6 @@ static void run(TlContext *ctx, int rows, int cols, int group, const int64_t *ex
 
 int main(void) {
     TlContext *ctx = ex_context();
-    printf("device: %s\n", tl_context_device_name(ctx));
     static const int64_t seed[20] = {0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11, 12, 14, 16, 18, 13, 15, 17, 19};
     run(ctx, 5, 4, 3, seed);
     run(ctx, 13, 7, 4, NULL);

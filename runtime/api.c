@@ -45,8 +45,7 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) {
     return s;
 }
 
-/* Why the last tl_context_create(TL_DEVICE_CUDA) failed: there is no
- * context to hold the message, so it lives here (per process). */
+/* Why the last attempt to open the CUDA device failed (per process). */
 static char no_device_reason[512];
 
 const char *tl_last_error(const TlContext *ctx) {
@@ -72,15 +71,19 @@ TlStatus tl_context_create(TlDeviceKind kind, TlContext **out) {
     bool want_cpu = kind == TL_DEVICE_CPU || (kind == TL_DEVICE_AUTO && interp && *interp && strcmp(interp, "0"));
     if (!want_cpu) {
         TlStatus s = gpu_open(ctx);
-        if (s != TL_SUCCESS && kind == TL_DEVICE_CUDA) {
-            /* The reason stays readable through tl_last_error(NULL)? No handle
-             * exists, so keep it in a static for tl_context_error_reason(). */
+        if (s != TL_SUCCESS) {
+            /* No context holds the reason for a failed (or AUTO's fallen-back)
+             * CUDA open, so tl_last_error(NULL) reads it from here. */
             snprintf(no_device_reason, sizeof no_device_reason, "%s", ctx->err.data ? ctx->err.data : "");
-            buf_free(&ctx->err);
-            free(ctx);
-            return s;
+            if (kind == TL_DEVICE_CUDA) {
+                buf_free(&ctx->err);
+                free(ctx);
+                return s;
+            }
+            ctx->err.len = 0;
+            if (ctx->err.data)
+                ctx->err.data[0] = 0;
         }
-        ctx->err.len = 0;
     }
     *out = ctx;
     return TL_SUCCESS;

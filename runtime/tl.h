@@ -63,7 +63,9 @@ TL_API void tl_context_destroy(TlContext *ctx);
 TL_API TlDeviceKind tl_context_device(const TlContext *ctx);
 /* "cpu (interpreter)" or the GPU's name. */
 TL_API const char *tl_context_device_name(const TlContext *ctx);
-/* Message of the last failed call on ctx (or on one of its handles); "" if none. */
+/* Message of the last failed call on ctx (or on one of its handles); "" if none.
+ * With ctx NULL: why the CUDA device could not be opened by the last
+ * tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO falling back). */
 TL_API const char *tl_last_error(const TlContext *ctx);
 TL_API const char *tl_status_name(TlStatus s); /* "TL_ERROR_COMPILE" */
 /* Where kernel print/device_print output goes: a callback receiving each

@@ -181,17 +181,33 @@ static double rel_error(TlBuffer *ours, TlBuffer *ref, TlDType dt, size_t n) {
 }
 
 typedef struct MatmulKernel {
-    const char *file, *opts;
-    int nconfigs;      /* autotune configs to try */
+    const char *name, *file, *opts;
+    int nconfigs;      /* autotune configs to try (0: the options fix the tiles) */
     int bm[10], bn[10];
     int grid_2d;
+    int whole_tiles;   /* loads are unmasked: M, N multiples of the tile, K of 32 */
+    int no_strides;    /* seed 003: (x, y, out, x_rows, x_cols, y_rows, y_cols) */
 } MatmulKernel;
 
 static const MatmulKernel tutorial = {
-    "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None", 10,
-    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0};
+    "tutorial", "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None", 10,
+    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0, 1, 0};
 static const MatmulKernel puzzle = {
-    "matmul_puzzle.tl", "--kernel matmul_kernel", 5, {128, 64, 128, 128, 64}, {256, 256, 128, 64, 128}, 1};
+    "puzzle", "matmul_puzzle.tl", "--kernel matmul_kernel", 5, {128, 64, 128, 128, 64}, {256, 256, 128, 64, 128},
+    1, 0, 0};
+/* Every other seed kernel, once each, at 8192: they must run correctly there. */
+static const MatmulKernel others[] = {
+    {"naive", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 0, {64}, {64}, 1, 1, 0},
+    {"grouped", "matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", 0,
+     {64}, {64}, 1, 1, 0},
+    {"autotuned", "matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k", 8,
+     {128, 64, 128, 128, 64, 128, 64, 32}, {256, 256, 128, 64, 128, 32, 32, 64}, 1, 1, 0},
+    {"puzzle-grouped", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped", 5, {128, 64, 128, 128, 64},
+     {256, 256, 128, 64, 128}, 0, 0, 0},
+    {"fwd(seed003)", "matmul_fwd.tl",
+     "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8 -D \"ACTIVATION='none'\"", 0,
+     {128}, {128}, 0, 1, 1},
+};
 
 static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K) {
     TlBuffer *a = random_buffer(dt, (size_t)M * K), *b = random_buffer(dt, (size_t)K * N);
@@ -199,20 +215,24 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
     double best = 1e30, cold_ms = 0;
     int best_cfg = -1;
     Launch best_l = {0};
-    for (int cfg = 0; cfg < mk->nconfigs; cfg++) {
-        /* The unmasked tutorial kernel needs whole tiles. */
-        if (!mk->grid_2d && (M % mk->bm[cfg] || N % mk->bn[cfg] || K % 32))
+    int nconfigs = mk->nconfigs ? mk->nconfigs : 1;
+    for (int cfg = 0; cfg < nconfigs; cfg++) {
+        if (mk->whole_tiles && (M % mk->bm[cfg] || N % mk->bn[cfg] || K % 64))
             continue;
-        char opts[256];
-        snprintf(opts, sizeof opts, "%s --autotune-config %d", mk->opts, cfg);
+        char opts[512];
+        if (mk->nconfigs)
+            snprintf(opts, sizeof opts, "%s --autotune-config %d", mk->opts, cfg);
+        else
+            snprintf(opts, sizeof opts, "%s", mk->opts);
         Launch l = {.k = ex_kernel(ctx, mk->file, opts)};
         unsigned gm = ex_cdiv((size_t)M, (size_t)mk->bm[cfg]), gn = ex_cdiv((size_t)N, (size_t)mk->bn[cfg]);
         l.grid[0] = mk->grid_2d ? gm : gm * gn, l.grid[1] = mk->grid_2d ? gn : 1, l.grid[2] = 1;
         l.args[0] = tl_arg_buffer(a), l.args[1] = tl_arg_buffer(b), l.args[2] = tl_arg_buffer(c);
-        int v[] = {M, N, K, K, 1, N, 1, N, 1};
-        for (int i = 0; i < 9; i++)
-            l.args[3 + i] = tl_arg_i32(v[i]);
-        l.nargs = 12;
+        int strided[] = {M, N, K, K, 1, N, 1, N, 1}, fwd[] = {M, K, K, N};
+        const int *v = mk->no_strides ? fwd : strided;
+        l.nargs = 3;
+        for (int i = 0; i < (mk->no_strides ? 4 : 9); i++)
+            l.args[l.nargs++] = tl_arg_i32(v[i]);
         double t0 = now_ms();
         run_launch(&l);
         tl_context_synchronize(ctx);
@@ -230,7 +250,7 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
     const char *dn = dt == TL_F16 ? "fp16" : dt == TL_BF16 ? "bf16" : "fp32";
     double flops = 2.0 * M * N * K;
     if (best_cfg < 0) {
-        printf("matmul %-5s %5d %5d %5d   (no config fits this shape)\n", dn, M, N, K);
+        printf("matmul %-14s %-5s %5d %5d %5d   (no config fits this shape)\n", mk->name, dn, M, N, K);
         goto out;
     }
     best = time_ms(run_launch, &best_l, 2, 20);
@@ -242,16 +262,33 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
         tl_context_synchronize(ctx);
         err = rel_error(c, cref, dt, (size_t)M * N);
     }
-    printf("matmul %-5s %5d %5d %5d  tl %8.1f TFLOP/s (cfg %d)  cuBLAS %8.1f  ratio %5.2f  relerr %.1e  first-call %.0f ms\n",
-           dn, M, N, K, ours, best_cfg, theirs, theirs > 0 ? ours / theirs : 0, err, cold_ms);
+    printf("matmul %-14s %-5s %5d %5d %5d  tl %6.1f TFLOP/s (cfg %d)  cuBLAS %6.1f  ratio %5.2f  relerr %.1e  "
+           "first-call %.0f ms\n",
+           mk->name, dn, M, N, K, ours, best_cfg, theirs, theirs > 0 ? ours / theirs : 0, err, cold_ms);
     tl_kernel_destroy(best_l.k);
 out:
     tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c), tl_buffer_destroy(cref);
 }
 
+typedef struct Copy {
+    CUdeviceptr src, dst;
+    size_t bytes;
+} Copy;
+
 static void run_dtod(void *p) {
-    Gemm *g = p; /* reuse: a = src, c = dst, m = bytes */
-    cu->cuMemcpyDtoD(g->c, g->a, (size_t)g->m * 4);
+    Copy *c = p;
+    cu->cuMemcpyDtoD(c->dst, c->src, c->bytes);
+}
+
+/* Read back both buffers and compare bytes: a fast wrong kernel must not win. */
+static const char *same_bytes(TlBuffer *a, TlBuffer *b, size_t bytes) {
+    unsigned char *x = malloc(bytes), *y = malloc(bytes);
+    tl_buffer_read(a, 0, x, bytes);
+    tl_buffer_read(b, 0, y, bytes);
+    int same = !memcmp(x, y, bytes);
+    free(x);
+    free(y);
+    return same ? "checked" : "WRONG";
 }
 
 static void bench_copy(size_t n) {
@@ -261,11 +298,14 @@ static void bench_copy(size_t n) {
     l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(z), l.args[2] = tl_arg_i32((int32_t)n);
     l.nargs = 3;
     double t = time_ms(run_launch, &l, 3, 20);
-    Gemm g = {.m = (int)n, .a = dptr(x), .c = dptr(z)};
-    double td = time_ms(run_dtod, &g, 3, 20);
+    const char *check = same_bytes(x, z, n * 4);
+    TlBuffer *z2 = ex_buffer(ctx, TL_F32, n, NULL);
+    Copy c = {dptr(x), dptr(z2), n * 4};
+    double td = time_ms(run_dtod, &c, 3, 20);
     double bytes = 2.0 * (double)n * 4;
-    printf("copy   fp32 n=%zu  tl %7.0f GB/s   cuMemcpyDtoD %7.0f GB/s   ratio %.2f\n", n, bytes / t * 1e-6,
-           bytes / td * 1e-6, td / t);
+    printf("copy   fp32 n=%zu  tl %7.0f GB/s (%s)   cuMemcpyDtoD %7.0f GB/s   ratio %.2f\n", n, bytes / t * 1e-6,
+           check, bytes / td * 1e-6, td / t);
+    tl_buffer_destroy(z2);
     tl_kernel_destroy(l.k);
     tl_buffer_destroy(x), tl_buffer_destroy(z);
 }
@@ -278,7 +318,20 @@ static void bench_grey(int h, int w) {
     l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(o), l.args[2] = tl_arg_i32(h), l.args[3] = tl_arg_i32(w);
     l.nargs = 4;
     double t = time_ms(run_launch, &l, 3, 20);
-    printf("grey   u8 %dx%d  tl %7.0f GB/s (3 planes read + 1 written)\n", h, w, 4.0 * (double)n / t * 1e-6);
+    /* Check against the C formula (within 1: the GPU may fuse a multiply-add). */
+    unsigned char *in = malloc(3 * n), *out = malloc(n);
+    tl_buffer_read(x, 0, in, 3 * n);
+    tl_buffer_read(o, 0, out, n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = 0.2989f * in[i] + 0.5870f * in[n + i];
+        v = v + 0.1140f * in[2 * n + i];
+        bad += abs((int)out[i] - (int)(unsigned char)v) > 1;
+    }
+    printf("grey   u8 %dx%d  tl %7.0f GB/s (3 planes read + 1 written; %s)\n", h, w, 4.0 * (double)n / t * 1e-6,
+           bad ? "WRONG" : "checked");
+    free(in);
+    free(out);
     tl_kernel_destroy(l.k);
     tl_buffer_destroy(x), tl_buffer_destroy(o);
 }
@@ -371,6 +424,9 @@ int main(int argc, char **argv) {
     /* The seeds' odd shapes (puzzle checks) through the masked kernel. */
     bench_matmul(&puzzle, TL_F32, 37, 42, 73);
     bench_matmul(&puzzle, TL_F32, 128, 256, 64);
+    bench_matmul(&puzzle, TL_F32, 8192, 8192, 8192);
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        bench_matmul(&others[i], strstr(others[i].name, "puzzle") ? TL_F32 : TL_F16, 8192, 8192, 8192);
     buf_free(&err);
     tl_context_destroy(ctx);
     return 0;

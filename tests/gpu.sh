@@ -24,6 +24,18 @@ for ex in copy grayscale swizzle matmul; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
 done
+# The codegen numeric checks (PTX from 'make gpu-prep', launched through CuPy).
+if [ -d build/gpu-ptx ] && want codegen/gpu; then
+    if python3 -c "import cupy" 2>/dev/null; then
+        python3 tests/codegen/gpu_check.py build/gpu-ptx > $T/gpu_check.log 2>&1
+        rc=$?
+        sed -i 's/^\[\(PASS\|FAIL\)\] /[\1] codegen\/gpu\//' $T/gpu_check.log
+        count_lines $T/gpu_check.log codegen/gpu
+        [ $rc -gt 1 ] && report "codegen/gpu (exit $rc)" 1 $T/gpu_check.log
+    else
+        echo "(codegen numeric checks skipped: no CuPy here)"
+    fi
+fi
 # A second run of an example loads every kernel from the disk cache.
 TL_PRINT_CACHE=1 build/examples/copy > $T/warm.log 2>&1
 grep -q "tl cache: hit" $T/warm.log && ! grep -q "tl cache: miss" $T/warm.log
