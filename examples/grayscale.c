@@ -81,6 +81,14 @@ int main(int argc, char **argv) {
             snprintf(why, sizeof why, "cannot write '%s'", dst);
             ok = 0;
         }
+        /* Read the PNG back: what the user gets is what the kernel computed. */
+        int w2, h2, ch2;
+        uint8_t *back = ok ? stbi_load(dst, &w2, &h2, &ch2, 1) : NULL;
+        if (ok && (!back || w2 != w || h2 != h || memcmp(back, out, (size_t)w * (size_t)h))) {
+            snprintf(why, sizeof why, "'%s' does not read back as the grey image", dst);
+            ok = 0;
+        }
+        stbi_image_free(back);
         ex_result(name, ok, "%s", why);
         if (ok)
             printf("wrote %s\n", dst);

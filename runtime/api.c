@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "api_int.h"
+#include "cache.h"
 #include "interp.h"
 
 static double now_seconds(void) {
@@ -370,6 +371,28 @@ int tl_kernel_num_params(const TlKernel *k) { return k ? k->nparams : 0; }
 const char *tl_kernel_log(const TlKernel *k) { return k && k->log.data ? k->log.data : ""; }
 const char *tl_kernel_ir(const TlKernel *k) { return k && k->ir.data ? k->ir.data : ""; }
 
+/* ---- TL_DUMP ---- */
+
+bool api_dump_enabled(void) {
+    const char *v = getenv("TL_DUMP");
+    return (v && *v && strcmp(v, "0")) || getenv("TL_DUMP_DIR");
+}
+
+void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text) {
+    const char *dir = getenv("TL_DUMP_DIR") ? getenv("TL_DUMP_DIR") : ".";
+    Buf path = {0};
+    /* The hash of the specialisation keeps the variants of one kernel apart. */
+    buf_printf(&path, "%s/%s-%016llx.%s", dir, k->name,
+               (unsigned long long)cache_hash(v->key, strlen(v->key), 0), ext);
+    FILE *f = fopen(path.data, "wb");
+    if (f) {
+        if (text->len)
+            fwrite(text->data, 1, text->len, f);
+        fclose(f);
+    }
+    buf_free(&path);
+}
+
 /* ---- launch ---- */
 
 /* The runtime signature of a launch: Triton's AOT spelling of each argument,
@@ -455,6 +478,13 @@ static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
     buf_free(&d.out);
     k->ir.len = 0;
     ir_print_func(&k->ir, v->fn);
+    if (api_dump_enabled()) {
+        Buf ast = {0};
+        ast_print(&ast, k->def);
+        api_dump(k, v, "ast", &ast);
+        api_dump(k, v, "ir", &k->ir);
+        buf_free(&ast);
+    }
     if (k->ctx->kind == TL_DEVICE_CUDA) {
         TlStatus s = gpu_build(k, v);
         if (s != TL_SUCCESS) {

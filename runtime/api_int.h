@@ -61,6 +61,11 @@ struct TlKernel {
 /* Set ctx's last error; returns s. */
 TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* TL_DUMP=1 (or TL_DUMP_DIR set): every stage of every kernel compiled is
+ * written to $TL_DUMP_DIR (default ".") as KERNEL-HASH.{ast,ir,ir-gpu,ll,ptx}. */
+bool api_dump_enabled(void);
+void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
+
 /* ---- the CUDA device (gpu.c) ---- */
 TlStatus gpu_open(TlContext *ctx);
 void gpu_close(TlContext *ctx);

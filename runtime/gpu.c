@@ -110,34 +110,10 @@ static void cache_key(TlKernel *k, Variant *v, Buf *key) {
     buf_putn(key, k->src.text, k->src.len);
 }
 
-/* TL_DUMP=1: every stage of every kernel compiled goes to $TL_DUMP_DIR (default ".").
- * TL_DUMP_DIR alone also turns it on. */
-static void dump_stage(TlKernel *k, Variant *v, const char *ext, const char *text, size_t len) {
-    if (!env_on("TL_DUMP") && !getenv("TL_DUMP_DIR"))
-        return;
-    const char *dir = getenv("TL_DUMP_DIR") ? getenv("TL_DUMP_DIR") : ".";
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s-%016llx.%s", dir, k->name,
-             (unsigned long long)cache_hash(v->key, strlen(v->key), 0), ext);
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(text, 1, len, f);
-        fclose(f);
-    }
-}
-
 /* IR -> PTX -> cubin, recording the compile log. */
 static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
-    Buf ir = {0}, ir_gpu = {0}, llvm = {0}, ptx = {0};
-    bool dump = env_on("TL_DUMP") || getenv("TL_DUMP_DIR");
-    if (dump) {
-        Buf ast = {0};
-        ast_print(&ast, k->def);
-        dump_stage(k, v, "ast", ast.data ? ast.data : "", ast.len);
-        buf_free(&ast);
-        ir_print_func(&ir, v->fn);
-        dump_stage(k, v, "ir", ir.data ? ir.data : "", ir.len);
-    }
+    Buf ir_gpu = {0}, llvm = {0}, ptx = {0};
+    bool dump = api_dump_enabled();
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL};
     Diag d = {0};
     Function *fs[1] = {v->fn};
@@ -150,9 +126,9 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
                  d.out.data ? d.out.data : "code generation failed");
     } else {
         if (dump) {
-            dump_stage(k, v, "ir-gpu", ir_gpu.data ? ir_gpu.data : "", ir_gpu.len);
-            dump_stage(k, v, "ll", llvm.data ? llvm.data : "", llvm.len);
-            dump_stage(k, v, "ptx", ptx.data ? ptx.data : "", ptx.len);
+            api_dump(k, v, "ir-gpu", &ir_gpu);
+            api_dump(k, v, "ll", &llvm);
+            api_dump(k, v, "ptx", &ptx);
         }
         Buf jitlog = {0};
         CUresult r = cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
@@ -168,7 +144,6 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
         buf_free(&jitlog);
     }
     buf_free(&d.out);
-    buf_free(&ir);
     buf_free(&ir_gpu);
     buf_free(&llvm);
     buf_free(&ptx);

@@ -9,3 +9,18 @@ fi
 for ex in copy grayscale swizzle matmul; do
     run_example $ex TL_INTERPRET=1
 done
+# grayscale on a real PNG (ragged 203x137), writing the grey PNG and reading it back.
+if want example/grayscale-png; then
+    TL_INTERPRET=1 build/examples/grayscale tests/data/rgb_203x137.png $T/grey.png > $T/grey_png.log 2>&1
+    grep -q "rgb_203x137.png (203x137) *\.\.\. OK" $T/grey_png.log
+    report "example/grayscale-png" $? $T/grey_png.log
+fi
+
+# TL_DUMP writes every stage of every kernel compiled (the interpreter's: AST, IR).
+if want api/tl_dump; then
+    rm -rf $T/dump && mkdir -p $T/dump
+    TL_INTERPRET=1 TL_DUMP=1 TL_DUMP_DIR=$T/dump build/examples/copy > $T/dump.log 2>&1
+    ls $T/dump >> $T/dump.log
+    ls $T/dump/copy_k-*.ast > /dev/null 2>&1 && grep -q "func @copy_k" $T/dump/copy_k-*.ir
+    report "api/tl_dump" $? $T/dump.log
+fi

@@ -389,7 +389,7 @@ static void bench_compile(const char *file, const char *opts, int nargs_bufs, in
         ms[pass] = now_ms() - t0;
         tl_kernel_destroy(l.k);
     }
-    printf("compile %-20s %-40s cold %7.1f ms   warm (disk cache) %6.1f ms\n", file, opts, ms[0], ms[1]);
+    printf("compile %-20s %-60s cold %7.1f ms   warm (disk cache) %6.1f ms\n", file, opts, ms[0], ms[1]);
     tl_buffer_destroy(b);
     unsetenv("TL_CACHE_DIR");
 }
@@ -406,9 +406,22 @@ int main(int argc, char **argv) {
     cu->cuMemAlloc(&flush_buf, FLUSH_BYTES);
     open_cublas();
 
-    bench_compile("copy.tl", "-D bs=1024", 2, 1);
-    bench_compile("matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None --autotune-config 4", 3, 9);
-    bench_compile("matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", 3, 9);
+    /* Every seed kernel family: cold (empty cache) and warm compile. */
+    static const struct { const char *file, *opts; int nbufs, nints; } kernels[] = {
+        {"copy.tl", "-D bs=1024", 2, 1},
+        {"grayscale.tl", "-D bs0=32 -D bs1=32", 2, 2},
+        {"swizzle.tl", "--kernel swizzle_k -D group_sz=3", 2, 0},
+        {"matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 3, 9},
+        {"matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", 3, 9},
+        {"matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2", 3, 9},
+        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu --autotune-config 4", 3, 9},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", 3, 9},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2", 3, 9},
+        {"matmul_fwd.tl", "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8 "
+                          "-D \"ACTIVATION='relu'\"", 3, 4},
+    };
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        bench_compile(kernels[i].file, kernels[i].opts, kernels[i].nbufs, kernels[i].nints);
     bench_launch();
     bench_copy((size_t)1 << 28);
     bench_grey(4320, 7680);

@@ -36,6 +36,17 @@ if [ -d build/gpu-ptx ] && want codegen/gpu; then
         echo "(codegen numeric checks skipped: no CuPy here)"
     fi
 fi
+build/examples/grayscale tests/data/rgb_203x137.png $T/grey.png > $T/grey_png.log 2>&1
+grep -q "rgb_203x137.png (203x137) *\.\.\. OK" $T/grey_png.log
+report "example/grayscale-png" $? $T/grey_png.log
+# TL_DUMP on the GPU: every stage, down to the PTX.
+rm -rf $T/dump && mkdir -p $T/dump
+TL_ALWAYS_COMPILE=1 TL_DUMP=1 TL_DUMP_DIR=$T/dump build/examples/copy > $T/dump.log 2>&1
+ls $T/dump >> $T/dump.log
+ok=0
+for ext in ast ir ir-gpu ll ptx; do ls $T/dump/copy_k-*.$ext > /dev/null 2>&1 || ok=1; done
+grep -q "ld.global.v4" $T/dump/copy_k-*.ptx || ok=1
+report "gpu/tl_dump_all_stages" $ok $T/dump.log
 # A second run of an example loads every kernel from the disk cache.
 TL_PRINT_CACHE=1 build/examples/copy > $T/warm.log 2>&1
 grep -q "tl cache: hit" $T/warm.log && ! grep -q "tl cache: miss" $T/warm.log
