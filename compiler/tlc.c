@@ -73,7 +73,7 @@ static void install_crash_handler(void) {
 static int usage_error(const char *fmt, const char *arg) {
     fputs("tlc: error: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n(run 'tlc --help' for usage)\n", stderr);
+    fputs(" (see 'tlc --help')\n", stderr);
     return EXIT_USAGE;
 }
 

@@ -18,3 +18,10 @@ cli_case bad_emit 2 err "unknown --emit form 'xyz'" --emit=xyz examples/copy.tl
 cli_case missing_arg 2 err "needs an argument" examples/copy.tl -o
 cli_case two_inputs 2 err "more than one input" examples/copy.tl examples/copy.tl
 cli_case ast_ok 0 out "Module" --emit=ast examples/copy.tl
+# An empty file is a valid module with nothing to compile.
+cli_case empty_file_ast 0 out "(Module @1:1-1:1)" --emit=ast tests/data/empty.tl
+cli_case empty_file_ptx 1 err "no @triton.jit function in the file" tests/data/empty.tl
+cli_case needs_signature 1 err "needs a signature for parameter 'x_ptr'" examples/copy.tl
+cli_case ptx_copy 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024"
+cli_case bad_arch 2 err "unsupported --arch 'sm_70'" --arch sm_70 examples/copy.tl
+cli_case bad_define 2 err "-D expects NAME=VALUE" -D 9x=1 examples/copy.tl

@@ -81,4 +81,12 @@ if [ "${FUZZ_SECONDS:-60}" != 0 ] && want fuzz; then
     report "fuzz/frontend (${FUZZ_SECONDS:-60}s, ASan+UBSan)" $rc $log
 fi
 
+# The suites' own harness programs (some with sanitizers, some with LLVM) are
+# only kept for debugging a failure: build/ stays small enough to carry.
+if [ $fail = 0 ]; then
+    for f in $T/*; do
+        [ -f "$f" ] && [ -x "$f" ] || continue
+        case "$f" in */api_test | */gpu_test | */ops_test) ;; *) rm -f "$f" ;; esac
+    done
+fi
 finish
