@@ -37,7 +37,7 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -static-libstdc++ -static-libgcc -W
 
 .PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install
 EXAMPLES := copy grayscale swizzle matmul
-TEST_BINS := $(B)/tests/api_test $(B)/tests/gpu_test $(B)/bin/tl-bench
+TEST_BINS := $(B)/tests/api_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/bin/tl-bench
 all: $(B)/bin/tlc $(B)/lib/libtl.so $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
 
 deps:
@@ -92,7 +92,7 @@ $(B)/examples/%: examples/%.c examples/common.h runtime/tl.h $(B)/lib/libtl.so
 # Test and benchmark programs; the GPU ones also use libtl's internal CUDA loader.
 $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -o $@ $< -L$(B)/lib -ltl -lm \
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
 $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)

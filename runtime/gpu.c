@@ -170,8 +170,10 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     }
     if (corrupt)
         k->ctx->stats.cache_corrupt++;
-    if (use_cache)
-        hit ? k->ctx->stats.cache_hits++ : k->ctx->stats.cache_misses++;
+    if (use_cache && hit)
+        k->ctx->stats.cache_hits++;
+    else if (use_cache)
+        k->ctx->stats.cache_misses++;
     if (trace)
         fprintf(stderr, "tl cache: %s %s [%s]%s\n", hit ? "hit" : use_cache ? "miss" : "off", k->name, v->key,
                 corrupt ? " (corrupt entry dropped)" : "");

@@ -20,6 +20,14 @@ fi
 head -1 $T/gpu.log
 count_lines $T/gpu.log gpu
 [ $rc -gt 1 ] && report "gpu/exit ($rc)" 1 $T/gpu.log
+# The same numeric op checks as tests/api.sh runs in the interpreter.
+if want ops/; then
+    timeout 600 build/tests/ops_test > $T/ops.log 2>&1
+    rc=$?
+    count_lines $T/ops.log ops
+    [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
+    grep -m1 "^device:" $T/ops.log | grep -qv "cpu" || report "ops/ran on the GPU" 1 $T/ops.log
+fi
 for ex in copy grayscale swizzle matmul; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
