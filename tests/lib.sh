@@ -43,6 +43,26 @@ run_example() { # name [env...]
     grep -q " \.\.\. " $log || report "example/$ex (exit $rc)" 1 $log
 }
 
+# Check an error test's diagnostics: exit code 1 and every expectation, from
+# FILE's "# expect: ..." lines or the NAME.expect beside it. An expectation
+# starting with a digit is "LINE:COL: error: MESSAGE" at FILE; any other is a
+# plain substring. Problems are appended to LOG; returns 0 when all hold.
+check_expected() { # file log rc
+    local f=$1 log=$2 rc=$3 ok=0 exp e
+    if [ -f "${f%.tl}.expect" ]; then exp=$(cat "${f%.tl}.expect")
+    else exp=$(sed -n 's/^# expect: //p' "$f"); fi
+    [ "$rc" = 1 ] || { echo "exit code $rc, want 1" >> "$log"; ok=1; }
+    [ -n "$exp" ] || { echo "no '# expect:' line" >> "$log"; ok=1; }
+    while IFS= read -r e; do
+        [ -z "$e" ] && continue
+        case "$e" in
+            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
+            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
+        esac
+    done <<< "$exp"
+    return $ok
+}
+
 finish() {
     echo "$pass passed, $fail failed"
     [ $fail = 0 ]

@@ -25,23 +25,12 @@ gen_inputs() {
     echo "error:" > $g/random_bytes.expect
 }
 
-run_error_test() { # file expect-source
+run_error_test() { # file
     local f=$1 name=errors/$(basename "$1" .tl) log=$T/$(basename "$1").log
-    local exp
-    if [ -f "${f%.tl}.expect" ]; then exp=$(cat "${f%.tl}.expect")
-    else exp=$(sed -n 's/^# expect: //p' "$f"); fi
+    want "$name" || return 0
     NO_COLOR=1 timeout 20 $TLC --emit=ast "$f" > /dev/null 2> "$log"
-    local rc=$? ok=0
-    if [ $rc != 1 ]; then echo "exit code $rc, want 1" >> "$log"; ok=1; fi
-    [ -z "$exp" ] && { echo "no '# expect:' line" >> "$log"; ok=1; }
-    while IFS= read -r e; do
-        [ -z "$e" ] && continue
-        case "$e" in
-            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
-            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
-        esac
-    done <<< "$exp"
-    report "$name" $ok "$log"
+    check_expected "$f" "$log" $?
+    report "$name" $? "$log"
 }
 
 gen_inputs

@@ -27,18 +27,8 @@ for f in tests/sema/*.tl; do
     n=sema/$(basename "$f" .tl); log=$T/sema_$(basename "$f").log
     want "$n" || continue
     sema_run "$f" "$log"
-    rc=$? ok=0
-    [ $rc = 1 ] || { echo "exit code $rc, want 1" >> "$log"; ok=1; }
-    exp=$(sed -n 's/^# expect: //p' "$f")
-    [ -z "$exp" ] && { echo "no '# expect:' line" >> "$log"; ok=1; }
-    while IFS= read -r e; do
-        [ -z "$e" ] && continue
-        case "$e" in
-            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
-            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
-        esac
-    done <<< "$exp"
-    report "$n" $ok "$log"
+    check_expected "$f" "$log" $?
+    report "$n" $? "$log"
 done
 
 for f in tests/sema_ok/*.tl; do
