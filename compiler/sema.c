@@ -17,9 +17,12 @@
  *       WHILE ops; the names the body assigns that were defined before the
  *       loop are loop-carried block arguments (their type must not change).
  *       tl.static_range loops are unrolled.
+ *     - A runtime `if` with a `return` inside runs, in each branch, the rest
+ *       of the function after it (the early-return idiom: `if c: return; S`
+ *       is `if c: pass else: S`); `return` in a runtime loop is an error.
  *     - Calls of @jit functions are inlined: a new frame of names, arguments
- *       bound like Python does (positional, keyword, defaults), `return` at
- *       the top level or in compile-time branches.
+ *       bound like Python does (positional, keyword, defaults); the values
+ *       returned on the paths of runtime ifs merge into the IF op's results.
  *  3. Verify the IR.
  *
  * The first error stops the kernel (sema_fail longjmps out), as Triton's
@@ -32,6 +35,18 @@
 
 static Val eval(Sema *s, const Node *n);
 static void exec_block(Sema *s, const NodeList *l);
+
+/* What runs after a statement, up to the end of its function: the rest of
+ * each enclosing statement list, or the remaining iterations of an enclosing
+ * static_range loop, innermost first (up). A runtime `if` with a `return`
+ * inside runs it at the end of both of its branches (runtime_if_return). */
+typedef struct Cont {
+    const NodeList *l; /* the statements l->items[from..] */
+    int from;
+    const Node *loop;  /* or (loop != NULL): iterations next..count-1 of this static_range loop */
+    int64_t next, count, lb, step;
+    const struct Cont *up;
+} Cont;
 
 #define TS(t) sema_type_str(s, (t))
 
@@ -804,7 +819,6 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     Frame *fr = s->fr;
     Scope live = scope_copy(s, &fr->scope);
     Block *outer = s->blk, *tb = ir_block_new(s->f), *eb = ir_block_new(s->f);
-    fr->rt_nest++;
     s->blk = tb;
     exec_block(s, then_l);
     Scope ts = fr->scope;
@@ -812,7 +826,6 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     s->blk = eb;
     exec_block(s, else_l);
     Scope es = fr->scope;
-    fr->rt_nest--;
 
     Merge *m = arena_alloc(s->a, sizeof(Merge) * (size_t)(ts.n + 1));
     int nm = 0;
@@ -870,14 +883,158 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     }
 }
 
-static void exec_if(Sema *s, const Node *n) {
+static void exec_seq(Sema *s, const NodeList *l, int from, const Cont *up);
+static void run_cont(Sema *s, const Cont *k);
+
+/* Does a statement list contain a `return` (syntactically, at any depth)? */
+static bool has_return(const NodeList *l) {
+    for (int i = 0; i < l->len; i++) {
+        const Node *st = l->items[i];
+        if (st->kind == N_RETURN)
+            return true;
+        bool nested = st->kind == N_IF || st->kind == N_FOR || st->kind == N_WHILE;
+        if (nested && (has_return(&st->l0) || has_return(&st->l1)))
+            return true;
+    }
+    return false;
+}
+
+/* Does every path through l end in a `return` (syntactically)? */
+static bool always_returns(const NodeList *l) {
+    if (!l->len)
+        return false;
+    const Node *st = l->items[l->len - 1];
+    return st->kind == N_RETURN || (st->kind == N_IF && always_returns(&st->l0) && always_returns(&st->l1));
+}
+
+/* Is there no statement left in k? */
+static bool cont_empty(const Cont *k) {
+    for (; k; k = k->up)
+        if (k->loop ? k->next < k->count : k->from < k->l->len)
+            return false;
+    return true;
+}
+
+/* The values two paths return, merged: equal values stay, tuples of one
+ * length merge item by item, tensors and numbers become results of the IF
+ * op (their yields go into tb / eb). The first pass (in = NULL) emits the
+ * yields into y[0] / y[1] and the result types into rt; the second (in = the
+ * IF op) builds the merged value. */
+static Val merge_ret(Sema *s, Val tv, Val ev, ValueId **y, Type *rt, int *n, Inst *in, Block *tb, Block *eb,
+                     Span tsp, Span esp) {
+    if (same_val(tv, ev))
+        return tv;
+    if (tv.k == V_TUPLE && ev.k == V_TUPLE && tv.n == ev.n) {
+        Val *items = in ? arena_alloc(s->a, sizeof(Val) * (size_t)(tv.n + 1)) : NULL;
+        for (int i = 0; i < tv.n; i++) {
+            Val v = merge_ret(s, tv.items[i], ev.items[i], y, rt, n, in, tb, eb, tsp, esp);
+            if (in)
+                items[i] = v;
+        }
+        return in ? sema_tuple(s, items, tv.n) : tv;
+    }
+    if (in)
+        return sema_tensor(s, in->results[(*n)++]);
+    bool tn = sema_is_number(tv), en = sema_is_number(ev);
+    bool tok = tv.k == V_TENSOR || tn, eok = ev.k == V_TENSOR || en;
+    Type tt = tv.ty, et = ev.ty;
+    if (tn)
+        tok = sema_number_type(s, tv, &tt, tsp);
+    if (en)
+        eok = sema_number_type(s, ev, &et, esp);
+    /* a number takes the other side's type, as for names (merge_type) */
+    if (!tok || !eok || (tn == en && !ir_type_eq(tt, et))) {
+        bool here_then = tv.k != V_NONE;
+        sema_fail(s, here_then ? tsp : esp,
+                  "'return' inside a runtime 'if': '%s' returns %s here but %s on another path; the values a "
+                  "function returns from inside a runtime 'if' must have one type on every path",
+                  s->fr->fn->name, sema_describe(s, here_then ? tv : ev), sema_describe(s, here_then ? ev : tv));
+    }
+    Type t = merge_type(s, tv, ev, tsp, NULL);
+    Block *outer = s->blk;
+    rt[*n] = t;
+    s->blk = tb;
+    y[0][*n] = as_type(s, tv, t, tsp);
+    s->blk = eb;
+    y[1][*n] = as_type(s, ev, t, esp);
+    s->blk = outer;
+    (*n)++;
+    return tv;
+}
+
+/* Leaves of a returned value that may need an IF result. */
+static int ret_leaves(Val v) {
+    if (v.k != V_TUPLE)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < v.n; i++)
+        n += ret_leaves(v.items[i]);
+    return n;
+}
+
+/* A runtime `if` with a `return` inside (Triton's visit_if_top_level, in
+ * structured form): each branch runs its own statements and then everything
+ * that follows the `if` up to the end of the function (k), unless it
+ * returned first. So `if c: return` followed by S is `if c: pass else: S`,
+ * and names assigned in S are seen only there. The function is then done:
+ * the IF op's results are only the merged return value of a helper (its
+ * paths must return values of one type), none in a kernel. */
+static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *k) {
+    Frame *fr = s->fr;
+    Scope live = scope_copy(s, &fr->scope);
+    Block *outer = s->blk, *bl[2] = {ir_block_new(s->f), ir_block_new(s->f)};
+    Val rv[2];
+    Span rsp[2];
+    /* a branch that returns on some paths only, with the other branch, runs
+     * what follows twice over: bound the copies */
+    int dup = s->dup;
+    if (!always_returns(&n->l0) && !always_returns(&n->l1) && !cont_empty(k) && ++s->dup > SEMA_MAX_DUP)
+        sema_fail(s, n->span, "more than %d runtime 'if's, one after or inside another, that return on some of "
+                              "their paths only: each compiles the statements after it in both of its branches",
+                  SEMA_MAX_DUP);
+    for (int side = 0; side < 2; side++) {
+        fr->scope = side ? scope_copy(s, &live) : fr->scope;
+        fr->returned = false;
+        fr->ret = sema_none();
+        fr->ret_span = n->span;
+        s->blk = bl[side];
+        exec_seq(s, side ? &n->l1 : &n->l0, 0, k);
+        run_cont(s, k); /* falls off the end of the function: returns None */
+        rv[side] = fr->returned ? fr->ret : sema_none();
+        rsp[side] = fr->ret_span;
+    }
+    s->dup = dup;
+    int cap = ret_leaves(rv[0]) + 1, nres = 0;
+    ValueId *y[2] = {arena_alloc(s->a, sizeof(ValueId) * (size_t)cap),
+                     arena_alloc(s->a, sizeof(ValueId) * (size_t)cap)};
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)cap);
+    s->blk = outer;
+    (void)merge_ret(s, rv[0], rv[1], y, rt, &nres, NULL, bl[0], bl[1], rsp[0], rsp[1]);
+    for (int side = 0; side < 2; side++) {
+        s->blk = bl[side];
+        sema_emit_inst(s, IR_YIELD, y[side], nres, NULL, 0, n->span);
+    }
+    s->blk = outer;
+    Inst *in = emit_if(s, cond, bl[0], bl[1], rt, nres, n->span);
+    int r = 0;
+    fr->scope = live;
+    fr->ret = merge_ret(s, rv[0], rv[1], y, rt, &r, in, bl[0], bl[1], rsp[0], rsp[1]);
+    fr->ret_span = rv[0].k != V_NONE ? rsp[0] : rsp[1];
+    fr->returned = true; /* the rest of the function ran in the branches */
+}
+
+static void exec_if(Sema *s, const Node *n, const Cont *k) {
     Val c = eval(s, n->a);
     if (c.k != V_TENSOR) {
-        exec_block(s, sema_truthy(s, c, n->a->span) ? &n->l0 : &n->l1);
+        exec_seq(s, sema_truthy(s, c, n->a->span) ? &n->l0 : &n->l1, 0, k);
         return;
     }
     ValueId cond = scalar_cond(s, c, n->a->span, "an 'if'");
-    runtime_if(s, cond, &n->l0, &n->l1, n->span);
+    /* in a runtime loop a `return` is an error (exec_return) */
+    if (!s->fr->loop_nest && (has_return(&n->l0) || has_return(&n->l1)))
+        runtime_if_return(s, cond, n, k);
+    else
+        runtime_if(s, cond, &n->l0, &n->l1, n->span);
 }
 
 typedef struct Carried {
@@ -967,15 +1124,25 @@ static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, Inst *in,
 
 /* A loop's body, in the current block, ended by the yield of the carried values. */
 static void exec_loop_body(Sema *s, const Node *n, Carried *c, int nc) {
-    s->fr->rt_nest++;
+    s->fr->loop_nest++;
     exec_block(s, &n->l0);
-    s->fr->rt_nest--;
+    s->fr->loop_nest--;
     int ny;
     ValueId *y = loop_yields(s, c, nc, &ny, n->span);
     sema_emit_inst(s, IR_YIELD, y, ny, NULL, 0, n->span);
 }
 
-static void exec_for(Sema *s, const Node *n) {
+/* Iterations from..count-1 of a static_range loop, each followed (for a
+ * runtime `if` with a `return` inside) by the remaining ones and then k. */
+static void unroll(Sema *s, const Node *n, int64_t lb, int64_t step, int64_t from, int64_t count, const Cont *k) {
+    for (int64_t i = from; i < count && !s->fr->returned; i++) {
+        bind(s, n->a->name, sema_int(lb + i * step));
+        Cont c = {.loop = n, .next = i + 1, .count = count, .lb = lb, .step = step, .up = k};
+        exec_seq(s, &n->l0, 0, &c);
+    }
+}
+
+static void exec_for(Sema *s, const Node *n, const Cont *k) {
     const Node *it = n->b, *target = n->a;
     if (n->l1.len)
         sema_fail(s, n->l1.items[0]->span, "'else' after a 'for' loop is not supported");
@@ -1008,10 +1175,7 @@ static void exec_for(Sema *s, const Node *n) {
         int64_t count = iters > SEMA_MAX_UNROLL ? SEMA_MAX_UNROLL + 1 : (int64_t)iters;
         if (count > SEMA_MAX_UNROLL)
             sema_fail(s, it->span, "static_range has more than %d iterations, too many to unroll", SEMA_MAX_UNROLL);
-        for (int64_t i = 0; i < count && !s->fr->returned; i++) {
-            bind(s, target->name, sema_int(lb.i + i * st.i));
-            exec_block(s, &n->l0);
-        }
+        unroll(s, n, lb.i, st.i, 0, count, k);
         return;
     }
     bool negative = false;
@@ -1112,13 +1276,14 @@ static void exec_while(Sema *s, const Node *n) {
 }
 
 static void exec_return(Sema *s, const Node *n) {
-    if (s->fr->rt_nest)
-        sema_fail(s, n->span, "'return' inside a runtime 'if', 'for' or 'while' is not supported "
-                              "(only at the end of a function or in a compile-time 'if')");
+    if (s->fr->loop_nest)
+        sema_fail(s, n->span, "'return' inside a runtime 'for' or 'while' loop is not supported (as in Triton; "
+                              "only in a runtime or compile-time 'if' or a static_range loop)");
     Val v = n->a ? eval(s, n->a) : sema_none();
     if (!s->fr->caller && v.k != V_NONE)
         sema_fail(s, n->span, "a kernel cannot return a value");
     s->fr->ret = v;
+    s->fr->ret_span = n->span;
     s->fr->returned = true;
 }
 
@@ -1137,7 +1302,8 @@ static void exec_assert(Sema *s, const Node *n) {
     sema_call_builtin(s, sema_builtin_tl("device_assert"), &a, n->span);
 }
 
-static void exec_stmt(Sema *s, const Node *n) {
+/* n, with k what follows it in its function (for runtime_if_return). */
+static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
     enter(s, n->span);
     if (++s->work > SEMA_MAX_WORK)
         sema_fail(s, n->span, "the kernel is too large: more than %d statements executed while unrolling and "
@@ -1171,8 +1337,8 @@ static void exec_stmt(Sema *s, const Node *n) {
         bind(s, n->a->name, sema_binop(s, n->op, cur, rhs, n->span));
         break;
     }
-    case N_IF: exec_if(s, n); break;
-    case N_FOR: exec_for(s, n); break;
+    case N_IF: exec_if(s, n, k); break;
+    case N_FOR: exec_for(s, n, k); break;
     case N_WHILE: exec_while(s, n); break;
     case N_BREAK: sema_fail(s, n->span, "'break' is not supported in the kernel language");
     case N_CONTINUE: sema_fail(s, n->span, "'continue' is not supported in the kernel language");
@@ -1187,10 +1353,27 @@ static void exec_stmt(Sema *s, const Node *n) {
     leave(s);
 }
 
-static void exec_block(Sema *s, const NodeList *l) {
-    for (int i = 0; i < l->len && !s->fr->returned; i++)
-        exec_stmt(s, l->items[i]);
+/* l->items[from..]; up is what follows l in the function. */
+static void exec_seq(Sema *s, const NodeList *l, int from, const Cont *up) {
+    for (int i = from; i < l->len && !s->fr->returned; i++) {
+        Cont k = {.l = l, .from = i + 1, .up = up};
+        exec_stmt(s, l->items[i], &k);
+    }
 }
+
+/* What follows a statement: the rest of the function from k on. */
+static void run_cont(Sema *s, const Cont *k) {
+    for (; k && !s->fr->returned; k = k->up) {
+        if (k->loop)
+            unroll(s, k->loop, k->lb, k->step, k->next, k->count, k->up);
+        else
+            exec_seq(s, k->l, k->from, k->up);
+    }
+}
+
+/* A statement list by itself: a function body or the body of a runtime loop
+ * or of a runtime `if` without a `return` inside. */
+static void exec_block(Sema *s, const NodeList *l) { exec_seq(s, l, 0, NULL); }
 
 /* ---- specialisation ---- */
 

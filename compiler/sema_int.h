@@ -32,7 +32,8 @@ enum {
     SEMA_MAX_WORK = 1 << 22,   /* statements executed in all (unrolling, inlining) */
     SEMA_MAX_TUPLE = 1 << 12,  /* items of a tuple built by + or * */
     SEMA_MAX_STR = 1 << 20,    /* bytes of a string built by + */
-    SEMA_MAX_TUPLE_DEPTH = 32  /* tuples inside tuples */
+    SEMA_MAX_TUPLE_DEPTH = 32, /* tuples inside tuples */
+    SEMA_MAX_DUP = 10          /* nested runtime ifs that copy what follows them into both branches */
 };
 
 typedef enum {
@@ -87,9 +88,10 @@ typedef struct Frame {
     Scope scope;
     Span call_span;       /* where it was called (for "note: in call to") */
     struct Frame *caller; /* NULL for the kernel */
-    int rt_nest;          /* runtime if/for/while around the current statement */
-    bool returned;
+    int loop_nest;        /* runtime for/while around the current statement */
+    bool returned;        /* a `return` ran, or the rest of the function ran inside a runtime if */
     Val ret;
+    Span ret_span;        /* the `return` that gave ret */
 } Frame;
 
 /* A module-level name: def, import or constant assignment (evaluated lazily). */
@@ -113,6 +115,7 @@ typedef struct Sema {
     int depth;       /* inlined calls */
     int nest;        /* expression / statement nesting */
     long work;       /* statements executed so far (SEMA_MAX_WORK) */
+    int dup;         /* runtime ifs with a return around, both of whose branches run what follows (SEMA_MAX_DUP) */
     Span cur;        /* the node being evaluated, for errors of helpers without one */
     Global *globals;
     int nglobals;

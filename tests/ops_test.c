@@ -836,6 +836,67 @@ static const char k_helper[] =
     "    y = scale_shift(a, 2.0) + scale_shift(a, shift=-1.0, scale=0.5, square=True)\n"
     "    p, q = pair(a, k=2)\n" ST(out, "y") ST(out2, "p * q");
 
+/* Early returns. The grid has four times the programs needed (g = 32 with
+ * BLOCK = 128): those past the end return at once; the others record pid + 1
+ * in p[pid], which must stay the sentinel for the rest. */
+static void r_early_return(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++)
+        want[0][i] = in[0][i];
+    for (long p = 0; p * 128 < d[0]; p++)
+        want[1][p] = p + 1;
+}
+static const char k_early_return[] =
+    PRE "def k(x_ptr, z_ptr, p_ptr, n, BLOCK: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    if pid * BLOCK >= n:\n"
+    "        return\n"
+    "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n"
+    "    tl.store(p_ptr + pid, pid + 1)\n";
+
+/* Returns two ifs deep: odd programs double y and, if pid % 4 == 3, store
+ * y + 100 and return before the common tail (which stores y and p[pid]). */
+static void r_early_nested(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        long p = i / 128;
+        want[0][i] = p % 4 == 3 ? f32(2 * in[0][i] + 100) : p % 2 ? 2 * in[0][i] : in[0][i];
+    }
+    for (long p = 0; p * 128 < d[0]; p++)
+        if (p % 4 != 3)
+            want[1][p] = p + 1;
+}
+static const char k_early_nested[] =
+    PRE "def k(x_ptr, z_ptr, p_ptr, n, BLOCK: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    y = tl.load(x_ptr + offs, mask=mask)\n"
+    "    if pid % 2 == 1:\n"
+    "        if pid * BLOCK >= n:\n"
+    "            return\n"
+    "        y = y * 2\n"
+    "        if pid % 4 == 3:\n"
+    "            tl.store(z_ptr + offs, y + 100, mask=mask)\n"
+    "            return\n"
+    "    elif pid * BLOCK >= n:\n"
+    "        return\n"
+    "    tl.store(z_ptr + offs, y, mask=mask)\n"
+    "    tl.store(p_ptr + pid, pid + 1)\n";
+
+/* A helper returning from inside runtime ifs: the paths' values merge. */
+REF(r_early_helper, long p = i / 128; want[0][i] = p % 2 == 0 ? 2 * a : p % 3 == 0 ? f32(a - 1) : f32(a + 0.5))
+static const char k_early_helper[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def pick(x, pid):\n"
+    "    if pid % 2 == 0:\n"
+    "        return x * 2\n"
+    "    if pid % 3 == 0:\n"
+    "        return x - 1\n"
+    "    return x + 0.5\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, out_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) ST(out, "pick(a, tl.program_id(0))");
+
 /* -------------------------------------------------------------- the cases */
 
 #define EXACT 0, 0
@@ -1069,6 +1130,12 @@ static const Case cases[] = {
      EXACT},
     {"jit_helper_kwargs_defaults", k_helper, B128 " --kernel k", S1D, G1D, 1, 0, {F1D(-1, 1)},
      {OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_helper, NULL, APPROX},
+    {"early_return", k_early_return, B128, S1D, {32, 0}, 1, 0, {F1D(-1, 1)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},
+     r_early_return, NULL, EXACT},
+    {"early_return_nested", k_early_nested, B128, S1D, {32, 0}, 1, 0, {F1D(-1, 1)},
+     {OUT(TL_F32, D0), OUT(TL_I32, D0)}, r_early_nested, NULL, EXACT},
+    {"early_return_helper_values", k_early_helper, B128 " --kernel k", S1D, G1D, 1, 0, {F1D(-1, 1)},
+     {OUT(TL_F32, D0)}, r_early_helper, NULL, EXACT},
 };
 
 /* ----------------------------------------------------------------- harness */
