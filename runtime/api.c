@@ -361,6 +361,7 @@ void tl_kernel_destroy(TlKernel *k) {
     }
     buf_free(&k->log);
     buf_free(&k->ir);
+    buf_free(&k->sig);
     arena_free(&k->arena);
     free(k->text);
     free(k);
@@ -564,14 +565,11 @@ static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, i
                     k->name, grid[0], grid[1], grid[2]);
     if (nargs != k->nparams || (nargs && !args))
         return fail(k->ctx, TL_ERROR_LAUNCH, "%s: expected %d arguments, got %d", k->name, k->nparams, nargs);
-    Buf sig = {0};
-    if (!launch_signature(k, args, nargs, &sig)) {
-        buf_free(&sig);
+    k->sig.len = 0;
+    if (!launch_signature(k, args, nargs, &k->sig))
         return TL_ERROR_LAUNCH;
-    }
     Variant *v;
-    TlStatus s = get_variant(k, k->opts.signature ? k->opts.signature : sig.data, &v);
-    buf_free(&sig);
+    TlStatus s = get_variant(k, k->opts.signature ? k->opts.signature : k->sig.data, &v);
     if (s != TL_SUCCESS)
         return s;
     if (k->ctx->kind == TL_DEVICE_CUDA)

@@ -39,6 +39,8 @@ typedef struct Variant {
     Function *fn;
     CUmodule mod;       /* CUDA device: the loaded cubin */
     CUfunction func;
+    uint64_t *slots;    /* CUDA device: one 8-byte slot per parameter, reused by every */
+    void **params;      /* launch (the driver copies them at cuLaunchKernel) */
     struct Variant *next;
 } Variant;
 
@@ -55,6 +57,7 @@ struct TlKernel {
     Variant *variants;
     Buf log;
     Buf ir;
+    Buf sig;            /* scratch for the launch signature, reused across launches */
 };
 
 

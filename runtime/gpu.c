@@ -212,6 +212,15 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     }
     if (r)
         s = cu_fail(k->ctx, r, "loading the kernel");
+    if (s == TL_SUCCESS) {
+        int n = v->fn->nparams;
+        v->slots = arena_alloc(&v->arena, sizeof(uint64_t) * (size_t)(n + 1));
+        v->params = arena_alloc(&v->arena, sizeof(void *) * (size_t)(n + 1));
+        if (!v->slots || !v->params)
+            s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (int i = 0; i < n && s == TL_SUCCESS; i++)
+            v->params[i] = &v->slots[i];
+    }
 out:
     if (hit)
         free(blob);
@@ -241,46 +250,27 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         if (grid[i] > ctx->max_grid[i])
             return fail(ctx, TL_ERROR_LAUNCH, "%s: grid dimension %d is %u; the device allows %u", k->name, i,
                         grid[i], ctx->max_grid[i]);
-    /* One slot per parameter, holding the value in the parameter's own type. */
-    union Slot {
-        CUdeviceptr p;
-        int64_t i64;
-        int32_t i32;
-        int16_t i16;
-        int8_t i8;
-        double f64;
-        float f32;
-    } *slots = calloc((size_t)nargs + 1, sizeof *slots);
-    void **params = calloc((size_t)nargs + 1, sizeof *params);
-    if (!slots || !params) {
-        free(slots);
-        free(params);
-        return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
+    /* Each slot holds the value in the parameter's own type, at its start. */
     for (int i = 0; i < nargs; i++) {
-        const Param *p = &v->fn->params[i];
-        union Slot *s = &slots[i];
-        switch (p->type.dtype) {
-        case DT_PTR: s->p = args[i].v.buffer->dptr; break;
-        case DT_I64: case DT_U64: s->i64 = args[i].v.i; break;
-        case DT_I32: case DT_U32: s->i32 = (int32_t)args[i].v.i; break;
-        case DT_I16: case DT_U16: s->i16 = (int16_t)args[i].v.i; break;
-        case DT_I8: case DT_U8: case DT_I1: s->i8 = (int8_t)args[i].v.i; break;
-        case DT_F64: s->f64 = args[i].v.f; break;
-        case DT_F32: s->f32 = (float)args[i].v.f; break;
-        default: /* fp16/bf16 scalars are passed as fp32 */ s->f32 = (float)args[i].v.f; break;
+        void *s = &v->slots[i];
+        const TlArg *a = &args[i];
+        switch (v->fn->params[i].type.dtype) {
+        case DT_PTR: *(CUdeviceptr *)s = a->v.buffer->dptr; break;
+        case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
+        case DT_I32: case DT_U32: *(int32_t *)s = (int32_t)a->v.i; break;
+        case DT_I16: case DT_U16: *(int16_t *)s = (int16_t)a->v.i; break;
+        case DT_I8: case DT_U8: case DT_I1: *(int8_t *)s = (int8_t)a->v.i; break;
+        case DT_F64: *(double *)s = a->v.f; break;
+        default: /* fp32, and fp16/bf16 scalars, which are passed as fp32 */ *(float *)s = (float)a->v.f; break;
         }
-        params[i] = s;
     }
     const CudaApi *cu = ctx->cu;
     CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->fn->num_warps, 1, 1,
-                                    (unsigned)v->fn->shared_bytes, NULL, params, NULL);
+                                    (unsigned)v->fn->shared_bytes, NULL, v->params, NULL);
     TlStatus st = TL_SUCCESS;
     if (r)
         st = cu_fail(ctx, r, "cuLaunchKernel");
     else if (sync)
         st = gpu_synchronize(ctx);
-    free(slots);
-    free(params);
     return st;
 }
