@@ -36,8 +36,8 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -static-libstdc++ -static-libgcc -W
               -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -Wl,--no-undefined -s
 
 .PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install
-EXAMPLES := copy grayscale swizzle matmul
-TEST_BINS := $(B)/tests/api_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/bin/tl-bench
+EXAMPLES := copy grayscale swizzle matmul interop
+TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/bin/tl-bench
 all: $(B)/bin/tlc $(B)/lib/libtl.so $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
 
 deps:
@@ -87,7 +87,7 @@ $(B)/include/tl.h: runtime/tl.h
 # Example programs use only the public API.
 $(B)/examples/%: examples/%.c examples/common.h runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -o $@ $< -L$(B)/lib -ltl -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -o $@ $< -L$(B)/lib -ltl -lm -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Test and benchmark programs; the GPU ones also use libtl's internal CUDA loader.
 $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so

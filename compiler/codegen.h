@@ -3,10 +3,11 @@
 #ifndef TL_CODEGEN_H
 #define TL_CODEGEN_H
 
+#include "arch.h"
 #include "ir.h"
 
 /* Lower every function of fs (after the layout pass: each block value has a
- * layout) into one LLVM module for `arch` (NULL: sm_90; see ptx_arch), run
+ * layout) into one LLVM module for `arch` (a record of arch.c's table), run
  * LLVM's default<O{opt_level}> pipeline (opt_level 0..3), and write the
  * textual LLVM IR (after optimisation) into llvm_ir and the PTX into ptx; either
  * may be NULL. Each function becomes a kernel named like the function.
@@ -22,7 +23,7 @@
  * source span; LLVM verifier failures are internal errors with the module
  * dumped to a file named in the message. Returns false on any error. The same
  * input gives byte-identical output. */
-bool codegen_module(Diag *d, Function **fs, int n, const char *arch, int opt_level, Buf *llvm_ir,
+bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *arch, int opt_level, Buf *llvm_ir,
                     Buf *ptx);
 
 #endif

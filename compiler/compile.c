@@ -1,11 +1,14 @@
-/* compile.c: the pass pipeline.
+/* compile.c: the pass pipeline, the one path from source to PTX that tlc and
+ * the C API share.
  *
+ *   parse     source -> AST                                     [lang/]
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
  *   axis      contiguity / divisibility / constancy of every value [axis.c]
  *   layout    which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [layout_pass.c]
- *   codegen   LLVM IR through the LLVM-C API, O3, PTX from NVPTX  [llvm*.c, ptx.c]
+ *   codegen   LLVM IR through the LLVM-C API, optimised, PTX from NVPTX
+ *                                                               [llvm*.c, ptx.c]
  *
  * The verifier runs after every pass that rewrites IR, so a broken pass is
  * caught where it broke, not three passes later. */
@@ -15,7 +18,6 @@
 
 #include "codegen.h"
 #include "layout.h"
-#include "ptx.h"
 
 const char *const compile_pass_names[] = {"sema", "layout", NULL};
 
@@ -27,6 +29,14 @@ static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHook
     return true;
 }
 
+Node *compile_parse(Arena *a, Diag *d, const Source *src) { return parse_source(a, d, src); }
+
+bool compile_kernel_info(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
+                         KernelInfo *info) {
+    SemaOptions so = options_to_sema(o);
+    return sema_kernel_info(a, d, src, module, &so, info);
+}
+
 Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *module,
                          const CompileOptions *o, const CompileHooks *hooks) {
     SemaOptions so = options_to_sema(o);
@@ -36,12 +46,10 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     return f;
 }
 
-bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx) {
-    const PtxArch *target = ptx_arch(arch);
-    if (!target) {
-        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (expected %s)", arch, ptx_arch_names());
-        return false;
-    }
+bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
+                 const CompileHooks *hooks, Buf *ptx) {
+    if (!target)
+        target = ptx_arch(NULL);
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
         const AxisInfo *axis = axis_analyze(f);
@@ -50,5 +58,7 @@ bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileH
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }
-    return codegen_module(d, fs, n, target->name, 3, hooks ? hooks->llvm : NULL, ptx);
+    if (stop == COMPILE_TO_IR_GPU)
+        return true;
+    return codegen_module(d, fs, n, target, opt_level, hooks ? hooks->llvm : NULL, ptx);
 }

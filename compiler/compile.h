@@ -1,7 +1,10 @@
-/* compile.h: the pass pipeline, written out in compile.c. */
+/* compile.h: the pass pipeline, written out in compile.c. It is the one door
+ * into the compiler: tlc and the C API both call these, so the same source
+ * and options give the same IR, the same diagnostics and the same PTX. */
 #ifndef TL_COMPILE_H
 #define TL_COMPILE_H
 
+#include "arch.h"
 #include "options.h"
 
 typedef struct CompileHooks {
@@ -11,15 +14,28 @@ typedef struct CompileHooks {
     Buf *llvm;              /* if set: the LLVM IR (--emit=llvm, TL_DUMP) */
 } CompileHooks;
 
+/* How far compile_gpu goes: the laid-out IR (--emit=ir-gpu) or down to PTX. */
+typedef enum CompileStop { COMPILE_TO_IR_GPU, COMPILE_TO_PTX } CompileStop;
+
+/* Parse a source file. NULL with diagnostics in d. */
+Node *compile_parse(Arena *a, Diag *d, const Source *src);
+
+/* What the kernel chosen by o (--kernel, or the one whose parameters are all
+ * determined) expects: its runtime parameters, constexpr values, config. */
+bool compile_kernel_info(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
+                         KernelInfo *info);
+
 /* Target-independent part: specialise one kernel of a parsed module into
  * verified typed tile IR. Returns NULL with diagnostics in d. */
 Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *module,
                          const CompileOptions *o, const CompileHooks *hooks);
 
 /* GPU part, for kernels from compile_kernel: axis analysis and the layout
- * pass on each, then lowering of all of them into one module of PTX for arch
- * (NULL = sm_90). Sets each Function's shared_bytes. */
-bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx);
+ * pass on each (verified after each pass), then, with COMPILE_TO_PTX,
+ * lowering of all of them into one module of PTX for target at opt_level.
+ * Sets each Function's shared_bytes. */
+bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
+                 const CompileHooks *hooks, Buf *ptx);
 
 /* Names of the passes, in pipeline order, for --dump-after. */
 extern const char *const compile_pass_names[];

@@ -928,12 +928,7 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     return true;
 }
 
-bool codegen_module(Diag *d, Function **fs, int n, const char *arch, int opt_level, Buf *llvm_ir, Buf *ptx) {
-    const PtxArch *a = ptx_arch(arch);
-    if (!a) {
-        diag_plain(d, DIAG_ERROR, "unknown GPU architecture '%s' (expected one of: %s)", arch, ptx_arch_names());
-        return false;
-    }
+bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_level, Buf *llvm_ir, Buf *ptx) {
     char *err = NULL;
     LLVMTargetMachineRef tm = ptx_target_machine(a, opt_level, &err);
     if (!tm) {

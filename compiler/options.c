@@ -1,36 +1,52 @@
 /* options.c: the compile-option table shared by tlc and the C API. */
 #include "options.h"
-#include "ptx.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Integer options carry their range here, and only here: sema checks the
+ * values of a triton.Config against the same entries (options_check_int). */
 const OptionSpec option_specs[] = {
-    {"kernel", "NAME", "kernel to compile (default: every kernel whose parameters are all known)"},
-    {"signature", "SIG", "Triton AOT signature, one entry per parameter: \"*fp16:16, i32, 128\""},
-    {"D", "NAME=VALUE", "set a constexpr parameter or **meta key (repeatable)"},
-    {"arch", "SM", "GPU architecture: sm_80, sm_86, sm_89, sm_90 (default), sm_90a"},
-    {"num-warps", "N", "warps per program (1, 2, 4, 8, 16, 32; default 4 or the autotune config's)"},
-    {"num-stages", "N", "software pipelining stages (default 3 or the autotune config's)"},
-    {"autotune-config", "I", "use the I-th config (from 0) of the kernel's @triton.autotune"},
-    {"max-errors", "N", "stop after N errors (default 20)"},
+    {.name = "kernel", .metavar = "NAME",
+     .help = "kernel to compile (default: every kernel whose parameters are all known)"},
+    {.name = "signature", .metavar = "SIG",
+     .help = "Triton AOT signature, one entry per parameter: \"*fp16:16, i32, 128\""},
+    {.name = "D", .metavar = "NAME=VALUE",
+     .help = "set a constexpr parameter or **meta key (repeatable)"},
+    {.name = "arch", .metavar = "SM",
+     .help = "GPU architecture: sm_80, sm_86, sm_89, sm_90 (default), sm_90a"},
+    {.name = "num-warps", .metavar = "N",
+     .help = "warps per program (1, 2, 4, 8, 16, 32; default 4 or the autotune config's)", .lo = 1, .hi = 32, .pow2 = true},
+    {.name = "num-stages", .metavar = "N",
+     .help = "software pipelining stages (default 3 or the autotune config's)", .lo = 0, .hi = 8},
+    {.name = "autotune-config", .metavar = "I",
+     .help = "use the I-th config (from 0) of the kernel's @triton.autotune", .lo = 0, .hi = 1000},
+    {.name = "max-errors", .metavar = "N",
+     .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
 
 void options_init(CompileOptions *o) {
     memset(o, 0, sizeof *o);
     o->autotune_config = -1;
+    o->opt_level = 3;
 }
 
-static bool parse_int(const char *s, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
+bool options_check_int(const char *name, long v, Buf *err) {
+    for (int i = 0; i < option_nspecs; i++) {
+        const OptionSpec *o = &option_specs[i];
+        if (strcmp(o->name, name))
+            continue;
+        if (v < o->lo || v > o->hi || (o->pow2 && (v & (v - 1)))) {
+            buf_printf(err, "must be %s from %ld to %ld, got %ld", o->pow2 ? "a power of two" : "a number", o->lo,
+                       o->hi, v);
+            return false;
+        }
+        return true;
+    }
+    buf_printf(err, "unknown option '--%s'", name);
+    return false;
 }
 
 static bool is_ident_start(char c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
@@ -69,31 +85,28 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             buf_printf(err, "unsupported --arch '%s' (expected %s)", arg, ptx_arch_names());
             return false;
         }
-        o->arch = arch->name;
-    } else if (!strcmp(name, "num-warps")) {
-        if (!parse_int(arg, 1, 32, &v) || (v & (v - 1))) {
-            buf_printf(err, "--num-warps expects a power of two from 1 to 32, got '%s'", arg);
+        o->arch = arch;
+    } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
+               !strcmp(name, "max-errors")) {
+        char *end;
+        errno = 0;
+        v = strtol(arg, &end, 10);
+        if (errno || end == arg || *end) {
+            buf_printf(err, "--%s expects a number, got '%s'", name, arg);
             return false;
         }
-        o->num_warps = (int)v;
-    } else if (!strcmp(name, "num-stages")) {
-        if (!parse_int(arg, 1, 8, &v)) {
-            buf_printf(err, "--num-stages expects a number from 1 to 8, got '%s'", arg);
+        Buf why = {0};
+        bool ok = options_check_int(name, v, &why);
+        if (!ok)
+            buf_printf(err, "--%s %s", name, why.data ? why.data : "");
+        buf_free(&why);
+        if (!ok)
             return false;
-        }
-        o->num_stages = (int)v;
-    } else if (!strcmp(name, "autotune-config")) {
-        if (!parse_int(arg, 0, 1000, &v)) {
-            buf_printf(err, "--autotune-config expects a config index (0, 1, ...), got '%s'", arg);
-            return false;
-        }
-        o->autotune_config = (int)v;
-    } else if (!strcmp(name, "max-errors")) {
-        if (!parse_int(arg, 1, 100000, &v)) {
-            buf_printf(err, "--max-errors expects a positive number, got '%s'", arg);
-            return false;
-        }
-        o->max_errors = (int)v;
+        int *field = !strcmp(name, "num-warps")         ? &o->num_warps
+                     : !strcmp(name, "num-stages")      ? &o->num_stages
+                     : !strcmp(name, "autotune-config") ? &o->autotune_config
+                                                        : &o->max_errors;
+        *field = (int)v;
     } else {
         buf_printf(err, "unknown option '%s%s'", strlen(name) == 1 ? "-" : "--", name);
         return false;
@@ -200,5 +213,6 @@ SemaOptions options_to_sema(const CompileOptions *o) {
         .num_warps = o->num_warps,
         .num_stages = o->num_stages,
         .autotune_config = o->autotune_config,
+        .runtime_signature = o->runtime_signature,
     };
 }

@@ -4,6 +4,7 @@
 #ifndef TL_OPTIONS_H
 #define TL_OPTIONS_H
 
+#include "arch.h"
 #include "sema.h"
 
 enum { OPTIONS_MAX_DEFINES = 64 };
@@ -11,11 +12,13 @@ enum { OPTIONS_MAX_DEFINES = 64 };
 typedef struct CompileOptions {
     const char *kernel;
     const char *signature;
-    const char *arch;        /* sm_80 .. sm_90a; NULL = sm_90 */
+    const PtxArch *arch;     /* --arch; NULL: the device's (API) or sm_90 (tlc) */
+    int opt_level;           /* LLVM optimisation level, 0..3 */
     int num_warps;           /* 0 = default (autotune config or 4) */
     int num_stages;          /* 0 = default (autotune config or 3) */
     int autotune_config;     /* -1 = none */
     int max_errors;          /* 0 = default */
+    bool runtime_signature;  /* the signature lists the runtime parameters only (API launches) */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;
 } CompileOptions;
@@ -24,6 +27,8 @@ typedef struct OptionSpec {
     const char *name;  /* long name without dashes; "D" is the only short one */
     const char *metavar; /* NULL: takes no argument */
     const char *help;
+    long lo, hi;       /* integer options: the valid range */
+    bool pow2;         /* ... and only powers of two */
 } OptionSpec;
 
 extern const OptionSpec option_specs[];
@@ -33,6 +38,9 @@ void options_init(CompileOptions *o);
 /* Apply one flag by name ("kernel", "D", ...). On a bad value, writes one line
  * to err and returns false. Strings are copied into the arena. */
 bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg, Buf *err);
+/* Is v valid for the integer option `name` ("num-warps")? If not, err gets
+ * "must be a power of two from 1 to 32, got 3" for the caller to prefix. */
+bool options_check_int(const char *name, long v, Buf *err);
 /* Split a string like a shell would (quotes, backslashes) and apply every
  * flag in it. Unknown flags and stray words are errors. */
 bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err);

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options.h"
 #include "sema_int.h"
 
 static Val eval(Sema *s, const Node *n);
@@ -1510,13 +1511,8 @@ static Val config_value(Val cfg, const char *name, bool *found) {
     return sema_none();
 }
 
-static Val pick_config(Sema *s, const Node *fn) {
-    if (s->opt->autotune_config < 0)
-        return sema_none();
-    const Node *dec = autotune_decorator(fn);
-    if (!dec)
-        sema_fail(s, fn->span, "kernel '%s' has no @triton.autotune decorator, so it has no config %d", fn->name,
-                  s->opt->autotune_config);
+/* The list of triton.Config of fn's @triton.autotune (*argp: where it is written). */
+static Val autotune_configs(Sema *s, const Node *fn, const Node *dec, const Node **argp) {
     const Node *arg = NULL;
     for (int i = 0; i < dec->l0.len; i++) {
         const Node *it = dec->l0.items[i];
@@ -1530,6 +1526,18 @@ static Val pick_config(Sema *s, const Node *fn) {
     Val cs = eval_in_module(s, arg);
     if (cs.k != V_TUPLE)
         sema_fail(s, arg->span, "autotune configs must be a list of triton.Config, got %s", sema_describe(s, cs));
+    *argp = arg;
+    return cs;
+}
+
+static Val pick_config(Sema *s, const Node *fn) {
+    if (s->opt->autotune_config < 0)
+        return sema_none();
+    const Node *dec = autotune_decorator(fn), *arg;
+    if (!dec)
+        sema_fail(s, fn->span, "kernel '%s' has no @triton.autotune decorator, so it has no config %d", fn->name,
+                  s->opt->autotune_config);
+    Val cs = autotune_configs(s, fn, dec, &arg);
     if (s->opt->autotune_config >= cs.n)
         sema_fail(s, dec->span, "autotune config %d is out of range: kernel '%s' has %d config%s",
                   s->opt->autotune_config, fn->name, cs.n, cs.n == 1 ? "" : "s");
@@ -1538,6 +1546,33 @@ static Val pick_config(Sema *s, const Node *fn) {
         sema_fail(s, arg->span, "autotune config %d is not a triton.Config (%s)", s->opt->autotune_config,
                   sema_describe(s, c));
     return c;
+}
+
+/* sema_kernel_info: one parameter's disposition. */
+static void record_param(Sema *s, const Node *p, bool runtime, Type t, int hint, const Val *v) {
+    if (!s->info)
+        return;
+    KernelParam *kp = &s->info->params[s->info->nparams++];
+    *kp = (KernelParam){.name = p->name, .constexpr_ = is_constexpr_annotation(p->a), .runtime = runtime,
+                        .type = t, .hint = hint};
+    s->info->nruntime += runtime;
+    if (v) {
+        Buf b = {0};
+        sema_repr(&b, *v);
+        kp->value = arena_strdup(s->a, b.data ? b.data : "");
+        buf_free(&b);
+    }
+}
+
+/* num_warps / num_stages from a config or an option, against the options
+ * table's range (its one owner). */
+static void check_option(Sema *s, const Node *fn, const char *option, const char *kwarg, int64_t v) {
+    Buf why = {0};
+    if (options_check_int(option, (long)v, &why))
+        return;
+    const char *msg = arena_strdup(s->a, why.data ? why.data : "");
+    buf_free(&why);
+    sema_fail(s, fn->span, "%s %s", kwarg, msg);
 }
 
 /* Bind every parameter of the kernel (see the comment at the top). */
@@ -1558,6 +1593,10 @@ static void specialize(Sema *s, const Node *fn) {
         nruntime += !is_constexpr_annotation(p->a);
     }
     Val cfg = pick_config(s, fn);
+    if (s->info) {
+        s->info->params = arena_alloc(s->a, sizeof(KernelParam) * (size_t)(ps->len + 1));
+        s->info->nparams = s->info->nruntime = 0;
+    }
     const char **entries = NULL;
     bool rt_sig = o->runtime_signature;
     int nent = 0, want = rt_sig ? nruntime : nnamed;
@@ -1630,6 +1669,11 @@ static void specialize(Sema *s, const Node *fn) {
         }
         if (have) {
             scope_set(s, &s->fr->scope, p->name, v);
+            record_param(s, p, false, ir_scalar(DT_VOID), 0, &v);
+            continue;
+        }
+        if (!entry && s->info) { /* typed by the launch */
+            record_param(s, p, true, ir_scalar(DT_VOID), 0, NULL);
             continue;
         }
         if (!entry)
@@ -1648,6 +1692,7 @@ static void specialize(Sema *s, const Node *fn) {
             sema_fail(s, p->span, "hint ':1' in '%s' is only valid for integer parameters ('%s')", entry, p->name);
         ValueId pv = ir_param(s->f, p->name, t);
         Param *pp = &s->f->params[s->f->nparams - 1];
+        record_param(s, p, true, t, hint, NULL);
         if (hint == 16)
             pp->divisibility = 16;
         if (hint == 1) {
@@ -1701,10 +1746,8 @@ static void specialize(Sema *s, const Node *fn) {
     }
     int64_t warps = o->num_warps > 0 ? o->num_warps : cfg.k == V_CONFIG ? cfg.i : 4;
     int64_t stages = o->num_stages > 0 ? o->num_stages : cfg.k == V_CONFIG ? cfg.i2 : 3;
-    if (warps < 1 || warps > 32 || (warps & (warps - 1)))
-        sema_fail(s, fn->span, "num_warps must be a power of two from 1 to 32, got %lld", (long long)warps);
-    if (stages < 0 || stages > 16)
-        sema_fail(s, fn->span, "num_stages must be between 0 and 16, got %lld", (long long)stages);
+    check_option(s, fn, "num-warps", "num_warps", warps);
+    check_option(s, fn, "num-stages", "num_stages", stages);
     s->f->num_warps = (int)warps;
     s->f->num_stages = (int)stages;
 }
@@ -1737,8 +1780,11 @@ static bool probe(Sema *parent, const Node *fn) {
     Sema s = *parent;
     jmp_buf jb;
     Frame fr;
+    KernelInfo scratch;
     s.quiet = true;
     s.jb = &jb;
+    if (s.info)
+        s.info = &scratch; /* untyped runtime parameters are fine, but record nothing */
     start_function(&s, fn, &fr);
     bool ok = !setjmp(jb);
     if (ok)
@@ -1821,6 +1867,32 @@ static const Node *choose_kernel(Sema *s) {
     return NULL;
 }
 
+/* --kernel's function, or the one choose_kernel() finds; NULL with a diagnostic. */
+static const Node *find_kernel(Sema *s) {
+    const Node *module = s->module, *fn = NULL;
+    const SemaOptions *opt = s->opt;
+    if (!opt->kernel)
+        return choose_kernel(s);
+    for (int i = 0; i < module->l0.len; i++) {
+        const Node *st = module->l0.items[i];
+        if (st->kind == N_FUNCDEF && !strcmp(st->name, opt->kernel))
+            fn = st;
+    }
+    if (!fn || !is_jit(fn)) {
+        const char *names[64];
+        int n = sema_kernel_names(module, names, 64);
+        Buf b = {0};
+        for (int i = 0; i < n; i++)
+            buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+        diag_plain(s->d, DIAG_ERROR, "%s: %s '%s' (the @triton.jit functions are: %s)", s->src->name,
+                   fn ? "not a @triton.jit function:" : "no @triton.jit function named", opt->kernel,
+                   n ? b.data : "none");
+        buf_free(&b);
+        return NULL;
+    }
+    return fn;
+}
+
 Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt) {
     if (!module || !opt)
         return NULL;
@@ -1830,35 +1902,42 @@ Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *modu
     if (setjmp(jb))
         return NULL;
     collect_globals(&s);
-    const Node *fn = NULL;
-    if (opt->kernel) {
-        for (int i = 0; i < module->l0.len; i++) {
-            const Node *st = module->l0.items[i];
-            if (st->kind == N_FUNCDEF && !strcmp(st->name, opt->kernel))
-                fn = st;
-        }
-        if (!fn || !is_jit(fn)) {
-            const char *names[64];
-            int n = sema_kernel_names(module, names, 64);
-            Buf b = {0};
-            for (int i = 0; i < n; i++)
-                buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
-            diag_plain(d, DIAG_ERROR, "%s: %s '%s' (the @triton.jit functions are: %s)", src->name,
-                       fn ? "not a @triton.jit function:" : "no @triton.jit function named", opt->kernel,
-                       n ? b.data : "none");
-            buf_free(&b);
-            return NULL;
-        }
-    } else if (!(fn = choose_kernel(&s))) {
+    const Node *fn = find_kernel(&s);
+    if (!fn)
         return NULL;
-    }
     Frame fr;
     start_function(&s, fn, &fr);
     specialize(&s, fn);
     exec_block(&s, &fn->l1);
     s.blk = s.f->body;
     sema_emit_inst(&s, IR_RETURN, NULL, 0, NULL, 0, fn->span);
-    if (!ir_verify(d, s.f))
-        return NULL;
     return s.f;
+}
+
+bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt,
+                      KernelInfo *info) {
+    if (!module || !opt || !info)
+        return false;
+    memset(info, 0, sizeof *info);
+    Sema s = {.a = arena, .d = d, .src = src, .module = module, .opt = opt, .info = info};
+    jmp_buf jb;
+    s.jb = &jb;
+    if (setjmp(jb))
+        return false;
+    collect_globals(&s);
+    const Node *fn = find_kernel(&s);
+    if (!fn)
+        return false;
+    Frame fr;
+    start_function(&s, fn, &fr);
+    specialize(&s, fn);
+    info->name = fn->name;
+    info->def = fn;
+    info->num_warps = s.f->num_warps;
+    info->num_stages = s.f->num_stages;
+    info->autotune_config = opt->autotune_config;
+    const Node *dec = autotune_decorator(fn), *arg;
+    if (dec)
+        info->num_configs = autotune_configs(&s, fn, dec, &arg).n;
+    return true;
 }

@@ -28,6 +28,34 @@ typedef struct SemaOptions {
                               builds such a signature from the launch arguments) */
 } SemaOptions;
 
+/* What a kernel expects, before any launch: sema_kernel_info() runs the
+ * kernel lookup and the specialisation of its parameters (signature, -D,
+ * autotune config, defaults) without compiling the body. The C API asks this
+ * instead of guessing from the syntax which parameters are constexprs. */
+typedef struct KernelParam {
+    const char *name;
+    bool constexpr_;   /* annotated tl.constexpr (in any spelling sema accepts) */
+    bool runtime;      /* passed at launch; otherwise bound at compile time */
+    Type type;         /* runtime, with a signature entry: its type; DT_VOID: from the launch */
+    int hint;          /* the entry's :16 or :1, else 0 */
+    const char *value; /* bound at compile time: repr() of its value */
+} KernelParam;
+
+typedef struct KernelInfo {
+    const char *name;
+    const Node *def;      /* the kernel's N_FUNCDEF */
+    KernelParam *params;  /* every named parameter, in order (**meta excluded) */
+    int nparams, nruntime;
+    int num_warps, num_stages;
+    int autotune_config;  /* the config used, or -1 */
+    int num_configs;      /* configs of its @triton.autotune, 0 without one */
+} KernelInfo;
+
+/* Fill info (allocated in arena). Runtime parameters without a signature
+ * entry are allowed here: the launch types them. False with diagnostics. */
+bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt,
+                      KernelInfo *info);
+
 /* Names of every @triton.jit function in a parsed module, in file order
  * (helpers are @jit too; callers pick with --kernel). */
 int sema_kernel_names(const Node *module, const char **names, int max);

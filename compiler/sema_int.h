@@ -121,6 +121,7 @@ typedef struct Sema {
     int nglobals;
     jmp_buf *jb;
     bool quiet;      /* probing a kernel: fail without a diagnostic */
+    KernelInfo *info; /* sema_kernel_info: record the parameters, allow untyped runtime ones */
 } Sema;
 
 /* Call arguments after evaluation; spans point at each argument. */

@@ -143,7 +143,7 @@ static int compile_kernels(Driver *dr, Arena *a, Diag *d, const Source *src, con
 }
 
 static void run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out) {
-    Node *mod = parse_source(a, d, src);
+    Node *mod = compile_parse(a, d, src);
     if (!mod)
         return;
     if (dr->emit == EMIT_AST) {
@@ -159,7 +159,8 @@ static void run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *ou
             ir_print_func(out, fs[i]);
     } else if (n > 0) {
         Buf ptx = {0};
-        if (compile_gpu(d, fs, n, dr->opts.arch, &hooks, &ptx)) {
+        CompileStop stop = dr->emit == EMIT_IR_GPU ? COMPILE_TO_IR_GPU : COMPILE_TO_PTX;
+        if (compile_gpu(d, fs, n, dr->opts.arch, dr->opts.opt_level, stop, &hooks, &ptx)) {
             const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
             if (pick->len)
                 buf_putn(out, pick->data, pick->len);

@@ -174,19 +174,30 @@ char *read_file(const char *path, size_t *len) {
     Buf b = {0};
     char tmp[65536];
     size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-        buf_putn(&b, tmp, n);
-    int err = ferror(f);
+    int err = 0;
+    /* A size limit, and a check that every chunk was kept: reading /dev/zero
+     * or a device must end with an error, not loop until memory runs out. */
+    while (!err && (n = fread(tmp, 1, sizeof tmp, f)) > 0) {
+        size_t before = b.len;
+        if (b.len + n > READ_FILE_MAX)
+            err = EFBIG;
+        else if (buf_putn(&b, tmp, n), b.len != before + n)
+            err = ENOMEM;
+    }
+    if (!err && ferror(f))
+        err = EIO;
     fclose(f);
     if (err) {
         buf_free(&b);
-        errno = EIO;
+        errno = err;
         return NULL;
     }
     if (!b.data) {
         b.data = calloc(1, 1);
-        if (!b.data)
+        if (!b.data) {
+            errno = ENOMEM;
             return NULL;
+        }
     }
     *len = b.len;
     return b.data;

@@ -43,7 +43,10 @@ void buf_put_quoted(Buf *b, const char *s, size_t len, bool keep_utf8);
 void buf_put_double(Buf *b, double x);
 
 /* Read a whole file into a malloc'd, NUL-terminated buffer. Returns NULL and
- * sets errno on failure. *len gets the size (the file may contain NUL bytes). */
+ * sets errno on failure: EFBIG past READ_FILE_MAX bytes (a source file, never
+ * a device like /dev/zero), ENOMEM, EIO. *len gets the size (the file may
+ * contain NUL bytes). */
+enum { READ_FILE_MAX = 64 << 20 };
 char *read_file(const char *path, size_t *len);
 
 #endif

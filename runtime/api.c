@@ -7,6 +7,7 @@
  * the interpreter. */
 #include "tl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,15 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) {
     buf_vprintf(&ctx->err, fmt, ap);
     va_end(ap);
     return s;
+}
+
+/* A call that succeeds leaves no message behind: each public call clears it
+ * first, and only a failure writes a new one. */
+static void clear_error(TlContext *ctx) {
+    if (ctx && ctx->err.data) {
+        ctx->err.len = 0;
+        ctx->err.data[0] = 0;
+    }
 }
 
 /* Why the last attempt to open the CUDA device failed (per process). */
@@ -132,6 +142,7 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
     if (!ctx || !out)
         return TL_ERROR_INVALID_ARGUMENT;
     *out = NULL;
+    clear_error(ctx);
     size_t es = tl_dtype_size(dtype);
     if (!es)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_buffer_create: invalid dtype %d", (int)dtype);
@@ -180,6 +191,7 @@ uint64_t tl_buffer_device_ptr(const TlBuffer *b) { return b ? b->dptr : 0; }
 static TlStatus check_range(const TlBuffer *b, size_t offset, const void *p, size_t bytes, const char *fn) {
     if (!b)
         return TL_ERROR_INVALID_ARGUMENT;
+    clear_error(b->ctx);
     if (!p && bytes)
         return fail(b->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null host pointer", fn);
     if (offset > b->bytes || bytes > b->bytes - offset)
@@ -210,76 +222,12 @@ TlStatus tl_buffer_read(const TlBuffer *b, size_t offset, void *dst, size_t byte
 
 /* ---- kernels ---- */
 
-/* True when a parameter is annotated tl.constexpr / constexpr. */
-static bool is_constexpr_param(const Node *p) {
-    const Node *ann = p->a;
-    if (!ann)
-        return false;
-    if (ann->kind == N_NAME)
-        return !strcmp(ann->name, "constexpr");
-    return ann->kind == N_ATTR && !strcmp(ann->name, "constexpr");
-}
+static TlStatus get_variant(TlKernel *k, const char *key, Variant **out);
 
-static bool has_decorator(const Node *fn) { return fn->l2.len > 0; }
-
-/* Does the subtree call a function named `name` directly? */
-static bool calls(const Node *n, const char *name) {
-    if (!n)
-        return false;
-    if (n->kind == N_CALL && n->a && n->a->kind == N_NAME && !strcmp(n->a->name, name))
-        return true;
-    if (calls(n->a, name) || calls(n->b, name) || calls(n->c, name))
-        return true;
-    const NodeList *lists[] = {&n->l0, &n->l1, &n->l2};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < lists[i]->len; j++)
-            if (calls(lists[i]->items[j], name))
-                return true;
-    return false;
-}
-
-/* A launchable kernel: a decorated function no other function calls (the
- * called ones are helpers that get inlined). */
-static bool is_entry(const Node *module, const Node *fn) {
-    if (fn->kind != N_FUNCDEF || !has_decorator(fn))
-        return false;
-    for (int i = 0; i < module->l0.len; i++) {
-        const Node *other = module->l0.items[i];
-        if (other != fn && other->kind == N_FUNCDEF && calls(other, fn->name))
-            return false;
-    }
-    return true;
-}
-
-/* --kernel NAME, or the file's only entry; with several, ask for --kernel. */
-static const Node *find_kernel(TlKernel *k, Buf *err) {
-    const Node *found = NULL;
-    int nentries = 0;
-    for (int i = 0; i < k->module->l0.len; i++) {
-        const Node *n = k->module->l0.items[i];
-        if (n->kind != N_FUNCDEF)
-            continue;
-        if (k->opts.kernel && !strcmp(n->name, k->opts.kernel))
-            return n;
-        if (!k->opts.kernel && is_entry(k->module, n)) {
-            nentries++;
-            found = n;
-        }
-    }
-    if (k->opts.kernel) {
-        buf_printf(err, "%s: no function named '%s'", k->src.name, k->opts.kernel);
-        return NULL;
-    }
-    if (nentries == 1)
-        return found;
-    buf_printf(err, "%s: %s; choose one with --kernel NAME:", k->src.name,
-               nentries ? "several kernels" : "no @triton.jit kernel");
-    for (int i = 0; i < k->module->l0.len; i++)
-        if (is_entry(k->module, k->module->l0.items[i]))
-            buf_printf(err, " %s", k->module->l0.items[i]->name);
-    return NULL;
-}
-
+/* The compiler says what the kernel is: which function (--kernel, or the one
+ * whose parameters are all determined), which parameters are runtime ones,
+ * their types when a --signature gives them, the constexprs' values. With a
+ * --signature the kernel is compiled at once, so its errors come back here. */
 static TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char *name,
                               const char *options, TlKernel **out) {
     TlKernel *k = calloc(1, sizeof *k);
@@ -298,7 +246,9 @@ static TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char
         goto out;
     }
     Diag d = {.max_errors = k->opts.max_errors};
-    k->module = parse_source(&k->arena, &d, &k->src);
+    k->module = compile_parse(&k->arena, &d, &k->src);
+    if (k->module && !compile_kernel_info(&k->arena, &d, &k->src, k->module, &k->opts, &k->info))
+        k->module = NULL;
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     if (!k->module) {
@@ -307,16 +257,23 @@ static TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char
         goto out;
     }
     buf_free(&d.out);
-    if (!(k->def = find_kernel(k, &err))) {
-        s = fail(ctx, TL_ERROR_COMPILE, "%s", err.data);
+    k->name = k->info.name;
+    k->opts.kernel = k->name;
+    int n = k->info.nruntime;
+    k->rt = arena_alloc(&k->arena, sizeof(KernelParam *) * (size_t)(n + 1));
+    k->norm = arena_alloc(&k->arena, sizeof(TlArg) * (size_t)(n + 1));
+    if (!k->rt || !k->norm) {
+        s = fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
-    k->name = k->def->name;
-    k->opts.kernel = k->name;
-    for (int i = 0; i < k->def->l0.len; i++) {
-        const Node *p = k->def->l0.items[i];
-        if (p->op == OP_NONE && !is_constexpr_param(p))
-            k->nparams++;
+    for (int i = 0, j = 0; i < k->info.nparams; i++)
+        if (k->info.params[i].runtime)
+            k->rt[j++] = &k->info.params[i];
+    if (k->opts.signature) {
+        Variant *v;
+        s = get_variant(k, k->opts.signature, &v);
+    } else {
+        k->opts.runtime_signature = true; /* launches build one from their arguments */
     }
 out:
     buf_free(&err);
@@ -332,10 +289,12 @@ TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *optio
     if (!ctx || !path || !out)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_kernel_from_file: null argument");
     *out = NULL;
+    clear_error(ctx);
     size_t len;
     char *text = read_file(path, &len);
     if (!text)
-        return fail(ctx, TL_ERROR_IO, "cannot read '%s'", path);
+        return fail(ctx, errno == ENOMEM ? TL_ERROR_OUT_OF_MEMORY : TL_ERROR_IO, "cannot read '%s': %s", path,
+                    errno == EFBIG ? "larger than the 64 MiB a source file may have" : strerror(errno));
     return kernel_create(ctx, text, len, path, options, out);
 }
 
@@ -343,6 +302,7 @@ TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *o
     if (!ctx || !source || !out)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_kernel_from_string: null argument");
     *out = NULL;
+    clear_error(ctx);
     char *text = strdup(source);
     if (!text)
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -368,7 +328,51 @@ void tl_kernel_destroy(TlKernel *k) {
 }
 
 const char *tl_kernel_name(const TlKernel *k) { return k && k->name ? k->name : ""; }
-int tl_kernel_num_params(const TlKernel *k) { return k ? k->nparams : 0; }
+int tl_kernel_num_params(const TlKernel *k) { return k ? k->info.nruntime : 0; }
+
+/* TlDType of an IR element type; 0 if none matches. */
+static TlDType tl_dtype_of(DType dt) {
+    for (int i = TL_I1; i <= TL_F64; i++)
+        if (dtypes[i].dt == dt)
+            return (TlDType)i;
+    return (TlDType)0;
+}
+
+TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out) {
+    if (!k || !out)
+        return TL_ERROR_INVALID_ARGUMENT;
+    if (i < 0 || i >= k->info.nruntime)
+        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: no runtime parameter %d (it has %d)", k->name, i,
+                    k->info.nruntime);
+    const KernelParam *p = k->rt[i];
+    bool ptr = p->type.dtype == DT_PTR;
+    *out = (TlParamInfo){.name = p->name, .is_pointer = ptr,
+                         .dtype = tl_dtype_of((DType)(ptr ? p->type.pointee : p->type.dtype)), .hint = p->hint};
+    return TL_SUCCESS;
+}
+
+int tl_kernel_num_constants(const TlKernel *k) { return k ? k->info.nparams - k->info.nruntime : 0; }
+
+TlStatus tl_kernel_constant(const TlKernel *k, int i, const char **name, const char **value) {
+    if (!k || !name || !value)
+        return TL_ERROR_INVALID_ARGUMENT;
+    for (int j = 0, c = 0; j < k->info.nparams; j++) {
+        if (k->info.params[j].runtime || c++ != i)
+            continue;
+        *name = k->info.params[j].name;
+        *value = k->info.params[j].value ? k->info.params[j].value : "";
+        return TL_SUCCESS;
+    }
+    return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: no constant parameter %d (it has %d)", k->name, i,
+                tl_kernel_num_constants(k));
+}
+
+TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out) {
+    if (!k || !out)
+        return TL_ERROR_INVALID_ARGUMENT;
+    *out = (TlKernelConfig){k->info.num_warps, k->info.num_stages, k->info.autotune_config, k->info.num_configs};
+    return TL_SUCCESS;
+}
 const char *tl_kernel_log(const TlKernel *k) { return k && k->log.data ? k->log.data : ""; }
 const char *tl_kernel_ir(const TlKernel *k) { return k && k->ir.data ? k->ir.data : ""; }
 
@@ -396,51 +400,151 @@ void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *t
 
 /* ---- launch ---- */
 
+static const char *kind_name(const TlArg *a) {
+    switch (a->kind) {
+    case TL_ARG_BUFFER: return "a buffer";
+    case TL_ARG_POINTER: return "a pointer";
+    case TL_ARG_INT: return "an integer";
+    case TL_ARG_FLOAT: return "a float";
+    }
+    return "an invalid argument";
+}
+
+/* Does the integer x fit in dt? */
+static bool int_fits(int64_t x, DType dt) {
+    switch (dt) {
+    case DT_I1: return x == 0 || x == 1;
+    case DT_I8: return x >= INT8_MIN && x <= INT8_MAX;
+    case DT_I16: return x >= INT16_MIN && x <= INT16_MAX;
+    case DT_I32: return x >= INT32_MIN && x <= INT32_MAX;
+    case DT_U8: return x >= 0 && x <= UINT8_MAX;
+    case DT_U16: return x >= 0 && x <= UINT16_MAX;
+    case DT_U32: return x >= 0 && x <= (int64_t)UINT32_MAX;
+    default: return true; /* i64, u64: the 64 bits are passed as they are */
+    }
+}
+
+/* Check argument i against runtime parameter p and write it, converted to
+ * the parameter's type, to *out. The argument's own validity (kind, dtype,
+ * buffer of this context) is checked whether or not a signature types p. */
+static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, TlArg *out) {
+    TlContext *ctx = k->ctx;
+    *out = *a;
+#define BAD(...) (fail(ctx, TL_ERROR_LAUNCH, __VA_ARGS__), false)
+    const char *pn = p->name;
+    switch (a->kind) {
+    case TL_ARG_BUFFER:
+        if (!a->v.buffer)
+            return BAD("%s: argument %d ('%s') is a null buffer", k->name, i + 1, pn);
+        if (a->v.buffer->ctx != ctx)
+            return BAD("%s: argument %d ('%s') is a buffer of another context", k->name, i + 1, pn);
+        break;
+    case TL_ARG_POINTER:
+        if (!tl_dtype_size(a->dtype))
+            return BAD("%s: argument %d ('%s'): invalid pointer element dtype %d", k->name, i + 1, pn, (int)a->dtype);
+        if (!a->v.p.addr)
+            return BAD("%s: argument %d ('%s') is a null pointer", k->name, i + 1, pn);
+        if (ctx->kind == TL_DEVICE_CPU && !a->v.p.count)
+            return BAD("%s: argument %d ('%s'): a pointer on the CPU device needs its element count (the "
+                       "interpreter checks bounds)",
+                       k->name, i + 1, pn);
+        break;
+    case TL_ARG_INT:
+        if (a->dtype < TL_I1 || a->dtype > TL_U64)
+            return BAD("%s: argument %d ('%s'): invalid integer dtype %d", k->name, i + 1, pn, (int)a->dtype);
+        break;
+    case TL_ARG_FLOAT:
+        if (a->dtype != TL_F16 && a->dtype != TL_BF16 && a->dtype != TL_F32 && a->dtype != TL_F64)
+            return BAD("%s: argument %d ('%s'): invalid float dtype %d", k->name, i + 1, pn, (int)a->dtype);
+        break;
+    default:
+        return BAD("%s: argument %d ('%s') has an invalid kind %d", k->name, i + 1, pn, (int)a->kind);
+    }
+    if (p->type.dtype == DT_VOID) /* no signature: the argument gives the type */
+        return true;
+
+    Buf want = {0};
+    ir_type_print(&want, p->type);
+    const char *w = arena_strdup(&k->arena, want.data ? want.data : "?");
+    buf_free(&want);
+    bool is_ptr = a->kind == TL_ARG_BUFFER || a->kind == TL_ARG_POINTER;
+    DType pdt = (DType)p->type.dtype;
+    if ((pdt == DT_PTR) != is_ptr)
+        return BAD("%s: argument %d ('%s') is %s, but the parameter is %s", k->name, i + 1, pn, kind_name(a), w);
+    if (is_ptr) {
+        TlDType et = a->kind == TL_ARG_BUFFER ? a->v.buffer->dtype : a->dtype;
+        if (dtypes[et].dt != (DType)p->type.pointee)
+            return BAD("%s: argument %d ('%s') points to %s elements, but the parameter is %s", k->name, i + 1, pn,
+                       dtypes[et].sig, w);
+        uint64_t addr = a->kind == TL_ARG_POINTER ? a->v.p.addr : 0; /* buffers are 128-byte aligned */
+        if (p->hint == 16 && addr % 16)
+            return BAD("%s: argument %d ('%s'): the signature promises 16-byte alignment (:16), but the pointer is "
+                       "0x%llx",
+                       k->name, i + 1, pn, (unsigned long long)addr);
+        return true;
+    }
+    bool arg_int = a->kind == TL_ARG_INT, par_int = dt_is_int(pdt);
+    if (arg_int != par_int && !(a->flags & TL_ARG_CONVERT))
+        return BAD("%s: argument %d ('%s') is %s (%s), but the parameter is %s; pass it with tl_arg_convert() to "
+                   "convert it",
+                   k->name, i + 1, pn, kind_name(a), dtypes[a->dtype].sig, w);
+    out->dtype = tl_dtype_of(pdt);
+    if (par_int) {
+        int64_t x = a->v.i;
+        if (!arg_int) {
+            double f = a->v.f;
+            if (!(f >= -9.2e18 && f <= 9.2e18) || f != (double)(int64_t)f)
+                return BAD("%s: argument %d ('%s'): %g is not an integer, so it cannot convert to %s", k->name, i + 1,
+                           pn, f, w);
+            x = (int64_t)f;
+        }
+        if (!int_fits(x, pdt))
+            return BAD("%s: argument %d ('%s'): %lld does not fit in the parameter's type %s", k->name, i + 1, pn,
+                       (long long)x, w);
+        if (p->hint == 16 && x % 16)
+            return BAD("%s: argument %d ('%s') is %lld, but the signature promises a multiple of 16 (:16)", k->name,
+                       i + 1, pn, (long long)x);
+        if (p->hint == 1 && x != 1)
+            return BAD("%s: argument %d ('%s') is %lld, but the signature promises 1 (:1)", k->name, i + 1, pn,
+                       (long long)x);
+        out->kind = TL_ARG_INT;
+        out->v.i = x;
+    } else {
+        out->kind = TL_ARG_FLOAT;
+        out->v.f = arg_int ? (double)a->v.i : a->v.f;
+    }
+    return true;
+#undef BAD
+}
+
 /* The runtime signature of a launch: Triton's AOT spelling of each argument,
- * with ":16" for 16-divisible integers and aligned buffers, ":1" for ones. */
-static bool launch_signature(TlKernel *k, const TlArg *args, int nargs, Buf *sig) {
+ * with ":16" for 16-divisible integers and aligned pointers, ":1" for ones. */
+static void launch_signature(const TlArg *args, int nargs, Buf *sig) {
     for (int i = 0; i < nargs; i++) {
         const TlArg *a = &args[i];
         bool spec = !(a->flags & TL_ARG_NO_SPECIALIZE);
         if (i)
             buf_puts(sig, ", ");
         switch (a->kind) {
-        case TL_ARG_BUFFER:
-            if (!a->v.buffer) {
-                fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d is a null buffer", k->name, i + 1);
-                return false;
-            }
-            if (a->v.buffer->ctx != k->ctx) {
-                fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d is a buffer of another context", k->name, i + 1);
-                return false;
-            }
+        case TL_ARG_BUFFER: /* buffers are at least 128-byte aligned */
             buf_printf(sig, "*%s%s", dtypes[a->v.buffer->dtype].sig, spec ? ":16" : "");
             break;
+        case TL_ARG_POINTER:
+            buf_printf(sig, "*%s%s", dtypes[a->dtype].sig, spec && a->v.p.addr % 16 == 0 ? ":16" : "");
+            break;
         case TL_ARG_INT:
-            if (a->dtype < TL_I1 || a->dtype > TL_U64) {
-                fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d: invalid integer dtype %d", k->name, i + 1, (int)a->dtype);
-                return false;
-            }
             buf_puts(sig, dtypes[a->dtype].sig);
             if (spec && a->dtype != TL_I1 && a->v.i == 1)
                 buf_puts(sig, ":1");
             else if (spec && a->dtype != TL_I1 && a->v.i % 16 == 0)
                 buf_puts(sig, ":16");
             break;
-        case TL_ARG_FLOAT:
-            if (a->dtype != TL_F16 && a->dtype != TL_BF16 && a->dtype != TL_F32 && a->dtype != TL_F64) {
-                fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d: invalid float dtype %d", k->name, i + 1, (int)a->dtype);
-                return false;
-            }
+        default:
             buf_puts(sig, dtypes[a->dtype].sig);
             break;
-        default:
-            fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d has an invalid kind %d", k->name, i + 1, (int)a->kind);
-            return false;
         }
     }
     buf_puts(sig, "");
-    return true;
 }
 
 static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
@@ -457,14 +561,8 @@ static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
     double t0 = now_seconds();
     CompileOptions o = k->opts;
     o.signature = v->key; /* the launch signature, or the user's --signature */
-    SemaOptions so = options_to_sema(&o);
-    /* An explicit --signature lists every parameter, constexprs included;
-     * a launch-built one only the runtime parameters. */
-    so.runtime_signature = !k->opts.signature;
     Diag d = {.max_errors = o.max_errors};
-    v->fn = sema_kernel(&v->arena, &d, &k->src, k->module, &so);
-    if (v->fn && !ir_verify(&d, v->fn))
-        v->fn = NULL;
+    v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, NULL);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     if (!v->fn) {
@@ -481,7 +579,7 @@ static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
     ir_print_func(&k->ir, v->fn);
     if (api_dump_enabled()) {
         Buf ast = {0};
-        ast_print(&ast, k->def);
+        ast_print(&ast, k->info.def);
         api_dump(k, v, "ast", &ast);
         api_dump(k, v, "ir", &k->ir);
         buf_free(&ast);
@@ -518,6 +616,10 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
         if (args[i].kind == TL_ARG_BUFFER) {
             bufs[nbufs] = (InterpBuffer){args[i].v.buffer->host, args[i].v.buffer->bytes};
             iargs[i].buf = nbufs++;
+        } else if (args[i].kind == TL_ARG_POINTER) {
+            bufs[nbufs] = (InterpBuffer){(void *)(uintptr_t)args[i].v.p.addr,
+                                         args[i].v.p.count * tl_dtype_size(args[i].dtype)};
+            iargs[i].buf = nbufs++;
         } else if (args[i].kind == TL_ARG_INT) {
             iargs[i].i = args[i].v.i;
         } else {
@@ -552,9 +654,11 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
     return s;
 }
 
-static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, bool sync) {
+static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
+                       bool sync) {
     if (!k)
         return TL_ERROR_INVALID_ARGUMENT;
+    clear_error(k->ctx);
     if (!grid)
         return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
     if (!grid[0] || !grid[1] || !grid[2])
@@ -563,32 +667,63 @@ static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, i
     if (grid[0] > 2147483647u || grid[1] > 65535 || grid[2] > 65535)
         return fail(k->ctx, TL_ERROR_LAUNCH, "%s: grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)",
                     k->name, grid[0], grid[1], grid[2]);
-    if (nargs != k->nparams || (nargs && !args))
-        return fail(k->ctx, TL_ERROR_LAUNCH, "%s: expected %d arguments, got %d", k->name, k->nparams, nargs);
-    k->sig.len = 0;
-    if (!launch_signature(k, args, nargs, &k->sig))
+    int want = k->info.nruntime;
+    if (nargs != want || (nargs && !args)) {
+        Buf names = {0};
+        for (int i = 0; i < want; i++)
+            buf_printf(&names, "%s%s", i ? ", " : "", k->rt[i]->name);
+        fail(k->ctx, TL_ERROR_LAUNCH, "%s: expected %d argument%s (%s), got %d", k->name, want, want == 1 ? "" : "s",
+             names.data ? names.data : "", nargs);
+        buf_free(&names);
         return TL_ERROR_LAUNCH;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (!check_arg(k, i, k->rt[i], &args[i], &k->norm[i]))
+            return TL_ERROR_LAUNCH;
+    const char *key = k->opts.signature;
+    if (!key) {
+        k->sig.len = 0;
+        launch_signature(k->norm, nargs, &k->sig);
+        key = k->sig.data;
+    }
     Variant *v;
-    TlStatus s = get_variant(k, k->opts.signature ? k->opts.signature : k->sig.data, &v);
+    TlStatus s = get_variant(k, key, &v);
     if (s != TL_SUCCESS)
         return s;
     if (k->ctx->kind == TL_DEVICE_CUDA)
-        return gpu_launch(k, v, grid, args, nargs, sync);
-    return launch_cpu(k, v->fn, grid, args, nargs);
+        return gpu_launch(k, v, grid, k->norm, nargs, stream, sync);
+    return launch_cpu(k, v->fn, grid, k->norm, nargs);
 }
 
 TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, grid, args, nargs, true);
+    return launch(k, grid, args, nargs, k ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, grid, args, nargs, false);
+    return launch(k, grid, args, nargs, k ? k->ctx->stream : NULL, false);
+}
+
+TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, void *stream) {
+    return launch(k, grid, args, nargs, (CUstream)stream, false);
 }
 
 TlStatus tl_context_synchronize(TlContext *ctx) {
     if (!ctx)
         return TL_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
     return ctx->kind == TL_DEVICE_CUDA ? gpu_synchronize(ctx) : TL_SUCCESS;
+}
+
+void *tl_context_cuda_context(const TlContext *ctx) { return ctx && ctx->kind == TL_DEVICE_CUDA ? ctx->cuctx : NULL; }
+
+TlStatus tl_context_set_stream(TlContext *ctx, void *stream) {
+    if (!ctx)
+        return TL_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    if (ctx->kind != TL_DEVICE_CUDA && stream)
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_context_set_stream: the CPU device has no streams");
+    ctx->stream = (CUstream)stream;
+    return TL_SUCCESS;
 }
 
 void tl_context_stats(const TlContext *ctx, TlStats *out) {

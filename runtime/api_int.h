@@ -18,6 +18,8 @@ struct TlContext {
     const CudaApi *cu;
     CUdevice dev;
     CUcontext cuctx;
+    bool own_ctx;       /* cuctx is the primary context tl retained (not the caller's) */
+    CUstream stream;    /* tl_context_set_stream; NULL: the legacy default stream */
     char name[128];
     char arch[16];      /* sm_80 .. sm_90 */
     int max_shared;     /* opt-in dynamic shared memory per block */
@@ -51,9 +53,10 @@ struct TlKernel {
     Source src;
     Arena arena;        /* AST, options */
     Node *module;
-    const Node *def;    /* the kernel's FuncDef */
     CompileOptions opts;
-    int nparams;        /* runtime parameters */
+    KernelInfo info;    /* from the compiler: parameters, constants, config */
+    KernelParam **rt;   /* info's runtime parameters, in launch order */
+    TlArg *norm;        /* scratch: the arguments converted to the parameters' types */
     Variant *variants;
     Buf log;
     Buf ir;
@@ -78,7 +81,8 @@ TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_
 /* Compile (or load from the disk cache) the cubin of a variant whose IR is
  * in v->fn, and load it. */
 TlStatus gpu_build(TlKernel *k, Variant *v);
-TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, bool sync);
+TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
+                    bool sync);
 TlStatus gpu_synchronize(TlContext *ctx);
 void gpu_unload(TlContext *ctx, Variant *v);
 

@@ -20,6 +20,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
     X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                      \
     X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                 \
     X(cuCtxSetCurrent, "cuCtxSetCurrent") X(cuCtxSynchronize, "cuCtxSynchronize")                \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent") X(cuCtxGetDevice, "cuCtxGetDevice")                    \
+    X(cuStreamSynchronize, "cuStreamSynchronize")                                                \
     X(cuMemAlloc, "cuMemAlloc_v2") X(cuMemFree, "cuMemFree_v2")                                  \
     X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                        \
     X(cuMemcpyDtoD, "cuMemcpyDtoD_v2") X(cuMemsetD8, "cuMemsetD8_v2")                            \

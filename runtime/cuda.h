@@ -52,6 +52,9 @@ typedef struct CudaApi {
     CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
     CUresult (*cuCtxSetCurrent)(CUcontext);
     CUresult (*cuCtxSynchronize)(void);
+    CUresult (*cuCtxGetCurrent)(CUcontext *);
+    CUresult (*cuCtxGetDevice)(CUdevice *);
+    CUresult (*cuStreamSynchronize)(CUstream);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
     CUresult (*cuMemFree)(CUdeviceptr);
     CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);

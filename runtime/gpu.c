@@ -36,17 +36,26 @@ TlStatus gpu_open(TlContext *ctx) {
         return s;
     }
     const CudaApi *cu = ctx->cu;
-    int ordinal = getenv("TL_DEVICE") ? atoi(getenv("TL_DEVICE")) : 0, count = 0;
-    cu->cuDeviceGetCount(&count);
-    if (ordinal < 0 || ordinal >= count)
-        return fail(ctx, TL_ERROR_NO_DEVICE, "no CUDA device %d (TL_DEVICE; %d present)", ordinal, count);
     CUresult r;
-    if ((r = cu->cuDeviceGet(&ctx->dev, ordinal)) || (r = cu->cuDevicePrimaryCtxRetain(&ctx->cuctx, ctx->dev)))
-        return cu_fail(ctx, r, "cannot open the CUDA device");
-    if ((r = cu->cuCtxSetCurrent(ctx->cuctx))) {
-        cu->cuDevicePrimaryCtxRelease(ctx->dev);
-        ctx->cuctx = NULL;
-        return cu_fail(ctx, r, "cannot make the CUDA context current");
+    CUcontext current = NULL;
+    /* Inside a CUDA program, work in its context (as Triton's driver does):
+     * its buffers, streams and library handles are then ours to use. */
+    if (!cu->cuCtxGetCurrent(&current) && current && !cu->cuCtxGetDevice(&ctx->dev)) {
+        ctx->cuctx = current;
+        ctx->own_ctx = false;
+    } else {
+        int ordinal = getenv("TL_DEVICE") ? atoi(getenv("TL_DEVICE")) : 0, count = 0;
+        cu->cuDeviceGetCount(&count);
+        if (ordinal < 0 || ordinal >= count)
+            return fail(ctx, TL_ERROR_NO_DEVICE, "no CUDA device %d (TL_DEVICE; %d present)", ordinal, count);
+        if ((r = cu->cuDeviceGet(&ctx->dev, ordinal)) || (r = cu->cuDevicePrimaryCtxRetain(&ctx->cuctx, ctx->dev)))
+            return cu_fail(ctx, r, "cannot open the CUDA device");
+        ctx->own_ctx = true;
+        if ((r = cu->cuCtxSetCurrent(ctx->cuctx))) {
+            cu->cuDevicePrimaryCtxRelease(ctx->dev);
+            ctx->cuctx = NULL;
+            return cu_fail(ctx, r, "cannot make the CUDA context current");
+        }
     }
     int major = 0, minor = 0, gx = 0, gy = 0, gz = 0;
     cu->cuDeviceGetName(ctx->name, sizeof ctx->name, ctx->dev);
@@ -69,15 +78,29 @@ TlStatus gpu_open(TlContext *ctx) {
     return TL_SUCCESS;
 }
 
+/* Make ctx's CUDA context current on this thread if another one is (a
+ * program with several contexts, or a new thread). */
+static void bind(TlContext *ctx) {
+    CUcontext cur = NULL;
+    if (ctx->cuctx && (ctx->cu->cuCtxGetCurrent(&cur) || cur != ctx->cuctx))
+        ctx->cu->cuCtxSetCurrent(ctx->cuctx);
+}
+
 void gpu_close(TlContext *ctx) {
     if (ctx->cu && ctx->cuctx) {
-        ctx->cu->cuCtxSynchronize();
-        ctx->cu->cuDevicePrimaryCtxRelease(ctx->dev);
+        bind(ctx);
+        if (ctx->stream)
+            ctx->cu->cuStreamSynchronize(ctx->stream);
+        else
+            ctx->cu->cuCtxSynchronize();
+        if (ctx->own_ctx)
+            ctx->cu->cuDevicePrimaryCtxRelease(ctx->dev);
     }
     ctx->cuctx = NULL;
 }
 
 TlStatus gpu_alloc(TlBuffer *b) {
+    bind(b->ctx);
     CUresult r = b->ctx->cu->cuMemAlloc(&b->dptr, b->bytes);
     if (r)
         return cu_fail(b->ctx, r, "cuMemAlloc");
@@ -85,25 +108,33 @@ TlStatus gpu_alloc(TlBuffer *b) {
 }
 
 void gpu_free(TlBuffer *b) {
-    if (b->dptr)
+    if (b->dptr) {
+        bind(b->ctx);
         b->ctx->cu->cuMemFree(b->dptr);
+    }
     b->dptr = 0;
 }
 
 TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_device) {
     const CudaApi *cu = b->ctx->cu;
+    bind(b->ctx);
     CUresult r = to_device ? cu->cuMemcpyHtoD(b->dptr + offset, host, bytes)
                            : cu->cuMemcpyDtoH(host, b->dptr + offset, bytes);
     return r ? cu_fail(b->ctx, r, to_device ? "cuMemcpyHtoD" : "cuMemcpyDtoH") : TL_SUCCESS;
+}
+
+/* The kernel's --arch, else the device's own. */
+static const PtxArch *target_of(const TlKernel *k) {
+    return k->opts.arch ? k->opts.arch : ptx_arch(k->ctx->arch);
 }
 
 /* Everything that changes the cubin: our build, LLVM, the source (which holds
  * every helper), the kernel, its specialisation and options, the target. */
 static void cache_key(TlKernel *k, Variant *v, Buf *key) {
     const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
-               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), k->ctx->arch, k->name, v->key, o->num_warps,
-               o->num_stages, o->autotune_config);
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
+               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, v->key,
+               o->num_warps, o->num_stages, o->autotune_config);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
     buf_printf(key, "source %zu\n", k->src.len);
@@ -117,7 +148,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL};
     Diag d = {0};
     Function *fs[1] = {v->fn};
-    bool ok = compile_gpu(&d, fs, 1, k->ctx->arch, &hooks, &ptx);
+    bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, COMPILE_TO_PTX, &hooks, &ptx);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     TlStatus s = TL_SUCCESS;
@@ -157,6 +188,7 @@ typedef struct CubinHeader {
 } CubinHeader;
 
 TlStatus gpu_build(TlKernel *k, Variant *v) {
+    bind(k->ctx);
     bool trace = env_on("TL_PRINT_CACHE"), use_cache = !env_on("TL_ALWAYS_COMPILE");
     Buf dir = {0}, key = {0};
     void *blob = NULL, *cubin = NULL;
@@ -234,18 +266,23 @@ out:
 }
 
 void gpu_unload(TlContext *ctx, Variant *v) {
-    if (ctx->cu && v->mod)
+    if (ctx->cu && v->mod) {
+        bind(ctx);
         ctx->cu->cuModuleUnload(v->mod);
+    }
     v->mod = NULL;
 }
 
 TlStatus gpu_synchronize(TlContext *ctx) {
-    CUresult r = ctx->cu->cuCtxSynchronize();
+    bind(ctx);
+    CUresult r = ctx->stream ? ctx->cu->cuStreamSynchronize(ctx->stream) : ctx->cu->cuCtxSynchronize();
     return r ? cu_fail(ctx, r, "a kernel failed") : TL_SUCCESS;
 }
 
-TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, bool sync) {
+TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
+                    bool sync) {
     TlContext *ctx = k->ctx;
+    bind(ctx);
     for (int i = 0; i < 3; i++)
         if (grid[i] > ctx->max_grid[i])
             return fail(ctx, TL_ERROR_LAUNCH, "%s: grid dimension %d is %u; the device allows %u", k->name, i,
@@ -255,7 +292,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         void *s = &v->slots[i];
         const TlArg *a = &args[i];
         switch (v->fn->params[i].type.dtype) {
-        case DT_PTR: *(CUdeviceptr *)s = a->v.buffer->dptr; break;
+        case DT_PTR: *(CUdeviceptr *)s = a->kind == TL_ARG_POINTER ? a->v.p.addr : a->v.buffer->dptr; break;
         case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
         case DT_I32: case DT_U32: *(int32_t *)s = (int32_t)a->v.i; break;
         case DT_I16: case DT_U16: *(int16_t *)s = (int16_t)a->v.i; break;
@@ -266,11 +303,11 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     }
     const CudaApi *cu = ctx->cu;
     CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->fn->num_warps, 1, 1,
-                                    (unsigned)v->fn->shared_bytes, NULL, v->params, NULL);
+                                    (unsigned)v->fn->shared_bytes, stream, v->params, NULL);
     TlStatus st = TL_SUCCESS;
     if (r)
         st = cu_fail(ctx, r, "cuLaunchKernel");
-    else if (sync)
-        st = gpu_synchronize(ctx);
+    else if (sync && (r = stream ? cu->cuStreamSynchronize(stream) : cu->cuCtxSynchronize()))
+        st = cu_fail(ctx, r, "a kernel failed");
     return st;
 }

@@ -11,10 +11,12 @@
  *   if (tl_launch(k, grid, args, 3) != TL_SUCCESS) fprintf(stderr, "%s\n", tl_last_error(ctx));
  *
  * Conventions: every call returns a TlStatus; on failure tl_last_error(ctx)
- * holds a message (for compile errors, the rendered diagnostics). The library
- * never prints (except a kernel's own print/device_print output, which goes to
- * stdout unless redirected) and never exits. Handles are opaque; every handle
- * has a destroy call; a context must be used from one thread at a time.
+ * holds a message (for compile errors, the rendered diagnostics), and a call
+ * that succeeds clears it. The library never prints (except a kernel's own
+ * print/device_print output, which goes to stdout unless redirected) and never
+ * exits. Handles are opaque; every handle has a destroy call, and using a
+ * handle after destroying it (destroying it twice included) is undefined, as
+ * with free(). A context must be used from one thread at a time.
  * Design notes: docs/api.md. */
 #ifndef TL_H
 #define TL_H
@@ -73,6 +75,17 @@ TL_API const char *tl_status_name(TlStatus s); /* "TL_ERROR_COMPILE" */
 typedef void (*TlPrintFn)(void *user, const char *text, size_t len);
 TL_API void tl_context_set_print(TlContext *ctx, TlPrintFn fn, void *user);
 
+/* ---- CUDA interop ----
+ * A CUDA context is created on the calling thread's current CUDA context
+ * when there is one (your program's, made by the runtime API or the driver
+ * API), else on the device's primary context (device $TL_DEVICE, default 0);
+ * tl makes it current again on a thread where another one is. */
+/* The CUcontext tl uses; NULL on the CPU device. */
+TL_API void *tl_context_cuda_context(const TlContext *ctx);
+/* The CUstream (cudaStream_t) that tl_launch and tl_launch_async use from now
+ * on; NULL: the legacy default stream. tl does not own it. */
+TL_API TlStatus tl_context_set_stream(TlContext *ctx, void *stream);
+
 /* ---- buffers: count elements of dtype on the context's device ---- */
 TL_API TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer **out);
 TL_API void tl_buffer_destroy(TlBuffer *buf);
@@ -92,30 +105,68 @@ TL_API uint64_t tl_buffer_device_ptr(const TlBuffer *buf);
  * specialised at launch on its arguments' types (and, for integers and
  * buffers, divisibility by 16 and equality to 1, like Triton); each
  * specialisation is compiled once and kept. With --signature the kernel is
- * compiled at once and errors come back here. */
+ * compiled at once and errors come back here. A file larger than 64 MiB is
+ * refused (TL_ERROR_IO). */
 TL_API TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *options, TlKernel **out);
 TL_API TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *options, TlKernel **out);
 TL_API void tl_kernel_destroy(TlKernel *k);
 TL_API const char *tl_kernel_name(const TlKernel *k);
-/* Number of runtime (non-constexpr) parameters launch expects. */
+/* Number of runtime parameters launch expects: the parameters that are not
+ * constexprs and that the --signature (if any) does not bind to a value. */
 TL_API int tl_kernel_num_params(const TlKernel *k);
+
+/* What the kernel expects, from the compiler itself (not a guess from the
+ * syntax). Strings live as long as the kernel. */
+typedef struct TlParamInfo {
+    const char *name;
+    int is_pointer;     /* 1 for a pointer parameter */
+    TlDType dtype;      /* its type (a pointer's element type); 0: typed by each launch (no --signature) */
+    int hint;           /* the signature's ":16" (16) or ":1" (1), else 0 */
+} TlParamInfo;
+/* The i-th runtime parameter (0 .. tl_kernel_num_params - 1). */
+TL_API TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out);
+/* Parameters bound at compile time (constexprs, and signature literals):
+ * their count, and the i-th one's name and value as Python prints it ("128",
+ * "'relu'", "True"). */
+TL_API int tl_kernel_num_constants(const TlKernel *k);
+TL_API TlStatus tl_kernel_constant(const TlKernel *k, int i, const char **name, const char **value);
+typedef struct TlKernelConfig {
+    int num_warps, num_stages;
+    int autotune_config; /* the @triton.autotune config used (--autotune-config), or -1 */
+    int num_configs;     /* configs of the kernel's @triton.autotune; 0 without one */
+} TlKernelConfig;
+TL_API TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out);
 /* Warnings and errors of every compilation of this kernel so far. */
 TL_API const char *tl_kernel_log(const TlKernel *k);
 /* The typed IR of the most recent specialisation (for debugging); "" if none. */
 TL_API const char *tl_kernel_ir(const TlKernel *k);
 
-/* ---- launch ---- */
-typedef enum TlArgKind { TL_ARG_BUFFER = 1, TL_ARG_INT, TL_ARG_FLOAT } TlArgKind;
-enum { TL_ARG_NO_SPECIALIZE = 1 }; /* TlArg.flags: do not specialise on this value */
+/* ---- launch ----
+ * Every launch is checked against what the kernel expects: the number of
+ * arguments, and with a --signature the kind and type of each one (a buffer's
+ * element type against the pointer's, a scalar's type against the
+ * parameter's, ":16" and ":1" hints against the values). An integer for a
+ * float parameter, or the reverse, is an error unless the argument asks for
+ * the conversion with tl_arg_convert(); an integer is narrowed to a smaller
+ * integer parameter only when its value fits. */
+typedef enum TlArgKind { TL_ARG_BUFFER = 1, TL_ARG_INT, TL_ARG_FLOAT, TL_ARG_POINTER } TlArgKind;
+enum { /* TlArg.flags */
+    TL_ARG_NO_SPECIALIZE = 1, /* do not specialise on this value */
+    TL_ARG_CONVERT = 2,       /* convert an int to a float parameter, or a float to an int one */
+};
 
 typedef struct TlArg {
     TlArgKind kind;
-    TlDType dtype;  /* scalars: the parameter type (TL_I32, TL_I64, TL_F32, ...) */
+    TlDType dtype;  /* scalars: the value's type (TL_I32, TL_I64, TL_F32, ...); pointers: the element type */
     unsigned flags;
     union {
         TlBuffer *buffer;
         int64_t i;
         double f;
+        struct {
+            uint64_t addr;  /* CUdeviceptr on a CUDA context; a host address on the CPU device */
+            size_t count;   /* elements it holds; 0 = unknown (refused by the interpreter, which checks bounds) */
+        } p;
     } v;
 } TlArg;
 
@@ -125,16 +176,30 @@ static inline TlArg tl_arg_i64(int64_t x) { TlArg a = {TL_ARG_INT, TL_I64, 0, {0
 static inline TlArg tl_arg_u32(uint32_t x) { TlArg a = {TL_ARG_INT, TL_U32, 0, {0}}; a.v.i = x; return a; }
 static inline TlArg tl_arg_f32(float x) { TlArg a = {TL_ARG_FLOAT, TL_F32, 0, {0}}; a.v.f = x; return a; }
 static inline TlArg tl_arg_f64(double x) { TlArg a = {TL_ARG_FLOAT, TL_F64, 0, {0}}; a.v.f = x; return a; }
+/* Memory tl did not allocate: a CUDA device pointer (cudaMalloc, cuMemAlloc,
+ * another library's tensor) of count elements of dtype, or on the CPU device
+ * a host pointer (count required there). */
+static inline TlArg tl_arg_ptr(uint64_t addr, TlDType dtype, size_t count) {
+    TlArg a = {TL_ARG_POINTER, dtype, 0, {0}}; a.v.p.addr = addr; a.v.p.count = count; return a;
+}
+static inline TlArg tl_arg_host_ptr(void *p, TlDType dtype, size_t count) {
+    return tl_arg_ptr((uint64_t)(uintptr_t)p, dtype, count);
+}
 static inline TlArg tl_arg_nospec(TlArg a) { a.flags |= TL_ARG_NO_SPECIALIZE; return a; }
+static inline TlArg tl_arg_convert(TlArg a) { a.flags |= TL_ARG_CONVERT; return a; }
 
 /* Run k over grid[0] x grid[1] x grid[2] programs; args holds one entry per
  * runtime parameter, in order. Returns when the kernel has finished. */
 TL_API TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs);
-/* The same, but on a GPU returns once the kernel is queued; errors of the
- * kernel's execution surface at the next tl_context_synchronize. (On the CPU
- * device it is tl_launch.) */
+/* The same, but on a GPU returns once the kernel is queued on the context's
+ * stream; errors of the kernel's execution surface at the next
+ * tl_context_synchronize. (On the CPU device it is tl_launch.) */
 TL_API TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs);
-/* Wait for every queued launch of ctx. */
+/* tl_launch_async on the given CUstream (NULL: the legacy default stream),
+ * whatever the context's stream is. */
+TL_API TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, void *stream);
+/* Wait for every queued launch of ctx (its stream, or the whole CUDA
+ * context when it has none). */
 TL_API TlStatus tl_context_synchronize(TlContext *ctx);
 
 /* ---- statistics (for tests, benchmarks and the curious) ---- */

@@ -6,6 +6,13 @@ if want api/; then
     count_lines $T/api.log api
     [ $rc -gt 1 ] && report "api/exit ($rc)" 1 $T/api.log
 fi
+# Launches checked against the kernel's signature (the same program runs on the GPU in tests/gpu.sh).
+if want launch/; then
+    TL_INTERPRET=1 timeout 300 build/tests/launch_test > $T/launch.log 2>&1
+    rc=$?
+    count_lines $T/launch.log launch
+    [ $rc -gt 1 ] && report "launch/exit ($rc)" 1 $T/launch.log
+fi
 # Numeric checks of the language's ops against C references (ops_test.c).
 if want ops/; then
     TL_INTERPRET=1 timeout 300 build/tests/ops_test > $T/ops.log 2>&1
@@ -13,7 +20,7 @@ if want ops/; then
     count_lines $T/ops.log ops
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
 fi
-for ex in copy grayscale swizzle matmul; do
+for ex in copy grayscale swizzle matmul interop; do
     run_example $ex TL_INTERPRET=1
 done
 # grayscale on a real PNG (ragged 203x137), writing the grey PNG and reading it back.

@@ -93,7 +93,7 @@ int main(void) {
         check("launch_grid_too_big", tl_launch(k, huge, args, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
         check("launch_null_grid", tl_launch(k, NULL, args, 3) == TL_ERROR_INVALID_ARGUMENT, tl_last_error(ctx));
         check("launch_wrong_count", tl_launch(k, grid, args, 2) == TL_ERROR_LAUNCH &&
-              contains(tl_last_error(ctx), "expected 3 arguments, got 2"), tl_last_error(ctx));
+              contains(tl_last_error(ctx), "expected 3 arguments (x_ptr, z_ptr, n), got 2"), tl_last_error(ctx));
         TlArg nullbuf[] = {tl_arg_buffer(NULL), tl_arg_buffer(z), tl_arg_i32(100)};
         check("launch_null_buffer", tl_launch(k, grid, nullbuf, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
         TlArg foreign_args[] = {tl_arg_buffer(foreign), tl_arg_buffer(z), tl_arg_i32(100)};

@@ -20,6 +20,14 @@ fi
 head -1 $T/gpu.log
 count_lines $T/gpu.log gpu
 [ $rc -gt 1 ] && report "gpu/exit ($rc)" 1 $T/gpu.log
+# The launch checks of tests/api.sh, on the GPU.
+if want launch/; then
+    timeout 300 build/tests/launch_test > $T/launch.log 2>&1
+    rc=$?
+    count_lines $T/launch.log launch
+    [ $rc -gt 1 ] && report "launch/exit ($rc)" 1 $T/launch.log
+    grep -m1 "^device:" $T/launch.log | grep -qv "cpu" || report "launch/ran on the GPU" 1 $T/launch.log
+fi
 # The same numeric op checks as tests/api.sh runs in the interpreter.
 if want ops/; then
     timeout 600 build/tests/ops_test > $T/ops.log 2>&1
@@ -28,7 +36,7 @@ if want ops/; then
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
     grep -m1 "^device:" $T/ops.log | grep -qv "cpu" || report "ops/ran on the GPU" 1 $T/ops.log
 fi
-for ex in copy grayscale swizzle matmul; do
+for ex in copy grayscale swizzle matmul interop; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
 done

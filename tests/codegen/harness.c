@@ -505,7 +505,12 @@ int main(int argc, char **argv) {
     }
     Diag d = {0};
     Buf ir = {0}, ptx = {0};
-    bool ok = codegen_module(&d, fs, n, arch, opt, &ir, &ptx);
+    const PtxArch *target = ptx_arch(arch);
+    if (!target) {
+        fprintf(stderr, "harness: unknown arch '%s' (expected %s)\n", arch, ptx_arch_names());
+        return 2;
+    }
+    bool ok = codegen_module(&d, fs, n, target, opt, &ir, &ptx);
     if (d.out.len)
         fputs(d.out.data, stderr);
     if (!ok)

@@ -1,0 +1,18 @@
+/* arch.h: the GPU architectures tl compiles for, one table (arch.c) that the
+ * options, the compile pipeline, codegen and the runtime all read. No LLVM. */
+#ifndef TL_ARCH_H
+#define TL_ARCH_H
+
+typedef struct PtxArch {
+    const char *name;     /* "sm_80", ..., "sm_90a": LLVM's CPU name and ptxas' -arch */
+    int sm;               /* 80, 86, 89, 90 */
+    const char *features; /* PTX ISA version LLVM emits: "+ptx70" ... */
+    int max_shared;       /* dynamic shared memory a block may use, in bytes */
+} PtxArch;
+
+/* The architecture named `name` (NULL: the default, sm_90), or NULL if unknown. */
+const PtxArch *ptx_arch(const char *name);
+/* "sm_80, sm_86, sm_89, sm_90, sm_90a": for error messages. */
+const char *ptx_arch_names(void);
+
+#endif
