@@ -1548,6 +1548,52 @@ static Val pick_config(Sema *s, const Node *fn) {
     return c;
 }
 
+/* A list of parameter names in an @triton.autotune keyword (key=['M', 'N']). */
+static const char **name_list(Sema *s, const Node *fn, const Node *kw, int *n) {
+    Val v = eval_in_module(s, kw->a);
+    if (v.k == V_STR)
+        v = sema_tuple(s, &v, 1);
+    if (v.k != V_TUPLE)
+        sema_fail(s, kw->a->span, "@triton.autotune's %s must be a list of parameter names, got %s", kw->name,
+                  sema_describe(s, v));
+    const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)(v.n + 1));
+    for (int i = 0; i < v.n; i++) {
+        bool param = false;
+        if (v.items[i].k == V_STR)
+            for (int j = 0; j < fn->l0.len; j++)
+                param |= fn->l0.items[j]->name && !strcmp(fn->l0.items[j]->name, v.items[i].s);
+        if (!param)
+            sema_fail(s, kw->a->span, "@triton.autotune's %s names %s, which is not a parameter of '%s'", kw->name,
+                      sema_describe(s, v.items[i]), fn->name);
+        names[i] = v.items[i].s;
+    }
+    *n = v.n;
+    return names;
+}
+
+/* key, reset_to_zero, restore_value, warmup and rep of @triton.autotune; the
+ * rest (prune_configs_by, pre/post hooks) are Python the launch cannot run. */
+static void autotune_options(Sema *s, const Node *fn, const Node *dec, KernelInfo *info) {
+    for (int i = 0; i < dec->l0.len; i++) {
+        const Node *kw = dec->l0.items[i];
+        if (kw->kind != N_KWARG || !kw->name)
+            continue;
+        if (!strcmp(kw->name, "key"))
+            info->key = name_list(s, fn, kw, &info->nkey);
+        else if (!strcmp(kw->name, "reset_to_zero"))
+            info->reset_to_zero = name_list(s, fn, kw, &info->nreset);
+        else if (!strcmp(kw->name, "restore_value"))
+            info->restore_value = name_list(s, fn, kw, &info->nrestore);
+        else if (!strcmp(kw->name, "warmup") || !strcmp(kw->name, "rep")) {
+            Val v = eval_in_module(s, kw->a);
+            if (v.k != V_INT || v.i < 1 || v.i > 100000)
+                sema_fail(s, kw->a->span, "@triton.autotune's %s must be a number of milliseconds, got %s", kw->name,
+                          sema_describe(s, v));
+            *(kw->name[0] == 'w' ? &info->warmup_ms : &info->rep_ms) = (int)v.i;
+        }
+    }
+}
+
 /* sema_kernel_info: one parameter's disposition. */
 static void record_param(Sema *s, const Node *p, bool runtime, Type t, int hint, const Val *v) {
     if (!s->info)
@@ -1928,6 +1974,15 @@ bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *modu
     const Node *fn = find_kernel(&s);
     if (!fn)
         return false;
+    const Node *dec = autotune_decorator(fn), *arg;
+    SemaOptions first = *opt;
+    if (dec && opt->autotune_config < 0) {
+        /* No config named: the launch tunes over all of them; the parameters
+         * are described with the first one's constexprs. */
+        info->tuned = true;
+        first.autotune_config = 0;
+        s.opt = &first;
+    }
     Frame fr;
     start_function(&s, fn, &fr);
     specialize(&s, fn);
@@ -1936,8 +1991,11 @@ bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *modu
     info->num_warps = s.f->num_warps;
     info->num_stages = s.f->num_stages;
     info->autotune_config = opt->autotune_config;
-    const Node *dec = autotune_decorator(fn), *arg;
-    if (dec)
+    info->warmup_ms = 25;
+    info->rep_ms = 100;
+    if (dec) {
         info->num_configs = autotune_configs(&s, fn, dec, &arg).n;
+        autotune_options(&s, fn, dec, info);
+    }
     return true;
 }

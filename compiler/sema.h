@@ -49,6 +49,12 @@ typedef struct KernelInfo {
     int num_warps, num_stages;
     int autotune_config;  /* the config used, or -1 */
     int num_configs;      /* configs of its @triton.autotune, 0 without one */
+    /* @triton.autotune without a config chosen (no --autotune-config): the
+     * launch tunes. The parameters above are then config 0's. */
+    bool tuned;
+    const char **key, **reset_to_zero, **restore_value; /* parameter names */
+    int nkey, nreset, nrestore;
+    int warmup_ms, rep_ms;  /* do_bench's budget per config: 25 and 100 by default */
 } KernelInfo;
 
 /* Fill info (allocated in arena). Runtime parameters without a signature

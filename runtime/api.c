@@ -38,13 +38,24 @@ const char *tl_status_name(TlStatus s) {
 TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) {
     if (!ctx)
         return s;
+    pthread_mutex_lock(&ctx->lock);
     ctx->err.len = 0;
     buf_puts(&ctx->err, "");
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(&ctx->err, fmt, ap);
     va_end(ap);
+    pthread_mutex_unlock(&ctx->lock);
     return s;
+}
+
+void api_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total) {
+    pthread_mutex_lock(&ctx->lock);
+    if (counter)
+        (*counter)++;
+    if (total)
+        *total += seconds;
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 /* A call that succeeds leaves no message behind: each public call clears it
@@ -77,6 +88,7 @@ TlStatus tl_context_create(TlDeviceKind kind, TlContext **out) {
     if (!ctx)
         return TL_ERROR_OUT_OF_MEMORY;
     ctx->kind = TL_DEVICE_CPU;
+    pthread_mutex_init(&ctx->lock, NULL);
     /* AUTO: the GPU when there is one, unless TL_INTERPRET=1 asks for the interpreter. */
     const char *interp = getenv("TL_INTERPRET");
     bool want_cpu = kind == TL_DEVICE_CPU || (kind == TL_DEVICE_AUTO && interp && *interp && strcmp(interp, "0"));
@@ -88,6 +100,7 @@ TlStatus tl_context_create(TlDeviceKind kind, TlContext **out) {
             snprintf(no_device_reason, sizeof no_device_reason, "%s", ctx->err.data ? ctx->err.data : "");
             if (kind == TL_DEVICE_CUDA) {
                 buf_free(&ctx->err);
+                pthread_mutex_destroy(&ctx->lock);
                 free(ctx);
                 return s;
             }
@@ -106,6 +119,7 @@ void tl_context_destroy(TlContext *ctx) {
     if (ctx->kind == TL_DEVICE_CUDA)
         gpu_close(ctx);
     buf_free(&ctx->err);
+    pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
@@ -222,20 +236,20 @@ TlStatus tl_buffer_read(const TlBuffer *b, size_t offset, void *dst, size_t byte
 
 /* ---- kernels ---- */
 
-static TlStatus get_variant(TlKernel *k, const char *key, Variant **out);
 
 /* The compiler says what the kernel is: which function (--kernel, or the one
  * whose parameters are all determined), which parameters are runtime ones,
  * their types when a --signature gives them, the constexprs' values. With a
  * --signature the kernel is compiled at once, so its errors come back here. */
-static TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char *name,
-                              const char *options, TlKernel **out) {
+TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *name, const char *options,
+                           TlKernel **out) {
     TlKernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(text);
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     k->ctx = ctx;
+    k->last_config = -1;
     k->text = text;
     k->src = (Source){.name = arena_strdup(&k->arena, name), .text = text, .len = len};
     options_init(&k->opts);
@@ -269,11 +283,29 @@ static TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char
     for (int i = 0, j = 0; i < k->info.nparams; i++)
         if (k->info.params[i].runtime)
             k->rt[j++] = &k->info.params[i];
-    if (k->opts.signature) {
-        Variant *v;
-        s = get_variant(k, k->opts.signature, &v);
-    } else {
+    if (k->info.tuned) {
+        /* One kernel per config, each compiled like --autotune-config I. */
+        k->nconfigs = k->info.num_configs;
+        k->configs = arena_alloc(&k->arena, sizeof(TlKernel *) * (size_t)k->nconfigs);
+        for (int i = 0; i < k->nconfigs && s == TL_SUCCESS; i++) {
+            char *copy = malloc(len + 1), opt[64];
+            if (!copy) {
+                s = fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
+            memcpy(copy, text, len + 1);
+            Buf o = {0};
+            snprintf(opt, sizeof opt, " --autotune-config %d", i);
+            buf_printf(&o, "%s%s", options ? options : "", opt);
+            s = api_kernel_create(ctx, copy, len, name, o.data, &k->configs[i]);
+            buf_free(&o);
+        }
+    }
+    if (s == TL_SUCCESS && !k->opts.signature)
         k->opts.runtime_signature = true; /* launches build one from their arguments */
+    else if (s == TL_SUCCESS && !k->info.tuned) {
+        Variant *v;
+        s = api_get_variant(k, k->opts.signature, &v);
     }
 out:
     buf_free(&err);
@@ -295,7 +327,7 @@ TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *optio
     if (!text)
         return fail(ctx, errno == ENOMEM ? TL_ERROR_OUT_OF_MEMORY : TL_ERROR_IO, "cannot read '%s': %s", path,
                     errno == EFBIG ? "larger than the 64 MiB a source file may have" : strerror(errno));
-    return kernel_create(ctx, text, len, path, options, out);
+    return api_kernel_create(ctx, text, len, path, options, out);
 }
 
 TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *options, TlKernel **out) {
@@ -306,12 +338,16 @@ TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *o
     char *text = strdup(source);
     if (!text)
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-    return kernel_create(ctx, text, strlen(text), "<string>", options, out);
+    return api_kernel_create(ctx, text, strlen(text), "<string>", options, out);
 }
 
 void tl_kernel_destroy(TlKernel *k) {
     if (!k)
         return;
+    tune_free(k);
+    for (int i = 0; i < k->nconfigs; i++)
+        if (k->configs[i])
+            tl_kernel_destroy(k->configs[i]);
     for (Variant *v = k->variants, *next; v; v = next) {
         next = v->next;
         gpu_unload(k->ctx, v);
@@ -370,8 +406,33 @@ TlStatus tl_kernel_constant(const TlKernel *k, int i, const char **name, const c
 TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out) {
     if (!k || !out)
         return TL_ERROR_INVALID_ARGUMENT;
-    *out = (TlKernelConfig){k->info.num_warps, k->info.num_stages, k->info.autotune_config, k->info.num_configs};
+    const TlKernel *c = k->info.tuned && k->last_config >= 0 ? k->configs[k->last_config] : k;
+    *out = (TlKernelConfig){c->info.num_warps, c->info.num_stages, k->info.tuned ? k->last_config
+                                                                                : k->info.autotune_config,
+                            k->info.num_configs, k->info.tuned};
     return TL_SUCCESS;
+}
+
+TlStatus tl_kernel_constant_int(const TlKernel *k, const char *name, int64_t *out) {
+    if (!k || !name || !out)
+        return TL_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < k->info.nparams; i++) {
+        const KernelParam *p = &k->info.params[i];
+        if (p->runtime || strcmp(p->name, name))
+            continue;
+        char *end;
+        if (!strcmp(p->value, "True") || !strcmp(p->value, "False")) {
+            *out = p->value[0] == 'T';
+            return TL_SUCCESS;
+        }
+        long long v = strtoll(p->value, &end, 10);
+        if (end == p->value || *end)
+            return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: constant '%s' is %s, not an integer", k->name, name,
+                        p->value);
+        *out = v;
+        return TL_SUCCESS;
+    }
+    return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: no compile-time parameter named '%s'", k->name, name);
 }
 const char *tl_kernel_log(const TlKernel *k) { return k && k->log.data ? k->log.data : ""; }
 const char *tl_kernel_ir(const TlKernel *k) { return k && k->ir.data ? k->ir.data : ""; }
@@ -519,7 +580,7 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
 
 /* The runtime signature of a launch: Triton's AOT spelling of each argument,
  * with ":16" for 16-divisible integers and aligned pointers, ":1" for ones. */
-static void launch_signature(const TlArg *args, int nargs, Buf *sig) {
+void api_launch_signature(const TlArg *args, int nargs, Buf *sig) {
     for (int i = 0; i < nargs; i++) {
         const TlArg *a = &args[i];
         bool spec = !(a->flags & TL_ARG_NO_SPECIALIZE);
@@ -547,7 +608,7 @@ static void launch_signature(const TlArg *args, int nargs, Buf *sig) {
     buf_puts(sig, "");
 }
 
-static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
+TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     for (Variant *v = k->variants; v; v = v->next)
         if (!strcmp(v->key, key)) {
             *out = v;
@@ -594,8 +655,7 @@ static TlStatus get_variant(TlKernel *k, const char *key, Variant **out) {
             return s;
         }
     }
-    k->ctx->stats.compiles++;
-    k->ctx->stats.compile_seconds += now_seconds() - t0;
+    api_stat_add(k->ctx, &k->ctx->stats.compiles, now_seconds() - t0, &k->ctx->stats.compile_seconds);
     v->next = k->variants;
     k->variants = v;
     *out = v;
@@ -654,19 +714,7 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
     return s;
 }
 
-static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
-                       bool sync) {
-    if (!k)
-        return TL_ERROR_INVALID_ARGUMENT;
-    clear_error(k->ctx);
-    if (!grid)
-        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
-    if (!grid[0] || !grid[1] || !grid[2])
-        return fail(k->ctx, TL_ERROR_LAUNCH, "%s: grid (%u, %u, %u) has a zero dimension", k->name, grid[0],
-                    grid[1], grid[2]);
-    if (grid[0] > 2147483647u || grid[1] > 65535 || grid[2] > 65535)
-        return fail(k->ctx, TL_ERROR_LAUNCH, "%s: grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)",
-                    k->name, grid[0], grid[1], grid[2]);
+bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
     int want = k->info.nruntime;
     if (nargs != want || (nargs && !args)) {
         Buf names = {0};
@@ -675,19 +723,33 @@ static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, i
         fail(k->ctx, TL_ERROR_LAUNCH, "%s: expected %d argument%s (%s), got %d", k->name, want, want == 1 ? "" : "s",
              names.data ? names.data : "", nargs);
         buf_free(&names);
-        return TL_ERROR_LAUNCH;
+        return false;
     }
     for (int i = 0; i < nargs; i++)
         if (!check_arg(k, i, k->rt[i], &args[i], &k->norm[i]))
-            return TL_ERROR_LAUNCH;
+            return false;
+    return true;
+}
+
+TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync) {
+    if (!grid)
+        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
+    if (!grid[0] || !grid[1] || !grid[2])
+        return fail(k->ctx, TL_ERROR_LAUNCH, "%s: grid (%u, %u, %u) has a zero dimension", k->name, grid[0],
+                    grid[1], grid[2]);
+    if (grid[0] > 2147483647u || grid[1] > 65535 || grid[2] > 65535)
+        return fail(k->ctx, TL_ERROR_LAUNCH, "%s: grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)",
+                    k->name, grid[0], grid[1], grid[2]);
+    if (!api_check_args(k, args, nargs))
+        return TL_ERROR_LAUNCH;
     const char *key = k->opts.signature;
     if (!key) {
         k->sig.len = 0;
-        launch_signature(k->norm, nargs, &k->sig);
+        api_launch_signature(k->norm, nargs, &k->sig);
         key = k->sig.data;
     }
     Variant *v;
-    TlStatus s = get_variant(k, key, &v);
+    TlStatus s = api_get_variant(k, key, &v);
     if (s != TL_SUCCESS)
         return s;
     if (k->ctx->kind == TL_DEVICE_CUDA)
@@ -695,16 +757,33 @@ static TlStatus launch(TlKernel *k, const unsigned grid[3], const TlArg *args, i
     return launch_cpu(k, v->fn, grid, k->norm, nargs);
 }
 
+static TlStatus launch(TlKernel *k, GridSpec g, const TlArg *args, int nargs, CUstream stream, bool sync) {
+    if (!k)
+        return TL_ERROR_INVALID_ARGUMENT;
+    clear_error(k->ctx);
+    if (!g.fixed && !g.expr && !g.fn)
+        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
+    return tune_launch(k, &g, args, nargs, stream, sync);
+}
+
 TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, grid, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, grid, args, nargs, k ? k->ctx->stream : NULL, false);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, false);
 }
 
 TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, void *stream) {
-    return launch(k, grid, args, nargs, (CUstream)stream, false);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, (CUstream)stream, false);
+}
+
+TlStatus tl_launch_grid(TlKernel *k, const char *grid, const TlArg *args, int nargs) {
+    return launch(k, (GridSpec){.expr = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
+}
+
+TlStatus tl_launch_grid_fn(TlKernel *k, TlGridFn grid, void *user, const TlArg *args, int nargs) {
+    return launch(k, (GridSpec){.fn = grid, .user = user}, args, nargs, k ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_context_synchronize(TlContext *ctx) {

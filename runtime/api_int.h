@@ -5,6 +5,8 @@
 
 #include "tl.h"
 
+#include <pthread.h>
+
 #include "ast.h"
 #include "compile.h"
 #include "cuda.h"
@@ -25,6 +27,9 @@ struct TlContext {
     int max_shared;     /* opt-in dynamic shared memory per block */
     unsigned max_grid[3];
     TlStats stats;
+    /* Guards err and stats while autotuning compiles configs on several
+     * threads (the only time tl uses threads). */
+    pthread_mutex_t lock;
 };
 
 struct TlBuffer {
@@ -61,8 +66,39 @@ struct TlKernel {
     Buf log;
     Buf ir;
     Buf sig;            /* scratch for the launch signature, reused across launches */
+    /* @triton.autotune without --autotune-config: one kernel per config, and
+     * the config chosen for each tuning key (autotune.c). */
+    TlKernel **configs;
+    int nconfigs;
+    struct TuneChoice *choices;
+    int last_config;    /* the config the last launch used; -1 before any */
 };
 
+/* How a launch's grid is given: fixed, an expression over the parameters and
+ * the config's constexprs, or a callback. */
+typedef struct GridSpec {
+    const unsigned *fixed;
+    const char *expr;
+    TlGridFn fn;
+    void *user;
+} GridSpec;
+
+
+/* ---- api.c, for autotune.c ---- */
+TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *name, const char *options,
+                           TlKernel **out);
+/* Check args against k's parameters into k->norm; false with ctx's error set. */
+bool api_check_args(TlKernel *k, const TlArg *args, int nargs);
+/* The launch signature of checked arguments (Triton's AOT spelling). */
+void api_launch_signature(const TlArg *args, int nargs, Buf *sig);
+TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out);
+TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync);
+void api_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total);
+
+/* ---- autotune.c ---- */
+/* Launch a kernel with its grid given by g: tunes first when k is tuned. */
+TlStatus tune_launch(TlKernel *k, const GridSpec *g, const TlArg *args, int nargs, CUstream stream, bool sync);
+void tune_free(TlKernel *k);
 
 /* Set ctx's last error; returns s. */
 TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -85,5 +121,14 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
                     bool sync);
 TlStatus gpu_synchronize(TlContext *ctx);
 void gpu_unload(TlContext *ctx, Variant *v);
+/* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
+void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);
+/* Timing and scratch memory for autotuning. */
+TlStatus gpu_event_pair(TlContext *ctx, CUevent ev[2], bool create);
+TlStatus gpu_record(TlContext *ctx, CUevent ev, CUstream stream);
+TlStatus gpu_elapsed_ms(TlContext *ctx, CUevent ev[2], float *ms);
+TlStatus gpu_mem(TlContext *ctx, CUdeviceptr *p, size_t bytes, bool alloc);
+TlStatus gpu_memcpy(TlContext *ctx, CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+TlStatus gpu_zero(TlContext *ctx, CUdeviceptr p, size_t bytes);
 
 #endif

@@ -130,10 +130,10 @@ static const PtxArch *target_of(const TlKernel *k) {
 
 /* Everything that changes the cubin: our build, LLVM, the source (which holds
  * every helper), the kernel, its specialisation and options, the target. */
-static void cache_key(TlKernel *k, Variant *v, Buf *key) {
+void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     const CompileOptions *o = &k->opts;
     buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
-               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, v->key,
+               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, sig,
                o->num_warps, o->num_stages, o->autotune_config);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
@@ -197,15 +197,15 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     bool hit = false, corrupt = false;
     use_cache = use_cache && cache_dir(&dir);
     if (use_cache) {
-        cache_key(k, v, &key);
+        gpu_cache_key(k, v->key, &key);
         hit = cache_get(dir.data, key.data, &blob, &blob_len, &corrupt) && blob_len > sizeof(CubinHeader);
     }
     if (corrupt)
-        k->ctx->stats.cache_corrupt++;
+        api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
     if (use_cache && hit)
-        k->ctx->stats.cache_hits++;
+        api_stat_add(k->ctx, &k->ctx->stats.cache_hits, 0, NULL);
     else if (use_cache)
-        k->ctx->stats.cache_misses++;
+        api_stat_add(k->ctx, &k->ctx->stats.cache_misses, 0, NULL);
     if (trace)
         fprintf(stderr, "tl cache: %s %s [%s]%s\n", hit ? "hit" : use_cache ? "miss" : "off", k->name, v->key,
                 corrupt ? " (corrupt entry dropped)" : "");
@@ -310,4 +310,56 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     else if (sync && (r = stream ? cu->cuStreamSynchronize(stream) : cu->cuCtxSynchronize()))
         st = cu_fail(ctx, r, "a kernel failed");
     return st;
+}
+
+/* ---- for autotuning ---- */
+
+TlStatus gpu_event_pair(TlContext *ctx, CUevent ev[2], bool create) {
+    bind(ctx);
+    const CudaApi *cu = ctx->cu;
+    if (!create) {
+        for (int i = 0; i < 2; i++)
+            if (ev[i])
+                cu->cuEventDestroy(ev[i]);
+        return TL_SUCCESS;
+    }
+    ev[0] = ev[1] = NULL;
+    CUresult r = cu->cuEventCreate(&ev[0], CU_EVENT_DEFAULT);
+    if (!r)
+        r = cu->cuEventCreate(&ev[1], CU_EVENT_DEFAULT);
+    return r ? cu_fail(ctx, r, "cuEventCreate") : TL_SUCCESS;
+}
+
+TlStatus gpu_record(TlContext *ctx, CUevent ev, CUstream stream) {
+    CUresult r = ctx->cu->cuEventRecord(ev, stream);
+    return r ? cu_fail(ctx, r, "cuEventRecord") : TL_SUCCESS;
+}
+
+TlStatus gpu_elapsed_ms(TlContext *ctx, CUevent ev[2], float *ms) {
+    CUresult r = ctx->cu->cuEventSynchronize(ev[1]);
+    if (!r)
+        r = ctx->cu->cuEventElapsedTime(ms, ev[0], ev[1]);
+    return r ? cu_fail(ctx, r, "timing a kernel") : TL_SUCCESS;
+}
+
+TlStatus gpu_mem(TlContext *ctx, CUdeviceptr *p, size_t bytes, bool alloc) {
+    bind(ctx);
+    if (!alloc) {
+        if (*p)
+            ctx->cu->cuMemFree(*p);
+        *p = 0;
+        return TL_SUCCESS;
+    }
+    CUresult r = ctx->cu->cuMemAlloc(p, bytes ? bytes : 1);
+    return r ? cu_fail(ctx, r, "cuMemAlloc") : TL_SUCCESS;
+}
+
+TlStatus gpu_memcpy(TlContext *ctx, CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+    CUresult r = ctx->cu->cuMemcpyDtoD(dst, src, bytes);
+    return r ? cu_fail(ctx, r, "cuMemcpyDtoD") : TL_SUCCESS;
+}
+
+TlStatus gpu_zero(TlContext *ctx, CUdeviceptr p, size_t bytes) {
+    CUresult r = ctx->cu->cuMemsetD8(p, 0, bytes);
+    return r ? cu_fail(ctx, r, "cuMemsetD8") : TL_SUCCESS;
 }

@@ -132,8 +132,10 @@ TL_API int tl_kernel_num_constants(const TlKernel *k);
 TL_API TlStatus tl_kernel_constant(const TlKernel *k, int i, const char **name, const char **value);
 typedef struct TlKernelConfig {
     int num_warps, num_stages;
-    int autotune_config; /* the @triton.autotune config used (--autotune-config), or -1 */
+    int autotune_config; /* the @triton.autotune config used (--autotune-config, or the one the last launch
+                            of a tuned kernel chose), or -1 */
     int num_configs;     /* configs of the kernel's @triton.autotune; 0 without one */
+    int tuned;           /* 1: launches tune (see tl_launch_grid) */
 } TlKernelConfig;
 TL_API TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out);
 /* Warnings and errors of every compilation of this kernel so far. */
@@ -201,6 +203,32 @@ TL_API TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlAr
 /* Wait for every queued launch of ctx (its stream, or the whole CUDA
  * context when it has none). */
 TL_API TlStatus tl_context_synchronize(TlContext *ctx);
+
+/* ---- grids that depend on the config, and autotuning ----
+ * A kernel with @triton.autotune loaded without --autotune-config is tuned at
+ * launch, as in Triton: on the first launch for each value of the autotune
+ * key (the values of the `key=[...]` arguments, and the arguments' types),
+ * every config is compiled (on a thread pool), timed on the real arguments
+ * with CUDA events (`reset_to_zero` buffers zeroed before each run,
+ * `restore_value` buffers restored after), and the fastest is used from then
+ * on; the choice persists in the disk cache, so the next process skips the
+ * search. TL_PRINT_AUTOTUNING=1 prints the timings and the choice to stderr.
+ * On the CPU device the first config is used (a note goes to the kernel's
+ * log). tl_kernel_config() then reports the config in use.
+ *
+ * As the grid usually depends on the config's block sizes, give it as an
+ * expression over the runtime integer parameters, the config's constexprs and
+ * num_warps / num_stages, one to three comma-separated dimensions with
+ * + - * // % ( ), cdiv(a, b), min(a, b) and max(a, b):
+ *     tl_launch_grid(k, "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", args, n)
+ * or as a callback that reads the config's values from `config` (a kernel
+ * handle: tl_kernel_constant_int, tl_kernel_config) and fills grid. Both work
+ * for kernels that are not tuned too. A fixed grid (tl_launch) also tunes. */
+typedef TlStatus (*TlGridFn)(void *user, const TlKernel *config, const TlArg *args, int nargs, unsigned grid[3]);
+TL_API TlStatus tl_launch_grid(TlKernel *k, const char *grid, const TlArg *args, int nargs);
+TL_API TlStatus tl_launch_grid_fn(TlKernel *k, TlGridFn grid, void *user, const TlArg *args, int nargs);
+/* A compile-time parameter's value as an integer (bools count). */
+TL_API TlStatus tl_kernel_constant_int(const TlKernel *k, const char *name, int64_t *out);
 
 /* ---- statistics (for tests, benchmarks and the curious) ---- */
 typedef struct TlStats {

@@ -22,11 +22,18 @@ count_lines $T/gpu.log gpu
 [ $rc -gt 1 ] && report "gpu/exit ($rc)" 1 $T/gpu.log
 # The launch checks of tests/api.sh, on the GPU.
 if want launch/; then
-    timeout 300 build/tests/launch_test > $T/launch.log 2>&1
+    TL_PRINT_AUTOTUNING=1 timeout 300 build/tests/launch_test > $T/launch.log 2> $T/launch.err
     rc=$?
     count_lines $T/launch.log launch
     [ $rc -gt 1 ] && report "launch/exit ($rc)" 1 $T/launch.log
     grep -m1 "^device:" $T/launch.log | grep -qv "cpu" || report "launch/ran on the GPU" 1 $T/launch.log
+    # A second process reuses the first one's autotuning choice from the disk cache.
+    grep -q "acc .*: config [0-9] (.*), tuned" $T/launch.err
+    report "launch/autotune_tuned_first" $? $T/launch.err
+    TL_PRINT_AUTOTUNING=1 timeout 300 build/tests/launch_test > $T/launch2.log 2> $T/launch2.err
+    grep -q "acc .*, from the disk cache" $T/launch2.err && ! grep -q "ms$" $T/launch2.err &&
+        [ "$(grep 'autotune chose' $T/launch.log)" = "$(grep 'autotune chose' $T/launch2.log)" ]
+    report "launch/autotune_second_process_cached" $? $T/launch2.err
 fi
 # The same numeric op checks as tests/api.sh runs in the interpreter.
 if want ops/; then

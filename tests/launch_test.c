@@ -35,6 +35,31 @@ static const char *axpb_src =
 
 static TlContext *ctx;
 
+/* The same kernel, tuned over three block sizes, with a reset_to_zero output
+ * (it accumulates, so a run that did not start from zero would be wrong). */
+static const char *tuned_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.autotune(configs=[triton.Config({'BS': 32}, num_warps=1), triton.Config({'BS': 128}, num_warps=4),\n"
+    "                          triton.Config({'BS': 256}, num_warps=8, num_stages=2)],\n"
+    "                 key=['n'], reset_to_zero=['z_ptr'])\n"
+    "@triton.jit\n"
+    "def acc(x_ptr, z_ptr, a, n, BS: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BS + tl.arange(0, BS)\n"
+    "    mask = offs < n\n"
+    "    tl.atomic_add(z_ptr + offs, tl.load(x_ptr + offs, mask=mask) * a, mask=mask)\n";
+
+static TlStatus grid_cb(void *user, const TlKernel *config, const TlArg *args, int nargs, unsigned grid[3]) {
+    int64_t bs;
+    TlStatus s = tl_kernel_constant_int(config, "BS", &bs);
+    if (s != TL_SUCCESS)
+        return s;
+    *(int *)user += 1;
+    grid[0] = (unsigned)((args[nargs - 1].v.i + bs - 1) / bs);
+    grid[1] = grid[2] = 1;
+    return TL_SUCCESS;
+}
+
 static float xs[1031];
 
 /* Run k over n elements and compare z with x * a + b for i < n and with the
@@ -231,6 +256,62 @@ int main(void) {
     for (int i = 0; ok && i < 1031; i++)
         ok = out[i] == xs[i] * 3.0f;
     check("launch_stream_result", ok, NULL);
+    tl_kernel_destroy(k);
+
+    /* Autotuning at launch, with the grid as an expression of the config. */
+    s = tl_kernel_from_string(ctx, tuned_src, "", &k);
+    check("tuned_load", s == TL_SUCCESS, tl_last_error(ctx));
+    check("tuned_config_before", tl_kernel_config(k, &cfg) == TL_SUCCESS && cfg.tuned && cfg.num_configs == 3 &&
+          cfg.autotune_config == -1, NULL);
+    check("tuned_num_params", tl_kernel_num_params(k) == 4, NULL);
+    int sizes[] = {1, 257, 1031};
+    for (int t = 0; t < 3; t++) {
+        int n = sizes[t];
+        float zero[1031] = {0};
+        tl_buffer_write(z, 0, zero, sizeof zero);
+        TlArg targs[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_f32(2.0f), tl_arg_i32(n)};
+        s = tl_launch_grid(k, "cdiv(n, BS)", targs, 4);
+        tl_buffer_read(z, 0, out, sizeof out);
+        ok = s == TL_SUCCESS;
+        for (int i = 0; ok && i < 1031; i++)
+            ok = out[i] == (i < n ? xs[i] * 2.0f : 0.0f);
+        char name[64];
+        snprintf(name, sizeof name, "tuned_launch_n%d", n);
+        check(name, ok, tl_last_error(ctx));
+        check("tuned_choice_is_a_config", tl_kernel_config(k, &cfg) == TL_SUCCESS && cfg.autotune_config >= 0 &&
+              cfg.autotune_config < 3 && (gpu || cfg.autotune_config == 0), NULL);
+    }
+    printf("autotune chose config %d\n", cfg.autotune_config);
+    if (!gpu)
+        check("tuned_cpu_note", contains(tl_kernel_log(k), "runs its first autotune config on the CPU device"),
+              tl_kernel_log(k));
+    int calls = 0;
+    TlArg cargs[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_f32(1.0f), tl_arg_i32(1000)};
+    float zero[1031] = {0};
+    tl_buffer_write(z, 0, zero, sizeof zero);
+    s = tl_launch_grid_fn(k, grid_cb, &calls, cargs, 4);
+    tl_buffer_read(z, 0, out, sizeof out);
+    ok = s == TL_SUCCESS && calls >= 1;
+    for (int i = 0; ok && i < 1031; i++)
+        ok = out[i] == (i < 1000 ? xs[i] : 0.0f);
+    check("tuned_grid_callback", ok, tl_last_error(ctx));
+    check("grid_unknown_name", tl_launch_grid(k, "cdiv(m, BS)", cargs, 4) == TL_ERROR_INVALID_ARGUMENT &&
+          contains(tl_last_error(ctx), "unknown name 'm'"), tl_last_error(ctx));
+    check("grid_syntax", tl_launch_grid(k, "cdiv(n BS)", cargs, 4) == TL_ERROR_INVALID_ARGUMENT &&
+          contains(tl_last_error(ctx), "expected ','"), tl_last_error(ctx));
+    check("grid_four_dims", tl_launch_grid(k, "1, 1, 1, 1", cargs, 4) == TL_ERROR_INVALID_ARGUMENT, NULL);
+    check("grid_float_param", tl_launch_grid(k, "a", cargs, 4) == TL_ERROR_INVALID_ARGUMENT &&
+          contains(tl_last_error(ctx), "only use integer parameters"), tl_last_error(ctx));
+    tl_kernel_destroy(k);
+    /* A kernel that is not tuned takes grid expressions too. */
+    s = tl_kernel_from_string(ctx, axpb_src, "-D BS=64", &k);
+    TlArg eargs[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_f32(1.0f), tl_arg_f32(1.0f), tl_arg_i32(130)};
+    s = tl_launch_grid(k, "(n + BS - 1) // BS, 1", eargs, 5);
+    tl_buffer_read(z, 0, out, sizeof out);
+    ok = s == TL_SUCCESS;
+    for (int i = 0; ok && i < 130; i++)
+        ok = out[i] == xs[i] + 1.0f;
+    check("grid_expr_untuned", ok, tl_last_error(ctx));
     tl_kernel_destroy(k);
 
     /* Inputs that used to hang or misread. */

@@ -1,0 +1,536 @@
+/* autotune.c: grids that depend on the config, and @triton.autotune at
+ * launch (tl.h explains the user's side).
+ *
+ * A tuned kernel (api_kernel_create: an autotune decorator and no
+ * --autotune-config) holds one kernel per config. A launch checks its
+ * arguments against the parent, computes the tuning key (the launch
+ * signature, so the argument types and their :16 / :1 specialisation, plus
+ * the values of the decorator's `key` arguments) and looks the key up:
+ *   1. in the kernel's own list of choices;
+ *   2. in the disk cache (the choice persists per source, options, device and
+ *      key, like the cubins);
+ *   3. else it tunes: every config's variant is compiled, several at a time
+ *      (the compiler has no shared state: each compilation has its own arena
+ *      and LLVM context), then each is timed on the real arguments with CUDA
+ *      events, Triton's do_bench budget (warmup / rep milliseconds) deciding
+ *      the repetitions and the median kept. reset_to_zero buffers are zeroed
+ *      before every run and restore_value buffers copied back after each
+ *      config, so the launch that follows sees the caller's data. A config
+ *      that fails to compile or to launch (too much shared memory, say) is
+ *      skipped, as Triton prunes it.
+ * The chosen config's kernel then runs with the grid evaluated for it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_int.h"
+#include "cache.h"
+
+typedef struct TuneChoice {
+    char *key;
+    int config;
+    struct TuneChoice *next;
+} TuneChoice;
+
+void tune_free(TlKernel *k) {
+    for (TuneChoice *c = k->choices, *next; c; c = next) {
+        next = c->next;
+        free(c->key);
+        free(c);
+    }
+    k->choices = NULL;
+}
+
+/* ---- grid expressions ----
+ * grid   := expr (',' expr){0,2}
+ * expr   := term (('+' | '-') term)*
+ * term   := unary (('*' | '//' | '/' | '%') unary)*
+ * unary  := '-' unary | atom
+ * atom   := INT | NAME | NAME '(' expr ',' expr ')' | '(' expr ')'
+ * Names: the runtime integer arguments by parameter name, the config's
+ * integer constants, num_warps, num_stages. Division floors, as Python's. */
+typedef struct GridParser {
+    const char *p, *src;
+    const TlKernel *cfg;
+    const TlArg *args;
+    Buf *err;
+} GridParser;
+
+static void gp_space(GridParser *g) {
+    while (*g->p == ' ' || *g->p == '\t')
+        g->p++;
+}
+
+static bool gp_fail(GridParser *g, const char *what) {
+    if (!g->err->len)
+        buf_printf(g->err, "grid '%s': %s at column %d", g->src, what, (int)(g->p - g->src) + 1);
+    return false;
+}
+
+static bool gp_expr(GridParser *g, int64_t *v);
+
+static bool gp_name(GridParser *g, const char *name, int64_t *v) {
+    const TlKernel *c = g->cfg;
+    for (int i = 0; i < c->info.nruntime; i++)
+        if (!strcmp(c->rt[i]->name, name)) {
+            if (g->args[i].kind != TL_ARG_INT)
+                return gp_fail(g, "a grid can only use integer parameters");
+            *v = g->args[i].v.i;
+            return true;
+        }
+    if (!strcmp(name, "num_warps") || !strcmp(name, "num_stages")) {
+        *v = name[4] == 'w' ? c->info.num_warps : c->info.num_stages;
+        return true;
+    }
+    for (int i = 0; i < c->info.nparams; i++) {
+        const KernelParam *p = &c->info.params[i];
+        if (p->runtime || strcmp(p->name, name))
+            continue;
+        char *end;
+        long long x = strtoll(p->value, &end, 10);
+        if (end == p->value || *end)
+            return gp_fail(g, "a grid can only use integer constants");
+        *v = x;
+        return true;
+    }
+    buf_printf(g->err, "grid '%s': unknown name '%s' (not a parameter, a constant of the config, num_warps or "
+                       "num_stages)",
+               g->src, name);
+    return false;
+}
+
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+static bool gp_atom(GridParser *g, int64_t *v) {
+    gp_space(g);
+    if (*g->p == '(') {
+        g->p++;
+        if (!gp_expr(g, v))
+            return false;
+        gp_space(g);
+        if (*g->p != ')')
+            return gp_fail(g, "expected ')'");
+        g->p++;
+        return true;
+    }
+    if (*g->p >= '0' && *g->p <= '9') {
+        char *end;
+        *v = strtoll(g->p, &end, 10);
+        g->p = end;
+        return true;
+    }
+    const char *start = g->p;
+    while (*g->p == '_' || ((*g->p | 32) >= 'a' && (*g->p | 32) <= 'z') ||
+           (g->p > start && ((*g->p >= '0' && *g->p <= '9') || *g->p == '.')))
+        g->p++;
+    if (g->p == start)
+        return gp_fail(g, "expected a number, a name or '('");
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(g->p - start), start);
+    gp_space(g);
+    if (*g->p != '(')
+        return gp_name(g, name, v);
+    bool cdiv = !strcmp(name, "cdiv") || !strcmp(name, "triton.cdiv");
+    if (!cdiv && strcmp(name, "min") && strcmp(name, "max"))
+        return gp_fail(g, "unknown function (cdiv, min and max are known)");
+    int64_t a, b;
+    g->p++;
+    if (!gp_expr(g, &a))
+        return false;
+    gp_space(g);
+    if (*g->p != ',')
+        return gp_fail(g, "expected ','");
+    g->p++;
+    if (!gp_expr(g, &b))
+        return false;
+    gp_space(g);
+    if (*g->p != ')')
+        return gp_fail(g, "expected ')'");
+    g->p++;
+    if (cdiv && b == 0)
+        return gp_fail(g, "cdiv by zero");
+    *v = cdiv ? floordiv(a + b - 1, b) : name[1] == 'i' ? (a < b ? a : b) : (a > b ? a : b);
+    return true;
+}
+
+static bool gp_unary(GridParser *g, int64_t *v) {
+    gp_space(g);
+    if (*g->p == '-') {
+        g->p++;
+        if (!gp_unary(g, v))
+            return false;
+        *v = -*v;
+        return true;
+    }
+    return gp_atom(g, v);
+}
+
+static bool gp_term(GridParser *g, int64_t *v) {
+    if (!gp_unary(g, v))
+        return false;
+    for (;;) {
+        gp_space(g);
+        char op = *g->p;
+        if (op != '*' && op != '/' && op != '%')
+            return true;
+        g->p += op == '/' && g->p[1] == '/' ? 2 : 1;
+        int64_t r;
+        if (!gp_unary(g, &r))
+            return false;
+        if (op != '*' && r == 0)
+            return gp_fail(g, "division by zero");
+        *v = op == '*' ? *v * r : op == '/' ? floordiv(*v, r) : *v - floordiv(*v, r) * r;
+    }
+}
+
+static bool gp_expr(GridParser *g, int64_t *v) {
+    if (!gp_term(g, v))
+        return false;
+    for (;;) {
+        gp_space(g);
+        char op = *g->p;
+        if (op != '+' && op != '-')
+            return true;
+        g->p++;
+        int64_t r;
+        if (!gp_term(g, &r))
+            return false;
+        *v = op == '+' ? *v + r : *v - r;
+    }
+}
+
+/* The grid of a launch of config cfg (the kernel itself when not tuned) on
+ * checked arguments args. */
+static TlStatus eval_grid(TlKernel *k, const TlKernel *cfg, const GridSpec *gs, const TlArg *args, int nargs,
+                          unsigned grid[3]) {
+    grid[0] = grid[1] = grid[2] = 1;
+    if (gs->fixed) {
+        memcpy(grid, gs->fixed, sizeof(unsigned) * 3);
+        return TL_SUCCESS;
+    }
+    if (gs->fn) {
+        TlStatus s = gs->fn(gs->user, cfg, args, nargs, grid);
+        if (s != TL_SUCCESS && !tl_last_error(k->ctx)[0])
+            fail(k->ctx, s, "%s: the grid callback returned %s", k->name, tl_status_name(s));
+        return s;
+    }
+    Buf err = {0};
+    GridParser g = {.p = gs->expr, .src = gs->expr, .cfg = cfg, .args = args, .err = &err};
+    TlStatus s = TL_SUCCESS;
+    for (int d = 0; d < 3; d++) {
+        int64_t v;
+        if (!gp_expr(&g, &v)) {
+            s = TL_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        if (v < 0 || v > 0xffffffffLL) {
+            buf_printf(&err, "grid '%s': dimension %d is %lld", gs->expr, d, (long long)v);
+            s = TL_ERROR_LAUNCH;
+            break;
+        }
+        grid[d] = (unsigned)v;
+        gp_space(&g);
+        if (!*g.p)
+            break;
+        if (*g.p != ',' || d == 2) {
+            gp_fail(&g, d == 2 ? "a grid has at most 3 dimensions" : "expected ',' or the end");
+            s = TL_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        g.p++;
+    }
+    if (s != TL_SUCCESS)
+        fail(k->ctx, s, "%s: %s", k->name, err.data ? err.data : "bad grid");
+    buf_free(&err);
+    return s;
+}
+
+/* ---- choosing a config ---- */
+
+static bool env_on(const char *name) {
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* "key" printed for TL_PRINT_AUTOTUNING and the cache: the launch signature
+ * and the key arguments' values. */
+static void tuning_key(TlKernel *k, const TlArg *args, int nargs, Buf *key) {
+    api_launch_signature(args, nargs, key);
+    for (int j = 0; j < k->info.nkey; j++)
+        for (int i = 0; i < nargs; i++) {
+            if (strcmp(k->rt[i]->name, k->info.key[j]))
+                continue;
+            if (args[i].kind == TL_ARG_INT)
+                buf_printf(key, "; %s=%lld", k->info.key[j], (long long)args[i].v.i);
+            else if (args[i].kind == TL_ARG_FLOAT)
+                buf_printf(key, "; %s=%.17g", k->info.key[j], args[i].v.f);
+        }
+}
+
+static void describe_config(const TlKernel *c, Buf *b) {
+    for (int i = 0; i < c->info.nparams; i++)
+        if (!c->info.params[i].runtime && c->info.params[i].constexpr_)
+            buf_printf(b, "%s=%s, ", c->info.params[i].name, c->info.params[i].value);
+    buf_printf(b, "num_warps=%d, num_stages=%d", c->info.num_warps, c->info.num_stages);
+}
+
+static void disk_key(TlKernel *k, const char *tkey, Buf *key) {
+    buf_printf(key, "autotune v1\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
+    gpu_cache_key(k, "", key);
+}
+
+typedef struct Job {
+    TlKernel *k;
+    const char *sig;
+    TlStatus *status;
+    int next;
+    pthread_mutex_t lock;
+} Job;
+
+static void *compile_worker(void *p) {
+    Job *j = p;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->k->nconfigs)
+            return NULL;
+        Variant *v;
+        j->status[i] = api_get_variant(j->k->configs[i], j->sig, &v);
+    }
+}
+
+/* Compile every config's variant for signature sig, on up to one thread per core. */
+static void compile_all(TlKernel *k, const char *sig, TlStatus *status) {
+    Job j = {.k = k, .sig = sig, .status = status};
+    pthread_mutex_init(&j.lock, NULL);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = (int)(cores < 1 ? 1 : cores > 16 ? 16 : cores);
+    if (n > k->nconfigs)
+        n = k->nconfigs;
+    pthread_t th[16];
+    int started = 0;
+    for (int i = 1; i < n; i++)
+        if (!pthread_create(&th[started], NULL, compile_worker, &j))
+            started++;
+    compile_worker(&j); /* this thread works too */
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&j.lock);
+}
+
+/* A device region named by a parameter: its address and size. */
+static bool arg_region(TlKernel *k, const TlArg *args, int nargs, const char *name, CUdeviceptr *p, size_t *bytes) {
+    for (int i = 0; i < nargs; i++) {
+        if (strcmp(k->rt[i]->name, name))
+            continue;
+        if (args[i].kind == TL_ARG_BUFFER) {
+            *p = args[i].v.buffer->dptr;
+            *bytes = args[i].v.buffer->bytes;
+            return true;
+        }
+        if (args[i].kind == TL_ARG_POINTER && args[i].v.p.count) {
+            *p = args[i].v.p.addr;
+            *bytes = args[i].v.p.count * tl_dtype_size(args[i].dtype);
+            return true;
+        }
+        fail(k->ctx, TL_ERROR_LAUNCH, "%s: autotuning resets or restores '%s', which needs a buffer or a pointer with "
+                                      "its element count",
+             k->name, name);
+        return false;
+    }
+    return true; /* not a runtime parameter: nothing to do */
+}
+
+/* Median time of config c over Triton's do_bench budget; +inf if it fails. */
+static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs,
+                          CUstream stream, CUevent ev[2]) {
+    TlContext *ctx = k->ctx;
+    CUdeviceptr p;
+    size_t bytes;
+    float ms;
+    /* One run to see that it launches, then an estimate of its time. */
+    if (api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS)
+        return INFINITY;
+    if (gpu_record(ctx, ev[0], stream) || api_launch(c, grid, args, nargs, stream, false) ||
+        gpu_record(ctx, ev[1], stream) || gpu_elapsed_ms(ctx, ev, &ms))
+        return INFINITY;
+    double est = ms > 1e-3 ? ms : 1e-3;
+    int warm = (int)fmin(fmax(k->info.warmup_ms / est, 1), 1000), reps = (int)fmin(fmax(k->info.rep_ms / est, 3), 100);
+    for (int i = 0; i < warm; i++)
+        if (api_launch(c, grid, args, nargs, stream, false))
+            return INFINITY;
+    double t[100];
+    for (int r = 0; r < reps; r++) {
+        for (int j = 0; j < k->info.nreset; j++)
+            if (!arg_region(k, args, nargs, k->info.reset_to_zero[j], &p, &bytes) ||
+                (bytes && gpu_zero(ctx, p, bytes)))
+                return INFINITY;
+        if (gpu_record(ctx, ev[0], stream) || api_launch(c, grid, args, nargs, stream, false) ||
+            gpu_record(ctx, ev[1], stream) || gpu_elapsed_ms(ctx, ev, &ms))
+            return INFINITY;
+        t[r] = ms;
+        for (int i = r; i > 0 && t[i] < t[i - 1]; i--) {
+            double x = t[i];
+            t[i] = t[i - 1];
+            t[i - 1] = x;
+        }
+    }
+    return t[reps / 2];
+}
+
+/* Tune k for these (checked) arguments; returns the config index or -1. */
+static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream) {
+    TlContext *ctx = k->ctx;
+    bool trace = env_on("TL_PRINT_AUTOTUNING");
+    Buf sig = {0};
+    api_launch_signature(args, nargs, &sig);
+    TlStatus *status = calloc((size_t)k->nconfigs, sizeof *status);
+    CUdeviceptr *saved = calloc((size_t)k->info.nrestore + 1, sizeof *saved);
+    size_t *sizes = calloc((size_t)k->info.nrestore + 1, sizeof *sizes);
+    CUdeviceptr *where = calloc((size_t)k->info.nrestore + 1, sizeof *where);
+    CUevent ev[2] = {NULL, NULL};
+    int best = -1;
+    double best_ms = INFINITY;
+    if (!status || !saved || !sizes || !where) {
+        fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    compile_all(k, sig.data, status);
+    if (gpu_event_pair(ctx, ev, true))
+        goto out;
+    for (int j = 0; j < k->info.nrestore; j++)
+        if (!arg_region(k, args, nargs, k->info.restore_value[j], &where[j], &sizes[j]) ||
+            (sizes[j] && (gpu_mem(ctx, &saved[j], sizes[j], true) || gpu_memcpy(ctx, saved[j], where[j], sizes[j]))))
+            goto out;
+    for (int i = 0; i < k->nconfigs; i++) {
+        TlKernel *c = k->configs[i];
+        unsigned grid[3];
+        double ms = INFINITY;
+        if (status[i] == TL_SUCCESS && eval_grid(k, c, gs, args, nargs, grid) == TL_SUCCESS)
+            ms = time_config(k, c, grid, args, nargs, stream, ev);
+        for (int j = 0; j < k->info.nrestore; j++)
+            if (sizes[j])
+                gpu_memcpy(ctx, where[j], saved[j], sizes[j]);
+        if (trace) {
+            Buf d = {0};
+            describe_config(c, &d);
+            if (isinf(ms))
+                fprintf(stderr, "tl autotune: %s [%s] config %d (%s): failed: %s\n", k->name, tkey, i, d.data,
+                        tl_last_error(ctx));
+            else
+                fprintf(stderr, "tl autotune: %s [%s] config %d (%s): %.4f ms\n", k->name, tkey, i, d.data, ms);
+            buf_free(&d);
+        }
+        if (isinf(ms))
+            buf_printf(&k->log, "autotune: config %d skipped: %s\n", i, tl_last_error(ctx));
+        if (ms < best_ms)
+            best_ms = ms, best = i;
+    }
+    if (best < 0)
+        fail(ctx, TL_ERROR_LAUNCH, "%s: no autotune config could run (see tl_kernel_log)", k->name);
+out:
+    for (int j = 0; saved && j < k->info.nrestore; j++)
+        gpu_mem(ctx, &saved[j], 0, false);
+    if (ev[0] || ev[1])
+        gpu_event_pair(ctx, ev, false);
+    free(status);
+    free(saved);
+    free(sizes);
+    free(where);
+    buf_free(&sig);
+    return best;
+}
+
+static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream) {
+    Buf key = {0};
+    tuning_key(k, args, nargs, &key);
+    for (TuneChoice *c = k->choices; c; c = c->next)
+        if (!strcmp(c->key, key.data)) {
+            buf_free(&key);
+            return c->config;
+        }
+    bool trace = env_on("TL_PRINT_AUTOTUNING");
+    int pick = -1;
+    const char *how = "tuned";
+    if (k->ctx->kind != TL_DEVICE_CUDA) {
+        pick = 0;
+        how = "the interpreter does not tune: the first config";
+        buf_printf(&k->log, "note: %s runs its first autotune config on the CPU device (tuning needs a GPU)\n",
+                   k->name);
+    } else {
+        Buf dir = {0}, dk = {0};
+        bool use_cache = !env_on("TL_ALWAYS_COMPILE") && cache_dir(&dir);
+        void *blob = NULL;
+        size_t len = 0;
+        bool corrupt = false;
+        if (use_cache) {
+            disk_key(k, key.data, &dk);
+            if (cache_get(dir.data, dk.data, &blob, &len, &corrupt) && len == sizeof(int32_t)) {
+                int32_t i;
+                memcpy(&i, blob, sizeof i);
+                if (i >= 0 && i < k->nconfigs)
+                    pick = i, how = "from the disk cache";
+            }
+            free(blob);
+        }
+        if (pick < 0 && (pick = tune(k, key.data, gs, args, nargs, stream)) >= 0 && use_cache) {
+            int32_t i = pick;
+            cache_put(dir.data, dk.data, &i, sizeof i);
+        }
+        buf_free(&dir);
+        buf_free(&dk);
+    }
+    if (pick >= 0) {
+        TuneChoice *c = calloc(1, sizeof *c);
+        if (c && (c->key = strdup(key.data))) {
+            c->config = pick;
+            c->next = k->choices;
+            k->choices = c;
+        } else {
+            free(c);
+        }
+        if (trace) {
+            Buf d = {0};
+            describe_config(k->configs[pick], &d);
+            fprintf(stderr, "tl autotune: %s [%s]: config %d (%s), %s\n", k->name, key.data, pick, d.data, how);
+            buf_free(&d);
+        }
+    }
+    buf_free(&key);
+    return pick;
+}
+
+TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream, bool sync) {
+    unsigned grid[3];
+    if (!k->info.tuned) {
+        if (!gs->fixed && !api_check_args(k, args, nargs))
+            return TL_ERROR_LAUNCH;
+        TlStatus s = eval_grid(k, k, gs, gs->fixed ? args : k->norm, nargs, grid);
+        return s != TL_SUCCESS ? s : api_launch(k, grid, args, nargs, stream, sync);
+    }
+    if (!api_check_args(k, args, nargs))
+        return TL_ERROR_LAUNCH;
+    /* k->norm is overwritten by the configs' own checks: tune on a copy. */
+    TlArg *checked = malloc(sizeof(TlArg) * (size_t)(nargs + 1));
+    if (!checked)
+        return fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+    memcpy(checked, k->norm, sizeof(TlArg) * (size_t)nargs);
+    int pick = choose(k, gs, checked, nargs, stream);
+    TlStatus s = TL_ERROR_LAUNCH;
+    if (pick >= 0) {
+        k->last_config = pick;
+        TlKernel *c = k->configs[pick];
+        s = eval_grid(k, c, gs, checked, nargs, grid);
+        if (s == TL_SUCCESS)
+            s = api_launch(c, grid, args, nargs, stream, sync);
+        if (c->log.len) { /* the config's diagnostics belong to the kernel the user holds */
+            buf_putn(&k->log, c->log.data, c->log.len);
+            c->log.len = 0;
+        }
+    }
+    free(checked);
+    return s;
+}
