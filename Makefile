@@ -1,18 +1,22 @@
 # tl: a Triton-style tile language compiler and runtime in C.
-#   make            build build/bin/tlc and build/lib/libtl.so
+#   make            build build/bin/tlc, build/lib/libtl.so.VERSION (+ links) and libtl.a
 #   make test       install missing packages, build, run the CPU test suite
 #   make demo       install, build, run the examples (GPU if present, else the interpreter)
 #   make fuzz       libFuzzer smoke run of the front end (ASan+UBSan)
 #   make gpu-test   run the examples and runtime tests on a GPU from a prebuilt build/
 #   make bench      GPU benchmarks
+#   make install    PREFIX=/usr/local DESTDIR=...: tlc, libtl, tl.h, tl.pc, man pages
+#   make uninstall  the same variables: removes what install put there
 
 LLVM_CONFIG ?= /usr/lib/llvm-19/bin/llvm-config
 CC      ?= cc
 B       := build
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -fPIC \
+# Hidden by default: libtl.so exports only what runtime/tl.h marks TL_API.
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -fPIC -fvisibility=hidden \
            -Ilang -Icompiler -Iruntime -I$(B)/gen -MMD -MP
 VERSION := 0.1.0
+SONAME  := libtl.so.$(firstword $(subst ., ,$(VERSION)))
 
 # Generated front end.
 GEN     := $(B)/gen/lexer.c $(B)/gen/lexer.h $(B)/gen/parser.c $(B)/gen/parser.h
@@ -29,16 +33,17 @@ LLVM_OBJ  := $(LLVM_SRC:%.c=$(B)/obj/%.o)
 LLVM_COMPONENTS := nvptx passes ipo
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS))
 LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
-# LLVM goes into libtl.so statically and its symbols stay hidden; zlib/zstd are
-# linked statically too so the library needs only libc, libm and libdl.
-LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -static-libstdc++ -static-libgcc -Wl,-soname,libtl.so \
-              -L$(LLVM_LIBDIR) -Wl,--start-group $(LLVM_LIBS) -Wl,--end-group \
-              -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -Wl,--no-undefined -s
+# LLVM goes into libtl.so and tlc statically and its symbols stay hidden;
+# zlib/zstd are linked statically too so both need only libc, libm and libdl.
+LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-group $(LLVM_LIBS) -Wl,--end-group \
+               -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -s
+LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
-.PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install
+.PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/bin/tl-bench
-all: $(B)/bin/tlc $(B)/lib/libtl.so $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
+LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
+all: $(B)/bin/tlc $(LIB_FILES) $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
 
 deps:
 	@sh tools/deps.sh
@@ -61,6 +66,12 @@ $(B)/obj/runtime/gpu.o: $(B)/gen/build_id.h
 
 # Everything depends on the generated headers being there first.
 $(LIB_OBJ) $(LLVM_OBJ) $(B)/obj/compiler/tlc.o: | $(B)/gen/lexer.h $(B)/gen/parser.h
+# ... and on the flags they were compiled with: a change rebuilds them all.
+$(LIB_OBJ) $(LLVM_OBJ) $(B)/obj/compiler/tlc.o: $(B)/obj/cflags
+$(B)/obj/cflags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS) $(VERSION)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(VERSION)' > $@
+FORCE:
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
@@ -72,13 +83,32 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DTL_VERSION='"$(VERSION)"' -c -o $@ $<
 
-$(B)/lib/libtl.so: $(LIB_OBJ) $(LLVM_OBJ)
+# The shared library: the real file carries the full version, the soname
+# link the major one, and libtl.so is what -ltl finds.
+$(B)/lib/libtl.so.$(VERSION): $(LIB_OBJ) $(LLVM_OBJ)
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $(LIB_OBJ) $(LLVM_OBJ) $(LIB_LDFLAGS)
+$(B)/lib/$(SONAME): $(B)/lib/libtl.so.$(VERSION)
+	ln -sf $(notdir $<) $@
+$(B)/lib/libtl.so: $(B)/lib/$(SONAME)
+	ln -sf $(notdir $<) $@
 
-$(B)/bin/tlc: $(B)/obj/compiler/tlc.o $(B)/lib/libtl.so
+# The static library: our objects merged into one, every symbol but the
+# TL_API ones made local, so that a program's own read_file or fail never
+# meets ours. Its users also link LLVM (see tl.pc's Libs.private).
+$(B)/lib/libtl.a: $(LIB_OBJ) $(LLVM_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< -L$(B)/lib -ltl -Wl,-rpath,'$$ORIGIN/../lib'
+	ld -r -o $(B)/obj/libtl-all.o $(LIB_OBJ) $(LLVM_OBJ)
+	objcopy --localize-hidden --strip-debug $(B)/obj/libtl-all.o
+	rm -f $@ && ar rcs $@ $(B)/obj/libtl-all.o
+
+# tlc uses the compiler's internals, so it links an archive of all our
+# objects (internal, never installed) and LLVM itself, not libtl.so.
+$(B)/obj/libtl-internal.a: $(LIB_OBJ) $(LLVM_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/bin/tlc: $(B)/obj/compiler/tlc.o $(B)/obj/libtl-internal.a
+	@mkdir -p $(dir $@)
+	$(CXX) -o $@ $^ $(LLVM_LDFLAGS)
 
 $(B)/include/tl.h: runtime/tl.h
 	@mkdir -p $(dir $@)
@@ -89,14 +119,18 @@ $(B)/examples/%: examples/%.c examples/common.h runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -o $@ $< -L$(B)/lib -ltl -lm -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
-# Test and benchmark programs; the GPU ones also use libtl's internal CUDA loader.
+# Test and benchmark programs. The GPU ones also drive CUDA directly: they link
+# their own copy of the driver loader (cuda.o, util.o), libtl.so exports none.
+CUDA_LOADER_OBJ := $(B)/obj/runtime/cuda.o $(B)/obj/lang/util.o
 $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm \
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -Iexamples -o $@ $< $(LDLIBS_EXTRA) -L$(B)/lib -ltl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
-$(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so
+$(B)/tests/gpu_test: $(CUDA_LOADER_OBJ)
+$(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
+$(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so $(CUDA_LOADER_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm -ldl \
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< $(CUDA_LOADER_OBJ) -L$(B)/lib -ltl -lm -ldl \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Before carrying build/ to a GPU machine: also write the PTX of the codegen
@@ -111,12 +145,30 @@ gpu-test:
 bench:
 	@bash tests/bench.sh
 
-PREFIX ?= /usr/local
+# make install PREFIX=/usr/local DESTDIR=/tmp/stage; make uninstall with the same.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+INCDIR  := $(DESTDIR)$(PREFIX)/include
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man
+# Libs.private: what a static link against libtl.a needs besides it.
+TL_PC_PRIVATE = -Wl,-Bdynamic -L$(LLVM_LIBDIR) $(LLVM_LIBS) -lstdc++ -lzstd -lz -lm -ldl -lpthread
 install: all
-	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include
-	install -m 755 $(B)/bin/tlc $(PREFIX)/bin/tlc
-	install -m 755 $(B)/lib/libtl.so $(PREFIX)/lib/libtl.so
-	install -m 644 runtime/tl.h $(PREFIX)/include/tl.h
+	install -d $(BINDIR) $(LIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3
+	install -m 755 $(B)/bin/tlc $(BINDIR)/tlc
+	install -m 755 $(B)/lib/libtl.so.$(VERSION) $(LIBDIR)/libtl.so.$(VERSION)
+	ln -sf libtl.so.$(VERSION) $(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(LIBDIR)/libtl.so
+	install -m 644 $(B)/lib/libtl.a $(LIBDIR)/libtl.a
+	install -m 644 runtime/tl.h $(INCDIR)/tl.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(TL_PC_PRIVATE)|' \
+	    tools/tl.pc.in > $(LIBDIR)/pkgconfig/tl.pc
+	install -m 644 docs/man/tlc.1 $(MANDIR)/man1/tlc.1
+	install -m 644 docs/man/libtl.3 $(MANDIR)/man3/libtl.3
+
+uninstall:
+	rm -f $(BINDIR)/tlc $(LIBDIR)/libtl.so.$(VERSION) $(LIBDIR)/$(SONAME) $(LIBDIR)/libtl.so \
+	      $(LIBDIR)/libtl.a $(INCDIR)/tl.h $(LIBDIR)/pkgconfig/tl.pc $(MANDIR)/man1/tlc.1 $(MANDIR)/man3/libtl.3
 
 test: deps
 	@$(MAKE) --no-print-directory all

@@ -395,7 +395,7 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
     /* Through shared memory: every thread stores its registers at their
      * element's (padded) row-major index, then loads the ones it needs. */
     int bytes = llvm_dt_bytes(dt), row_log2;
-    int64_t numel = 1, strides[IR_MAX_RANK];
+    int64_t numel = 1, strides[IR_MAX_RANK] = {0};
     for (int d = 0; d < src->rank; d++)
         numel *= src->shape[d];
     llvm_row_major(src->rank, src->shape, strides);
