@@ -344,32 +344,45 @@ static bool arg_region(TlKernel *k, const TlArg *args, int nargs, const char *na
     return true; /* not a runtime parameter: nothing to do */
 }
 
+/* Zero the reset_to_zero buffers (before every timed run, and once more
+ * before the launch that follows tuning, as Triton's autotuner does). */
+static bool reset(TlKernel *k, const TlArg *args, int nargs) {
+    CUdeviceptr p;
+    size_t bytes;
+    for (int j = 0; j < k->info.nreset; j++)
+        if (!arg_region(k, args, nargs, k->info.reset_to_zero[j], &p, &bytes) ||
+            (bytes && gpu_zero(k->ctx, p, bytes) != TL_SUCCESS))
+            return false;
+    return true;
+}
+
+/* One launch of c, after the resets; its time in ms through ev if given. */
+static bool run_once(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
+                     CUevent ev[2], float *ms) {
+    if (!reset(k, args, nargs))
+        return false;
+    if (!ev)
+        return api_launch(c, grid, args, nargs, stream, false) == TL_SUCCESS;
+    return !gpu_record(k->ctx, ev[0], stream) && !api_launch(c, grid, args, nargs, stream, false) &&
+           !gpu_record(k->ctx, ev[1], stream) && !gpu_elapsed_ms(k->ctx, ev, ms);
+}
+
 /* Median time of config c over Triton's do_bench budget; +inf if it fails. */
 static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs,
                           CUstream stream, CUevent ev[2]) {
-    TlContext *ctx = k->ctx;
-    CUdeviceptr p;
-    size_t bytes;
     float ms;
     /* One run to see that it launches, then an estimate of its time. */
-    if (api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS)
-        return INFINITY;
-    if (gpu_record(ctx, ev[0], stream) || api_launch(c, grid, args, nargs, stream, false) ||
-        gpu_record(ctx, ev[1], stream) || gpu_elapsed_ms(ctx, ev, &ms))
+    if (!reset(k, args, nargs) || api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS ||
+        !run_once(k, c, grid, args, nargs, stream, ev, &ms))
         return INFINITY;
     double est = ms > 1e-3 ? ms : 1e-3;
     int warm = (int)fmin(fmax(k->info.warmup_ms / est, 1), 1000), reps = (int)fmin(fmax(k->info.rep_ms / est, 3), 100);
     for (int i = 0; i < warm; i++)
-        if (api_launch(c, grid, args, nargs, stream, false))
+        if (!run_once(k, c, grid, args, nargs, stream, NULL, NULL))
             return INFINITY;
     double t[100];
     for (int r = 0; r < reps; r++) {
-        for (int j = 0; j < k->info.nreset; j++)
-            if (!arg_region(k, args, nargs, k->info.reset_to_zero[j], &p, &bytes) ||
-                (bytes && gpu_zero(ctx, p, bytes)))
-                return INFINITY;
-        if (gpu_record(ctx, ev[0], stream) || api_launch(c, grid, args, nargs, stream, false) ||
-            gpu_record(ctx, ev[1], stream) || gpu_elapsed_ms(ctx, ev, &ms))
+        if (!run_once(k, c, grid, args, nargs, stream, ev, &ms))
             return INFINITY;
         t[r] = ms;
         for (int i = r; i > 0 && t[i] < t[i - 1]; i--) {
@@ -431,6 +444,8 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     }
     if (best < 0)
         fail(ctx, TL_ERROR_LAUNCH, "%s: no autotune config could run (see tl_kernel_log)", k->name);
+    else if (!reset(k, args, nargs))
+        best = -1;
 out:
     for (int j = 0; saved && j < k->info.nrestore; j++)
         gpu_mem(ctx, &saved[j], 0, false);
