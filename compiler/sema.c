@@ -1640,7 +1640,8 @@ static void specialize(Sema *s, const Node *fn) {
     }
     Val cfg = pick_config(s, fn);
     if (s->info) {
-        s->info->params = arena_alloc(s->a, sizeof(KernelParam) * (size_t)(ps->len + 1));
+        int meta_keys = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0);
+        s->info->params = arena_alloc(s->a, sizeof(KernelParam) * (size_t)(ps->len + meta_keys + 1));
         s->info->nparams = s->info->nruntime = 0;
     }
     const char **entries = NULL;
@@ -1789,6 +1790,15 @@ static void specialize(Sema *s, const Node *fn) {
                 d.n++;
         }
         scope_set(s, &s->fr->scope, meta->name, d);
+        /* **meta's keys are the kernel's constants too (BLOCK_SIZE_M of a
+         * config), for the API's grid expressions and queries. */
+        for (int i = 0; s->info && i < d.n; i++) {
+            KernelParam *kp = &s->info->params[s->info->nparams++];
+            Buf b = {0};
+            sema_repr(&b, d.items[i]);
+            *kp = (KernelParam){.name = d.keys[i], .constexpr_ = true, .value = arena_strdup(s->a, b.data ? b.data : "")};
+            buf_free(&b);
+        }
     }
     int64_t warps = o->num_warps > 0 ? o->num_warps : cfg.k == V_CONFIG ? cfg.i : 4;
     int64_t stages = o->num_stages > 0 ? o->num_stages : cfg.k == V_CONFIG ? cfg.i2 : 3;

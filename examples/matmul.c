@@ -1,5 +1,6 @@
 /* matmul: every matmul kernel of the seeds, checked against a float64 C
- * reference: naive, grouped (swizzle2d), autotuned (one config), the tutorial's
+ * reference: naive, grouped (swizzle2d), autotuned (one config, and tuned at
+ * launch over all of them with the grid as an expression), the tutorial's
  * **meta kernel with and without leaky_relu, the puzzle (2D and grouped) at the
  * seed's shapes, and seed 003's forward with relu plus its backward pass (two
  * matmuls on transposed operands).
@@ -58,7 +59,9 @@ static double stored(TlDType dt, float v) { return dt == TL_F16 ? ex_h2f(ex_f2h(
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
-static void run_case(TlContext *ctx, const Case *c, const float *a, const float *b) {
+/* grid_expr: the kernel is tuned at launch (no config named) and its grid is
+ * this expression of the chosen config. */
+static void run_case(TlContext *ctx, const Case *c, const float *a, const float *b, const char *grid_expr) {
     int M = c->M, N = c->N, K = c->K;
     int Mp = c->pad ? round_up(M, c->BM) : M, Np = c->pad ? round_up(N, c->BN) : N;
     TlKernel *k = ex_kernel(ctx, c->file, c->options);
@@ -84,10 +87,20 @@ static void run_case(TlContext *ctx, const Case *c, const float *a, const float 
     }
     unsigned gm = ex_cdiv((size_t)M, (size_t)c->BM), gn = ex_cdiv((size_t)N, (size_t)c->BN);
     unsigned grid[3] = {c->grid == GRID_2D ? gm : gm * gn, c->grid == GRID_2D ? gn : 1, 1};
-    TlStatus s = tl_launch(k, grid, args, nargs);
+    TlStatus s = grid_expr ? tl_launch_grid(k, grid_expr, args, nargs) : tl_launch(k, grid, args, nargs);
     if (s != TL_SUCCESS) {
         ex_result(c->name, 0, "%s\n%s", tl_status_name(s), tl_last_error(ctx));
         goto done;
+    }
+    if (grid_expr) {
+        TlKernelConfig cfg;
+        tl_kernel_config(k, &cfg);
+        printf("(%s: autotuning chose config %d of %d)\n", c->name, cfg.autotune_config, cfg.num_configs);
+        if (!cfg.tuned || cfg.autotune_config < 0 || cfg.autotune_config >= cfg.num_configs) {
+            ex_result(c->name, 0, "the kernel is not tuned, or config %d is not one of its %d", cfg.autotune_config,
+                      cfg.num_configs);
+            goto done;
+        }
     }
     size_t n = (size_t)M * (size_t)N;
     double *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
@@ -172,7 +185,28 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const Case *c = &cases[i];
         float *a = random_matrix((size_t)c->M * c->K), *b = random_matrix((size_t)c->K * c->N);
-        run_case(ctx, c, a, b);
+        run_case(ctx, c, a, b, NULL);
+        free(a);
+        free(b);
+    }
+
+    /* Autotuned at launch, as Triton's users launch them: no config named,
+     * the grid a function of the chosen one (the padding fits every config). */
+    const struct { Case c; const char *grid; } tuned[] = {
+        {{"tuned tutorial fp16 300x200x128", "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None",
+          TL_F16, TL_F16, 300, 200, 128, 256, 256, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"},
+        {{"tuned puzzle fp32 37x42x73", "matmul_puzzle.tl", "--kernel matmul_kernel",
+          TL_F32, TL_F32, 37, 42, 73, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+         "cdiv(M, BLOCK_SIZE_M), cdiv(N, BLOCK_SIZE_N)"},
+        {{"tuned puzzle grouped fp32 257x129x67", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped",
+          TL_F32, TL_F32, 257, 129, 67, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"},
+    };
+    for (size_t i = 0; i < sizeof tuned / sizeof tuned[0]; i++) {
+        const Case *c = &tuned[i].c;
+        float *a = random_matrix((size_t)c->M * c->K), *b = random_matrix((size_t)c->K * c->N);
+        run_case(ctx, c, a, b, tuned[i].grid);
         free(a);
         free(b);
     }
@@ -189,8 +223,8 @@ int main(void) {
                TL_F16, TL_F16, M, K, N, 128, 128, GRID_1D, 1, 1, ACT_NONE, FP16_TOL};
     Case dy = {"bwd dy = x^T @ dz fp16 128x256 (K=256)", "matmul_fwd.tl", fwd_none,
                TL_F16, TL_F16, K, N, M, 128, 128, GRID_1D, 1, 1, ACT_NONE, FP16_TOL};
-    run_case(ctx, &dx, dz, yt);
-    run_case(ctx, &dy, xt, dz);
+    run_case(ctx, &dx, dz, yt, NULL);
+    run_case(ctx, &dy, xt, dz, NULL);
     free(x), free(y), free(dz), free(yt), free(xt);
 
     tl_context_destroy(ctx);

@@ -125,7 +125,7 @@ typedef struct TlParamInfo {
 } TlParamInfo;
 /* The i-th runtime parameter (0 .. tl_kernel_num_params - 1). */
 TL_API TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out);
-/* Parameters bound at compile time (constexprs, and signature literals):
+/* Parameters bound at compile time (constexprs, signature literals, **meta keys):
  * their count, and the i-th one's name and value as Python prints it ("128",
  * "'relu'", "True"). */
 TL_API int tl_kernel_num_constants(const TlKernel *k);
