@@ -13,6 +13,7 @@
 
 static const CudaApi *cu;
 static TlContext *ctx;
+static FILE *csv; /* $TL_BENCH_CSV: one row per measurement, for plots */
 static CUdeviceptr flush_buf;
 enum { FLUSH_BYTES = 256 << 20 };
 
@@ -265,6 +266,8 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
     printf("matmul %-14s %-5s %5d %5d %5d  tl %6.1f TFLOP/s (cfg %d)  cuBLAS %6.1f  ratio %5.2f  relerr %.1e  "
            "first-call %.0f ms\n",
            mk->name, dn, M, N, K, ours, best_cfg, theirs, theirs > 0 ? ours / theirs : 0, err, cold_ms);
+    if (csv)
+        fprintf(csv, "matmul,%s,%s,%d,%d,%d,%.2f,%.2f,%d\n", mk->name, dn, M, N, K, ours, theirs, best_cfg);
     tl_kernel_destroy(best_l.k);
 out:
     tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c), tl_buffer_destroy(cref);
@@ -368,8 +371,10 @@ static void bench_launch(void) {
     tl_buffer_destroy(x), tl_buffer_destroy(z);
 }
 
-/* Cold: empty cache, first launch compiles; warm: a new kernel object with the cache filled. */
-static void bench_compile(const char *file, const char *opts, int nargs_bufs, int nargs_ints) {
+/* Cold: empty cache, first launch compiles; warm: a new kernel object with
+ * the cache filled. The arguments are what the examples really pass (so the
+ * :16 / :1 specialisation users get): ints[] as given, -1 for a buffer. */
+static void bench_compile(const char *file, const char *opts, const int *argv_, int nargs) {
     char dir[] = "/tmp/tl-bench-cache-XXXXXX";
     if (!mkdtemp(dir))
         return;
@@ -379,18 +384,55 @@ static void bench_compile(const char *file, const char *opts, int nargs_bufs, in
     for (int pass = 0; pass < 2; pass++) {
         Launch l = {.k = ex_kernel(ctx, file, opts)};
         l.grid[0] = l.grid[1] = l.grid[2] = 1;
-        for (int i = 0; i < nargs_bufs; i++)
-            l.args[l.nargs++] = tl_arg_buffer(b);
-        for (int i = 0; i < nargs_ints; i++)
-            l.args[l.nargs++] = tl_arg_i32(i < 3 ? 16 : 1); /* tiny shapes, unit strides */
+        for (int i = 0; i < nargs; i++)
+            l.args[l.nargs++] = argv_[i] < 0 ? tl_arg_buffer(b) : tl_arg_i32(argv_[i]);
         double t0 = now_ms();
         run_launch(&l);
         tl_context_synchronize(ctx);
         ms[pass] = now_ms() - t0;
         tl_kernel_destroy(l.k);
     }
-    printf("compile %-20s %-60s cold %7.1f ms   warm (disk cache) %6.1f ms\n", file, opts, ms[0], ms[1]);
+    printf("compile %-20s %-60s cold %7.1f ms   warm (disk cache) %6.2f ms\n", file, opts, ms[0], ms[1]);
+    if (csv)
+        fprintf(csv, "compile,%s,%s,0,0,0,%.2f,%.3f,0\n", file, opts[0] == '-' ? "opts" : opts, ms[0], ms[1]);
     tl_buffer_destroy(b);
+    unsetenv("TL_CACHE_DIR");
+}
+
+/* Triton's users launch the tutorial kernel without naming a config: the
+ * first call compiles every config (in parallel) and times them; a second
+ * process finds the choice and the cubins in the disk cache. */
+static void bench_first_tuned_call(int n) {
+    char dir[] = "/tmp/tl-bench-tune-XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    setenv("TL_CACHE_DIR", dir, 1);
+    TlBuffer *a = random_buffer(TL_F16, (size_t)n * n), *b = random_buffer(TL_F16, (size_t)n * n);
+    TlBuffer *c = ex_buffer(ctx, TL_F16, (size_t)n * n, NULL);
+    double ms[2];
+    int chosen = -1, nconfigs = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        TlKernel *k = ex_kernel(ctx, "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None");
+        TlArg args[12] = {tl_arg_buffer(a), tl_arg_buffer(b), tl_arg_buffer(c)};
+        int v[] = {n, n, n, n, 1, n, 1, n, 1};
+        for (int i = 0; i < 9; i++)
+            args[3 + i] = tl_arg_i32(v[i]);
+        double t0 = now_ms();
+        TlStatus s = tl_launch_grid(k, "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", args, 12);
+        ms[pass] = now_ms() - t0;
+        TlKernelConfig cfg;
+        tl_kernel_config(k, &cfg);
+        chosen = cfg.autotune_config, nconfigs = cfg.num_configs;
+        if (s != TL_SUCCESS)
+            printf("tuned launch failed: %s\n", tl_last_error(ctx));
+        tl_kernel_destroy(k);
+    }
+    printf("autotune tutorial fp16 %d^3, %d configs: first call (compile all + tune) %.0f ms, chose config %d;"
+           "   next process (disk cache) %.1f ms\n",
+           n, nconfigs, ms[0], chosen, ms[1]);
+    if (csv)
+        fprintf(csv, "autotune,tutorial,fp16,%d,%d,%d,%.1f,%.2f,%d\n", n, n, n, ms[0], ms[1], chosen);
+    tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c);
     unsetenv("TL_CACHE_DIR");
 }
 
@@ -406,22 +448,29 @@ int main(int argc, char **argv) {
     cu->cuMemAlloc(&flush_buf, FLUSH_BYTES);
     open_cublas();
 
-    /* Every seed kernel family: cold (empty cache) and warm compile. */
-    static const struct { const char *file, *opts; int nbufs, nints; } kernels[] = {
-        {"copy.tl", "-D bs=1024", 2, 1},
-        {"grayscale.tl", "-D bs0=32 -D bs1=32", 2, 2},
-        {"swizzle.tl", "--kernel swizzle_k -D group_sz=3", 2, 0},
-        {"matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 3, 9},
-        {"matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", 3, 9},
-        {"matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2", 3, 9},
-        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu --autotune-config 4", 3, 9},
-        {"matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", 3, 9},
-        {"matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2", 3, 9},
+    if (getenv("TL_BENCH_CSV") && (csv = fopen(getenv("TL_BENCH_CSV"), "w")))
+        fprintf(csv, "what,kernel,dtype,M,N,K,tl,reference,config\n");
+    /* Every seed kernel family: cold (empty cache) and warm compile, with
+     * the arguments its example passes (B = a buffer). */
+    enum { B = -1 };
+    static const struct { const char *file, *opts; int args[13], nargs; } kernels[] = {
+        {"copy.tl", "-D bs=1024", {B, B, 1000003}, 3},
+        {"copy.tl", "-D bs=1024", {B, B, 1 << 20}, 3},
+        {"grayscale.tl", "-D bs0=32 -D bs1=32", {B, B, 4320, 7680}, 4},
+        {"swizzle.tl", "--kernel swizzle_k -D group_sz=3", {B, B}, 2},
+        {"matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu --autotune-config 4", {B, B, B, 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1}, 12},
+        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None --autotune-config 4", {B, B, B, 300, 200, 128, 128, 1, 200, 1, 200, 1}, 12},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", {B, B, B, 37, 42, 73, 73, 1, 42, 1, 42, 1}, 12},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
         {"matmul_fwd.tl", "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8 "
-                          "-D \"ACTIVATION='relu'\"", 3, 4},
+                          "-D \"ACTIVATION='relu'\"", {B, B, B, 256, 200, 200, 384}, 7},
     };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        bench_compile(kernels[i].file, kernels[i].opts, kernels[i].nbufs, kernels[i].nints);
+        bench_compile(kernels[i].file, kernels[i].opts, kernels[i].args, kernels[i].nargs);
+    bench_first_tuned_call(4096);
     bench_launch();
     bench_copy((size_t)1 << 28);
     bench_grey(4320, 7680);
@@ -442,5 +491,7 @@ int main(int argc, char **argv) {
         bench_matmul(&others[i], strstr(others[i].name, "puzzle") ? TL_F32 : TL_F16, 8192, 8192, 8192);
     buf_free(&err);
     tl_context_destroy(ctx);
+    if (csv)
+        fclose(csv);
     return 0;
 }
