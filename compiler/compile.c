@@ -5,7 +5,7 @@
  *   axis      contiguity / divisibility / constancy of every value [axis.c]
  *   layout    which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [layout_pass.c]
- *   codegen   LLVM IR through the LLVM-C API, O3, PTX from NVPTX  [llvm*.c, ptx.c]
+ *   codegen   LLVM IR through the LLVM-C API, -O (3), PTX from NVPTX [llvm*.c, ptx.c]
  *
  * The verifier runs after every pass that rewrites IR, so a broken pass is
  * caught where it broke, not three passes later. */
@@ -36,7 +36,8 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     return f;
 }
 
-bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx) {
+bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, int opt_level, const CompileHooks *hooks,
+                 Buf *ptx) {
     const PtxArch *target = ptx_arch(arch);
     if (!target) {
         diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (expected %s)", arch, ptx_arch_names());
@@ -50,5 +51,5 @@ bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileH
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }
-    return codegen_module(d, fs, n, target->name, 3, hooks ? hooks->llvm : NULL, ptx);
+    return codegen_module(d, fs, n, target->name, opt_level, hooks ? hooks->llvm : NULL, ptx);
 }

@@ -18,8 +18,10 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
 
 /* GPU part, for kernels from compile_kernel: axis analysis and the layout
  * pass on each, then lowering of all of them into one module of PTX for arch
- * (NULL = sm_90). Sets each Function's shared_bytes. */
-bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx);
+ * (NULL = sm_90) at LLVM optimisation level opt_level (0..3, CompileOptions'
+ * -O). Sets each Function's shared_bytes. */
+bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, int opt_level, const CompileHooks *hooks,
+                 Buf *ptx);
 
 /* Names of the passes, in pipeline order, for --dump-after. */
 extern const char *const compile_pass_names[];

@@ -15,12 +15,14 @@ const OptionSpec option_specs[] = {
     {"num-stages", "N", "software pipelining stages (default 3 or the autotune config's)"},
     {"autotune-config", "I", "use the I-th config (from 0) of the kernel's @triton.autotune"},
     {"max-errors", "N", "stop after N errors (default 20)"},
+    {"O", "N", "LLVM optimisation level: -O0, -O1, -O2, -O3 (default)"},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
 
 void options_init(CompileOptions *o) {
     memset(o, 0, sizeof *o);
     o->autotune_config = -1;
+    o->opt_level = 3;
 }
 
 static bool parse_int(const char *s, long lo, long hi, long *out) {
@@ -94,6 +96,12 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             return false;
         }
         o->max_errors = (int)v;
+    } else if (!strcmp(name, "O")) {
+        if (!parse_int(arg, 0, 3, &v)) {
+            buf_printf(err, "-O expects an optimisation level from 0 to 3, got '%s'", arg);
+            return false;
+        }
+        o->opt_level = (int)v;
     } else {
         buf_printf(err, "unknown option '%s%s'", strlen(name) == 1 ? "-" : "--", name);
         return false;
@@ -156,8 +164,8 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
     while ((w = next_word(a, &s, err, &ok))) {
         const char *name, *arg = NULL;
         size_t n;
-        if (w[0] == '-' && w[1] == 'D') {
-            name = "D";
+        if (w[0] == '-' && w[1] && w[1] != '-') { /* a short flag: -DNAME=V, -D NAME=V, -O3 */
+            name = w + 1;
             n = 1;
             if (w[2])
                 arg = w + 2;

@@ -16,12 +16,13 @@ typedef struct CompileOptions {
     int num_stages;          /* 0 = default (autotune config or 3) */
     int autotune_config;     /* -1 = none */
     int max_errors;          /* 0 = default */
+    int opt_level;           /* LLVM optimisation level 0..3 (-O); options_init sets 3 */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;
 } CompileOptions;
 
 typedef struct OptionSpec {
-    const char *name;  /* long name without dashes; "D" is the only short one */
+    const char *name;  /* long name without dashes; one letter ("D", "O"): a short flag */
     const char *metavar; /* NULL: takes no argument */
     const char *help;
 } OptionSpec;

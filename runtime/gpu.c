@@ -101,9 +101,9 @@ TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_
  * every helper), the kernel, its specialisation and options, the target. */
 static void cache_key(TlKernel *k, Variant *v, Buf *key) {
     const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
+    buf_printf(key, "tl %s build %s llvm %s\narch %s\nkernel %s\nsignature %s\nwarps %d stages %d config %d O%d\n",
                TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), k->ctx->arch, k->name, v->key, o->num_warps,
-               o->num_stages, o->autotune_config);
+               o->num_stages, o->autotune_config, o->opt_level);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
     buf_printf(key, "source %zu\n", k->src.len);
@@ -117,7 +117,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL};
     Diag d = {0};
     Function *fs[1] = {v->fn};
-    bool ok = compile_gpu(&d, fs, 1, k->ctx->arch, &hooks, &ptx);
+    bool ok = compile_gpu(&d, fs, 1, k->ctx->arch, k->opts.opt_level, &hooks, &ptx);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     TlStatus s = TL_SUCCESS;
