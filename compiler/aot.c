@@ -363,7 +363,8 @@ static const char runtime_part[] =
     "    for (int i = 0; !r && i < k->narchs; i++) {\n"
     "        const TlAotImage *c = &k->images[v * k->narchs + i];\n"
     "        /* the newest that runs here; sm_90a before sm_90 */\n"
-    "        if (tl_runs_on(c, tl_sm) && (!best || c->sm > best->sm || (c->sm == best->sm && c->arch[strlen(c->arch) - 1] == 'a')))\n"
+    "        int specific = c->arch[strlen(c->arch) - 1] == 'a';\n"
+    "        if (tl_runs_on(c, tl_sm) && (!best || c->sm > best->sm || (c->sm == best->sm && specific)))\n"
     "            best = c;\n"
     "    }\n"
     "    if (!r && !best)\n"
@@ -406,9 +407,11 @@ static const char runtime_part[] =
     "    case 0: return \"success\";\n"
     "    case TL_AOT_ERROR_NO_DRIVER: return tl_open_error[0] ? tl_open_error : \"no CUDA driver\";\n"
     "    case TL_AOT_ERROR_NO_VARIANT:\n"
-    "        return \"no specialisation fits the arguments (a hint fixed in the signature, :16 or :1, does not hold)\";\n"
+    "        return \"no specialisation fits the arguments \"\n"
+    "               \"(a hint fixed in the signature, :16 or :1, does not hold)\";\n"
     "    case TL_AOT_ERROR_NO_ARCH: return \"no image in this file runs on this GPU (compile for its architecture)\";\n"
-    "    case TL_AOT_ERROR_CONTEXT: return \"the current CUDA context is not the one this file's kernels were loaded into\";\n"
+    "    case TL_AOT_ERROR_CONTEXT:\n"
+    "        return \"the current CUDA context is not the one this file's kernels were loaded into\";\n"
     "    }\n"
     "    if (status > 0 && tl_cu.cuGetErrorString && !tl_cu.cuGetErrorString(status, &s) && s)\n"
     "        return s;\n"
@@ -528,9 +531,12 @@ static void put_comment_text(Buf *b, const char *s) {
 
 static void emit_kernel_header(Buf *h, const AotKernel *k) {
     buf_printf(h, "/* %s(", k->name);
-    for (int i = 0; i < k->nparams; i++)
-        buf_printf(h, "%s%s: %s%s", i ? ", " : "", k->params[i].name, k->params[i].type.dtype == DT_PTR ? "*" : "",
-                   dt_name((DType)(k->params[i].type.dtype == DT_PTR ? k->params[i].type.pointee : k->params[i].type.dtype)));
+    for (int i = 0; i < k->nparams; i++) {
+        Type t = k->params[i].type;
+        bool ptr = t.dtype == DT_PTR;
+        buf_printf(h, "%s%s: %s%s", i ? ", " : "", k->params[i].name, ptr ? "*" : "",
+                   dt_name((DType)(ptr ? t.pointee : t.dtype)));
+    }
     buf_puts(h, "), compiled with the signature\n *   ");
     put_comment_text(h, k->signature ? k->signature : "(none)");
     buf_printf(h, "\n * in %d specialisation%s for %d architecture%s.\n", k->nvariants, k->nvariants == 1 ? "" : "s",
@@ -583,7 +589,8 @@ static void emit_kernel_source(Buf *c, const AotKernel *k) {
         for (int j = 0; j < k->narchs; j++) {
             const AotImage *im = &k->variants[v].images[j];
             buf_puts(c, "    {");
-            buf_put_quoted(c, k->variants[v].signature ? k->variants[v].signature : "", k->variants[v].signature ? strlen(k->variants[v].signature) : 0, false);
+            const char *sig = k->variants[v].signature ? k->variants[v].signature : "";
+            put_literal(c, sig, strlen(sig), "");
             buf_printf(c, ", %d, \"%s\", %d, \"%s\", %s_image_%d_%d, %zu, \"%s\", %d, %d},\n", v, im->arch, im->sm,
                        im->cubin ? "cubin" : "ptx", n, v, j, im->len, im->symbol, 32 * im->num_warps,
                        im->shared_bytes);
@@ -623,7 +630,9 @@ static void emit_kernel_source(Buf *c, const AotKernel *k) {
     buf_printf(c, ") {\n    int tl_v = %s_select(", n);
     put_param_names(c, k);
     buf_puts(c, ");\n    if (tl_v < 0)\n        return TL_AOT_ERROR_NO_VARIANT;\n");
-    buf_printf(c, "    CUfunction tl_fn;\n    const TlAotImage *tl_im;\n    int tl_r = tl_function(&%s_kernel, tl_v, &tl_fn, &tl_im);\n", n);
+    buf_printf(c, "    CUfunction tl_fn;\n    const TlAotImage *tl_im;\n"
+                  "    int tl_r = tl_function(&%s_kernel, tl_v, &tl_fn, &tl_im);\n",
+               n);
     buf_puts(c, "    if (tl_r)\n        return tl_r;\n"
                 "    if (!grid_x || !grid_y || !grid_z)\n"
                 "        return 0; /* an empty grid launches nothing, as in Triton */\n");
@@ -646,8 +655,8 @@ static void emit_kernel_source(Buf *c, const AotKernel *k) {
             buf_printf(c, "%s&%s", i ? ", " : "", k->params[i].name);
     }
     buf_puts(c, np ? "};\n" : "NULL};\n");
-    buf_puts(c, "    return tl_cu.cuLaunchKernel(tl_fn, grid_x, grid_y, grid_z, tl_im->threads, 1, 1, tl_im->shared_bytes,\n"
-                "                                (CUstream)stream, tl_args, NULL);\n}\n\n");
+    buf_puts(c, "    return tl_cu.cuLaunchKernel(tl_fn, grid_x, grid_y, grid_z, tl_im->threads, 1, 1,\n"
+                "                                tl_im->shared_bytes, (CUstream)stream, tl_args, NULL);\n}\n\n");
     buf_printf(c, "const char *%s_strerror(int status) { return tl_strerror(status); }\n\n", n);
 }
 
@@ -665,8 +674,10 @@ void aot_emit(const AotKernel *ks, int nk, const char *header_name, const char *
     buf_puts(h, " * Ahead-of-time launchers for tl kernels (docs/aot.md). */\n");
     Buf guard = {0};
     buf_puts(&guard, "TL_AOT_");
-    for (const char *p = hb; *p; p++)
-        buf_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_');
+    for (const char *p = hb; *p; p++) {
+        bool alnum = (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+        buf_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : alnum ? *p : '_');
+    }
     buf_printf(h, "#ifndef %s\n#define %s\n\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
                guard.data, guard.data);
     buf_free(&guard);
@@ -712,7 +723,8 @@ void aot_emit(const AotKernel *ks, int nk, const char *header_name, const char *
                 " * context current then (or device 0's primary context), once per process.\n"
                 " * Launchers may be called from several threads. */\n");
     buf_printf(c, "#include \"%s\"\n\n", hb);
-    buf_puts(c, "#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+    buf_puts(c, "#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n"
+                "#include <stdlib.h>\n#include <string.h>\n\n"
                 "#if defined(__GNUC__)\n"
                 "#define TL_ALIGN8 __attribute__((aligned(8)))\n"
                 "/* PTX text is longer than the 4095 characters C99 promises in a literal */\n"

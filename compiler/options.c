@@ -180,8 +180,8 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
             return false;
         }
         const OptionSpec *spec = find_spec(name, n);
-        if (!spec) {
-            buf_printf(err, "unknown option '%s'", w);
+        if (!spec) { /* a short flag is named without what follows it, as tlc does */
+            buf_printf(err, "unknown option '%.*s'", w[1] == '-' ? (int)(n + 2) : 2, w);
             return false;
         }
         if (!arg) {

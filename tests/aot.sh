@@ -163,5 +163,31 @@ if want aot/cubin; then
     report "aot/cubin_bad_tl_ptxas" $? $log
 fi
 
+# A real ptxas, where there is one: every arch's cubin is an ELF file for that
+# SM, and every specialisation of the AOT kernels assembles.
+if want aot/ptxas && command -v ptxas > /dev/null; then
+    for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
+        log=$A/ptxas_$arch.log sm=${arch#sm_}
+        sm=${sm%a}
+        TL_PTXAS= $TLC --emit=cubin examples/copy.tl --signature "$COPY_SIG" --arch $arch -o $A/real_$arch.cubin > $log 2>&1
+        rc=$?
+        magic=$(head -c 4 $A/real_$arch.cubin 2> /dev/null | od -An -tx1 | tr -d ' ')
+        flags=$(od -An -tu1 -j48 -N2 $A/real_$arch.cubin 2> /dev/null) # e_flags' SM byte: the first (old ABI) or second
+        echo "exit $rc, magic $magic, e_flags bytes $flags" >> $log
+        [ $rc = 0 ] && [ "$magic" = 7f454c46 ] && case " $(echo $flags) " in *" $sm "*) true ;; *) false ;; esac
+        report "aot/ptxas_cubin_$arch" $? $log
+    done
+    mkdir -p $A/real
+    TL_PTXAS= aot_gen copy $A/real $A/real.log examples/copy.tl --signature "$COPY_SIG" --arch sm_80,sm_90a --embed=cubin
+    report "aot/ptxas_embed_copy_every_variant" $? $A/real.log
+    TL_PTXAS= aot_gen scalars $A/real $A/real.log tests/aot/scalars.tl --signature "$SCALARS_SIG" --embed=cubin
+    report "aot/ptxas_embed_scalars" $? $A/real.log
+    TL_PTXAS= aot_gen mm $A/real $A/real.log examples/matmul_fwd.tl --signature "$MM_SIG" --num-warps 8 \
+        --arch sm_80,sm_90 --embed=cubin
+    report "aot/ptxas_embed_matmul" $? $A/real.log
+elif want aot/ptxas; then
+    echo "(aot/ptxas checks skipped: no ptxas in PATH)"
+fi
+
 # What was built here is only kept for debugging a failure.
 [ $fail = $aot_fail_before ] && rm -rf $A

@@ -33,7 +33,8 @@ int main(void) {
     expect(ctx, "-DX=1 -O3", TL_SUCCESS, NULL);
     expect(ctx, "-O4", TL_ERROR_INVALID_ARGUMENT, "invalid options: -O expects an optimisation level from 0 to 3, got '4'");
     expect(ctx, "-O", TL_ERROR_INVALID_ARGUMENT, "invalid options: option '-O' needs an argument");
-    expect(ctx, "-q3", TL_ERROR_INVALID_ARGUMENT, "invalid options: unknown option '-q3'");
+    expect(ctx, "-q3", TL_ERROR_INVALID_ARGUMENT, "invalid options: unknown option '-q'");
+    expect(ctx, "--bogus=1", TL_ERROR_INVALID_ARGUMENT, "invalid options: unknown option '--bogus'");
     tl_context_destroy(ctx);
     return failures ? 1 : 0;
 }
