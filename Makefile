@@ -134,9 +134,11 @@ $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $
 	    -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Before carrying build/ to a GPU machine: also write the PTX of the codegen
-# numeric checks (tests/codegen/gpu_check.py runs them there, through CuPy).
+# numeric checks (tests/codegen/gpu_check.py runs them there, through CuPy)
+# and the AOT C files tests/gpu.sh compiles there (tests/aot/gpu.c).
 gpu-prep: all
 	@bash tests/codegen/gpu_ptx.sh $(B)/gpu-ptx > $(B)/gpu-ptx.log 2>&1 || { cat $(B)/gpu-ptx.log; exit 1; }
+	@bash tests/aot/gpu_prep.sh $(B)/aot > $(B)/aot-prep.log 2>&1 || { cat $(B)/aot-prep.log; exit 1; }
 
 # On the GPU machine: uses the prebuilt build/ as it is, never rebuilds.
 gpu-test:

@@ -24,6 +24,7 @@ const OptionSpec option_specs[] = {
      .help = "use the I-th config (from 0) of the kernel's @triton.autotune", .lo = 0, .hi = 1000},
     {.name = "max-errors", .metavar = "N",
      .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
+    {.name = "O", .metavar = "N", .help = "LLVM optimisation level: -O0, -O1, -O2, -O3 (default)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
 
@@ -87,24 +88,26 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
         }
         o->arch = arch;
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
-               !strcmp(name, "max-errors")) {
+               !strcmp(name, "max-errors") || !strcmp(name, "O")) {
+        const char *dash = name[1] ? "--" : "-";
         char *end;
         errno = 0;
         v = strtol(arg, &end, 10);
         if (errno || end == arg || *end) {
-            buf_printf(err, "--%s expects a number, got '%s'", name, arg);
+            buf_printf(err, "%s%s expects a number, got '%s'", dash, name, arg);
             return false;
         }
         Buf why = {0};
         bool ok = options_check_int(name, v, &why);
         if (!ok)
-            buf_printf(err, "--%s %s", name, why.data ? why.data : "");
+            buf_printf(err, "%s%s %s", dash, name, why.data ? why.data : "");
         buf_free(&why);
         if (!ok)
             return false;
         int *field = !strcmp(name, "num-warps")         ? &o->num_warps
                      : !strcmp(name, "num-stages")      ? &o->num_stages
                      : !strcmp(name, "autotune-config") ? &o->autotune_config
+                     : !strcmp(name, "O")               ? &o->opt_level
                                                         : &o->max_errors;
         *field = (int)v;
     } else {
@@ -169,8 +172,8 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
     while ((w = next_word(a, &s, err, &ok))) {
         const char *name, *arg = NULL;
         size_t n;
-        if (w[0] == '-' && w[1] == 'D') {
-            name = "D";
+        if (w[0] == '-' && w[1] && w[1] != '-') { /* a short flag: -DNAME=V, -D NAME=V, -O3 */
+            name = w + 1;
             n = 1;
             if (w[2])
                 arg = w + 2;
@@ -185,8 +188,8 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
             return false;
         }
         const OptionSpec *spec = find_spec(name, n);
-        if (!spec) {
-            buf_printf(err, "unknown option '%s'", w);
+        if (!spec) { /* a short flag is named without what follows it, as tlc does */
+            buf_printf(err, "unknown option '%.*s'", w[1] == '-' ? (int)(n + 2) : 2, w);
             return false;
         }
         if (!arg) {

@@ -24,7 +24,7 @@ typedef struct CompileOptions {
 } CompileOptions;
 
 typedef struct OptionSpec {
-    const char *name;  /* long name without dashes; "D" is the only short one */
+    const char *name;  /* long name without dashes; one letter ("D", "O"): a short flag */
     const char *metavar; /* NULL: takes no argument */
     const char *help;
     long lo, hi;       /* integer options: the valid range */

@@ -10,6 +10,8 @@ cli_case() { # name expected-rc expected-stream(out|err) pattern args...
     report "cli/$name" $ok $log
 }
 cli_case help 0 out "usage: tlc" --help
+cli_case help_emit_forms 0 out "ptx (default),$" --help
+cli_case help_opt_level 0 out "^  -O N  *LLVM optimisation level" --help
 cli_case version 0 out "tlc .* (LLVM 19" --version
 cli_case unknown_flag 2 err "unknown option '--bogus'" --bogus examples/copy.tl
 cli_case missing_file 2 err "cannot read 'no/such.tl'" no/such.tl
@@ -25,3 +27,41 @@ cli_case needs_signature 1 err "needs a signature for parameter 'x_ptr'" example
 cli_case ptx_copy 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024"
 cli_case bad_arch 2 err "unsupported --arch 'sm_70'" --arch sm_70 examples/copy.tl
 cli_case bad_define 2 err "-D expects NAME=VALUE" -D 9x=1 examples/copy.tl
+# Unknown and malformed flags are named as written: a short flag inside its
+# word (the bug: 'tlc -q3 x.tl' named argv[0]), a long one without its '=value'.
+cli_case unknown_short_in_word 2 err "unknown option '-q' (see" -q3 examples/copy.tl
+cli_case unknown_short 2 err "unknown option '-x' (see" -x examples/copy.tl
+cli_case unknown_long_with_value 2 err "unknown option '--bogus' (see" --bogus=1 examples/copy.tl
+cli_case long_takes_no_argument 2 err "option '--ir-in' takes no argument" --ir-in=2 examples/copy.tl
+cli_case help_takes_no_argument 2 err "option '--help' takes no argument" --help=1 examples/copy.tl
+cli_case long_needs_argument 2 err "option '--kernel' needs an argument" examples/copy.tl --kernel
+cli_case short_needs_argument 2 err "option '-O' needs an argument" examples/copy.tl -O
+# -O0..-O3 (the options table checks the range; the C API takes the same flag).
+COPY16="*fp32:16, *fp32:16, i32:16, 1024"
+cli_case opt_level_9 2 err "tlc: error: -O must be a number from 0 to 3, got 9" -O9 examples/copy.tl
+cli_case opt_level_word 2 err "-O expects a number, got 'x'" -Ox examples/copy.tl
+cli_case opt_level_3 0 out ".entry copy_k" -O3 examples/copy.tl --signature "$COPY16"
+cli_case opt_level_split 0 out ".entry copy_k" -O 1 examples/copy.tl --signature "$COPY16"
+if want cli/opt_levels; then
+    log=$T/cli_opt_levels.log ok=0
+    : > $log
+    for o in 0 1 2 3; do
+        $TLC -O$o examples/copy.tl --signature "$COPY16" > $T/cli_O$o.ptx 2>> $log || { echo "-O$o failed" >> $log; ok=1; }
+    done
+    $TLC examples/copy.tl --signature "$COPY16" > $T/cli_Odefault.ptx 2>> $log
+    cmp $T/cli_O3.ptx $T/cli_Odefault.ptx >> $log 2>&1 || { echo "-O3 is not the default" >> $log; ok=1; }
+    cmp -s $T/cli_O0.ptx $T/cli_O3.ptx && { echo "-O0 gives the same PTX as -O3" >> $log; ok=1; }
+    grep -q "ld.global.v4" $T/cli_O0.ptx || { echo "-O0 PTX has no vector load (:16 ignored?)" >> $log; ok=1; }
+    report "cli/opt_levels" $ok $log
+fi
+# '-' reads the source from standard input; diagnostics name it <stdin>.
+if want cli/stdin; then
+    log=$T/cli_stdin.log
+    $TLC examples/copy.tl --signature "$COPY16" > $T/cli_file.ptx 2> $log
+    $TLC - --signature "$COPY16" < examples/copy.tl > $T/cli_stdin.ptx 2>> $log
+    rc=$?
+    [ $rc = 0 ] && [ -s $T/cli_stdin.ptx ] && cmp $T/cli_stdin.ptx $T/cli_file.ptx >> $log 2>&1
+    report "cli/stdin" $? $log
+fi
+cli_case stdin_diagnostics 1 err "^<stdin>:12:12: error: kernel 'copy_k' needs a signature for parameter 'x_ptr'" - < examples/copy.tl
+cli_case stdin_ast 0 out "(Module" --emit=ast - < tests/data/empty.tl

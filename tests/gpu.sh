@@ -59,6 +59,48 @@ if [ -d build/gpu-ptx ] && want codegen/gpu; then
         echo "(codegen numeric checks skipped: no CuPy here)"
     fi
 fi
+# Ahead-of-time C (tlc --emit=c, written by 'make gpu-prep' into build/aot):
+# compiled here with cc, launched through the generated launchers only.
+if [ -d build/aot ] && want aot/; then
+    cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iexamples -Iruntime -Ibuild/aot -o $T/aot_gpu tests/aot/gpu.c \
+        build/aot/copy.c build/aot/scalars.c build/aot/mm.c -Lbuild/lib -ltl -ldl -lpthread -lm \
+        -Wl,-rpath,$PWD/build/lib > $T/aot_gpu.log 2>&1
+    report "aot/gpu build (cc)" $? $T/aot_gpu.log
+    if [ -x $T/aot_gpu ]; then
+        timeout 300 $T/aot_gpu >> $T/aot_gpu.log 2>&1
+        rc=$?
+        count_lines $T/aot_gpu.log aot/gpu
+        [ $rc -gt 1 ] && report "aot/gpu (exit $rc)" 1 $T/aot_gpu.log
+    fi
+    # tlc runs here too (LLVM is inside libtl.so): --emit=cubin through ptxas
+    # if there is one, else the driver's linker, for this GPU's arch and another;
+    # then the copy AOT file with cubins instead of PTX, on the GPU.
+    if [ -x build/bin/tlc ]; then
+        for arch in sm_90 sm_80; do
+            log=$T/aot_cubin_$arch.log
+            build/bin/tlc --emit=cubin examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" --arch $arch \
+                -o $T/aot_copy_$arch.cubin > $log 2>&1
+            rc=$?
+            [ $rc = 0 ] && [ "$(head -c 4 $T/aot_copy_$arch.cubin | od -An -tx1 | tr -d ' ')" = 7f454c46 ]
+            report "aot/emit_cubin_$arch (an ELF file)" $? $log
+        done
+        mkdir -p $T/aot_cubin && cp build/aot/scalars.* build/aot/mm.* $T/aot_cubin/
+        log=$T/aot_gpu_cubin.log
+        build/bin/tlc --emit=c --embed=cubin examples/copy.tl --signature "*fp32, *fp32, i32, 1024" \
+            --arch sm_80,sm_90 -o $T/aot_cubin/copy.c > $log 2>&1 &&
+            cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iexamples -Iruntime -I$T/aot_cubin -o $T/aot_gpu_cubin \
+                tests/aot/gpu.c $T/aot_cubin/*.c -Lbuild/lib -ltl -ldl -lpthread -lm -Wl,-rpath,$PWD/build/lib >> $log 2>&1
+        report "aot/gpu_cubin build" $? $log
+        if [ -x $T/aot_gpu_cubin ]; then
+            timeout 300 $T/aot_gpu_cubin > $T/aot_gpu_cubin_run.log 2>&1
+            rc=$?
+            count_lines $T/aot_gpu_cubin_run.log aot/gpu_cubin
+            [ $rc -gt 1 ] && report "aot/gpu_cubin (exit $rc)" 1 $T/aot_gpu_cubin_run.log
+        fi
+    fi
+elif want aot/; then
+    echo "(AOT checks skipped: run 'make gpu-prep' before carrying build/ here)"
+fi
 build/examples/grayscale tests/data/rgb_203x137.png $T/grey.png > $T/grey_png.log 2>&1
 grep -q "rgb_203x137.png (203x137) *\.\.\. OK" $T/grey_png.log
 report "example/grayscale-png" $? $T/grey_png.log
