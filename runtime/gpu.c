@@ -12,6 +12,7 @@
 #include "api_int.h"
 #include "build_id.h"
 #include "cache.h"
+#include "interp.h"
 #include "ptx.h"
 
 static bool env_on(const char *name) {
@@ -298,7 +299,10 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         case DT_I16: case DT_U16: *(int16_t *)s = (int16_t)a->v.i; break;
         case DT_I8: case DT_U8: case DT_I1: *(int8_t *)s = (int8_t)a->v.i; break;
         case DT_F64: *(double *)s = a->v.f; break;
-        default: /* fp32, and fp16/bf16 scalars, which are passed as fp32 */ *(float *)s = (float)a->v.f; break;
+        /* fp16 / bf16 parameters are 2-byte .param values: their bits, rounded to nearest even */
+        case DT_F16: *(uint16_t *)s = interp_f32_to_f16_bits((float)a->v.f); break;
+        case DT_BF16: *(uint16_t *)s = interp_f32_to_bf16_bits((float)a->v.f); break;
+        default: *(float *)s = (float)a->v.f; break;
         }
     }
     const CudaApi *cu = ctx->cu;

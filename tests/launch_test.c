@@ -314,6 +314,19 @@ int main(void) {
     check("grid_expr_untuned", ok, tl_last_error(ctx));
     tl_kernel_destroy(k);
 
+    /* Half-precision scalars travel as their 2-byte bits. */
+    static const char *half_src =
+        "import triton\nimport triton.language as tl\n@triton.jit\n"
+        "def hs(x_ptr, z_ptr, s, t, n, BS: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BS + tl.arange(0, BS)\n"
+        "    mask = offs < n\n"
+        "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask=mask) * s.to(tl.float32) + t.to(tl.float32), mask=mask)\n";
+    s = tl_kernel_from_string(ctx, half_src, "-D BS=64", &k);
+    TlArg hargs[] = {tl_arg_buffer(x), tl_arg_buffer(z), {TL_ARG_FLOAT, TL_F16, 0, {.f = 1.5}},
+                     {TL_ARG_FLOAT, TL_BF16, 0, {.f = -0.375}}, tl_arg_i32(1031)};
+    run_axpb(k, x, z, hargs, 5, 1031, 1.5f, -0.375f, "half_scalars");
+    tl_kernel_destroy(k);
+
     /* Inputs that used to hang or misread. */
     k = NULL;
     s = tl_kernel_from_file(ctx, "/dev/zero", "", &k);
