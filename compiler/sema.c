@@ -286,9 +286,15 @@ static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
         sema_suggest_builtins(&sg, B_TL);
     else if (!strcmp(mod, "triton"))
         sema_suggest_builtins(&sg, B_TRITON);
+    const char *dym = sema_did_you_mean(s, &sg);
+    if (!dym[0] && is_tl_module(mod)) { /* tl.cumsun: close to a function tl lacks */
+        suggest_init(&sg, name);
+        sema_suggest_unsupported(&sg);
+        if (suggest_best(&sg))
+            dym = arena_printf(s->a, "; did you mean '%s'? (not supported by tl yet)", suggest_best(&sg));
+    }
     sema_fail(s, sp, "module '%s' has no attribute '%s'%s%s", mod, name,
-              strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "",
-              sema_did_you_mean(s, &sg));
+              strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "", dym);
 }
 
 /* Evaluate a module-level expression (a constant, a default value, a

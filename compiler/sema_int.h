@@ -247,6 +247,8 @@ void sema_suggest_dtypes(Suggest *sg);
 /* A Triton name of triton.language (tl.cumsum, tl.math.erf) that tl does not
  * implement yet: reported as such, never as a typo. */
 bool sema_builtin_unsupported(const char *name);
+/* Offer those names (for a "did you mean" that says it is not supported yet). */
+void sema_suggest_unsupported(Suggest *sg);
 /* Bind call arguments to bi's parameters (vals/sps get B_MAX_PARAMS + 2 slots). */
 void sema_bind_args(Sema *s, const Builtin *bi, Args *args, Span call, Val *vals, Span *sps);
 Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call);

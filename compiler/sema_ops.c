@@ -1606,6 +1606,11 @@ static const char *const unsupported[] = {
     "inline_asm_elementwise", "assume", "max_constancy", "map_elementwise",
 };
 
+void sema_suggest_unsupported(Suggest *sg) {
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        suggest_add(sg, unsupported[i]);
+}
+
 bool sema_builtin_unsupported(const char *name) {
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
         if (!strcmp(unsupported[i], name))
