@@ -1796,7 +1796,7 @@ static Val pick_config(Sema *s, const Node *fn) {
 static void specialize(Sema *s, const Node *fn) {
     const NodeList *ps = &fn->l0;
     const SemaOptions *o = s->opt;
-    const Node *volatile meta = NULL; /* volatile: read after a parameter's recovery (longjmp) */
+    const Node *volatile meta = NULL; /* volatile quiets -Wclobbered: not changed after the setjmp below */
     int nnamed = 0, nruntime = 0;
     for (int i = 0; i < ps->len; i++) {
         const Node *p = ps->items[i];
@@ -1843,6 +1843,8 @@ static void specialize(Sema *s, const Node *fn) {
     for (int i = 0; i < o->ndefines && !meta; i++) {
         /* a -D that sets nothing is a typo, as an unknown keyword argument is in Triton */
         const char *name = o->defines[i].name;
+        if (!name)
+            continue;
         Suggest sg;
         suggest_init(&sg, name);
         bool param = false;
@@ -1850,7 +1852,7 @@ static void specialize(Sema *s, const Node *fn) {
             param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
             suggest_add(&sg, ps->items[j]->name);
         }
-        if (name && !param)
+        if (!param)
             soft_fail(s, fn->span, "-D %s names no parameter of kernel '%s'%s", name, fn->name,
                       sema_did_you_mean(s, &sg));
     }
@@ -1861,6 +1863,7 @@ static void specialize(Sema *s, const Node *fn) {
         if (p->op)
             continue;
         bool cx = is_constexpr_annotation(p->a);
+        /* volatile quiets -Wclobbered: entry is not changed after the setjmp below */
         const char *volatile entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
         /* recovery: a parameter in error is poisoned, and the next one bound */
         s->jb = outer;
