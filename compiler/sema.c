@@ -25,8 +25,10 @@
  *       returned on the paths of runtime ifs merge into the IF op's results.
  *  3. Verify the IR.
  *
- * The first error stops the kernel (sema_fail longjmps out), as Triton's
- * exception does; notes name the chain of inlined calls. */
+ * An error skips the statement of the kernel's body it happened in, and
+ * analysis goes on with the next one (see "recovery" below), so one run
+ * reports every error that does not follow from another; notes name the
+ * chain of inlined calls. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,15 +55,27 @@ typedef struct Cont {
 
 /* ---- errors ---- */
 
-void sema_fail(Sema *s, Span sp, const char *fmt, ...) {
-    if (!s->quiet) {
-        Buf b = {0};
-        va_list ap;
-        va_start(ap, fmt);
-        buf_vprintf(&b, fmt, ap);
-        va_end(ap);
-        diag_error(s->d, s->src, sp, "%s", b.data ? b.data : "");
-        buf_free(&b);
+/* Was this error shown already? A statement after a runtime `if` with a
+ * `return` inside is analysed once per branch: its error is shown once. */
+static bool seen_before(Sema *s, Span sp, const char *msg) {
+    char *key = arena_printf(s->a, "%d:%d:%s", sp.line, sp.col, msg);
+    for (int i = 0; i < s->nreported; i++)
+        if (!strcmp(s->reported[i], key))
+            return true;
+    const char **r = arena_alloc(s->a, sizeof(char *) * (size_t)(s->nreported + 1));
+    if (s->nreported)
+        memcpy(r, s->reported, sizeof(char *) * (size_t)s->nreported);
+    r[s->nreported++] = key;
+    s->reported = r;
+    return false;
+}
+
+static void report(Sema *s, Span sp, const char *fmt, va_list ap) {
+    Buf b = {0};
+    buf_vprintf(&b, fmt, ap);
+    const char *msg = b.data ? b.data : "";
+    if (!s->quiet && !seen_before(s, sp, msg)) {
+        diag_error(s->d, s->src, sp, "%s", msg);
         /* the chain of inlined calls, innermost first; repeats (recursion) collapse */
         int shown = 0;
         for (Frame *f = s->fr; f && f->caller; f = f->caller) {
@@ -81,7 +95,32 @@ void sema_fail(Sema *s, Span sp, const char *fmt, ...) {
                 diag_note(s->d, s->src, f->call_span, "in the call to '%s' here", f->fn->name);
         }
     }
+    buf_free(&b);
+}
+
+void sema_fail(Sema *s, Span sp, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(s, sp, fmt, ap);
+    va_end(ap);
     longjmp(*s->jb, 1);
+}
+
+/* An error after which analysis can go on as it is: reported, and the kernel
+ * yields no IR; where nothing recovers, the same as sema_fail. */
+static void __attribute__((format(printf, 3, 4))) soft_fail(Sema *s, Span sp, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(s, sp, fmt, ap);
+    va_end(ap);
+    if (!s->recover || s->quiet)
+        longjmp(*s->jb, 1);
+    s->failed = true;
+}
+
+const char *sema_did_you_mean(Sema *s, const Suggest *sg) {
+    const char *best = suggest_best(sg);
+    return best ? arena_printf(s->a, "; did you mean '%s'?", best) : "";
 }
 
 static void enter(Sema *s, Span sp) {
@@ -195,15 +234,18 @@ static void collect_globals(Sema *s) {
     }
 }
 
+static const char *const known_mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
+                                         "triton.language.standard", "triton.language.extra",
+                                         "triton.language.extra.cuda", "triton.language.semantic"};
+
 static bool known_module(const char *path) {
-    static const char *mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
-                                 "triton.language.standard", "triton.language.extra", "triton.language.extra.cuda",
-                                 "triton.language.semantic"};
-    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
-        if (!strcmp(mods[i], path))
+    for (size_t i = 0; i < sizeof known_mods / sizeof known_mods[0]; i++)
+        if (!strcmp(known_mods[i], path))
             return true;
     return false;
 }
+
+static bool is_tl_module(const char *mod) { return !strncmp(mod, "triton.language", 15) && (!mod[15] || mod[15] == '.'); }
 
 static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out) {
     char *full = arena_printf(s->a, "%s.%s", mod, name);
@@ -230,10 +272,30 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
 
 static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
     Val v;
-    if (!module_attr_try(s, mod, name, &v))
-        sema_fail(s, sp, "module '%s' has no attribute '%s'%s", mod, name,
-                  strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "");
-    return v;
+    if (module_attr_try(s, mod, name, &v))
+        return v;
+    /* a Triton function tl lacks is not a typo: say so, as users write it */
+    if ((is_tl_module(mod) && sema_builtin_unsupported(name)) || !strncmp(mod, "triton.language.extra", 21))
+        sema_fail(s, sp, "'tl%s.%s' is not supported by tl yet", mod + 15, name);
+    Suggest sg;
+    suggest_init(&sg, name);
+    size_t n = strlen(mod);
+    for (size_t i = 0; i < sizeof known_mods / sizeof known_mods[0]; i++) /* submodules */
+        if (!strncmp(known_mods[i], mod, n) && known_mods[i][n] == '.' && !strchr(known_mods[i] + n + 1, '.'))
+            suggest_add(&sg, known_mods[i] + n + 1);
+    if (is_tl_module(mod))
+        sema_suggest_builtins(&sg, B_TL);
+    else if (!strcmp(mod, "triton"))
+        sema_suggest_builtins(&sg, B_TRITON);
+    const char *dym = sema_did_you_mean(s, &sg);
+    if (!dym[0] && is_tl_module(mod)) { /* tl.cumsun: close to a function tl lacks */
+        suggest_init(&sg, name);
+        sema_suggest_unsupported(&sg);
+        if (suggest_best(&sg))
+            dym = arena_printf(s->a, "; did you mean '%s'? (not supported by tl yet)", suggest_best(&sg));
+    }
+    sema_fail(s, sp, "module '%s' has no attribute '%s'%s%s", mod, name,
+              strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "", dym);
 }
 
 /* Evaluate a module-level expression (a constant, a default value, a
@@ -300,16 +362,54 @@ Val sema_lookup_global(Sema *s, const char *name, bool *found) {
     return sema_none();
 }
 
-static Val lookup(Sema *s, const char *name, Span sp) {
+/* A name defined nowhere: the closest local, global, builtin or keyword
+ * (a statement of one name may be a misspelt `pass` or `return`). */
+static _Noreturn void undefined_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < s->fr->scope.n; i++)
+        suggest_add(&sg, s->fr->scope.b[i].name);
+    for (int i = 0; i < s->nglobals; i++)
+        suggest_add(&sg, s->globals[i].name);
+    sema_suggest_builtins(&sg, B_PY);
+    static const char *const words[] = {"tl", "triton", "True", "False", "None"};
+    static const char *const stmts[] = {"pass", "return", "break", "continue"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        suggest_add(&sg, words[i]);
+    for (size_t i = 0; whole_stmt && i < sizeof stmts / sizeof stmts[0]; i++)
+        suggest_add(&sg, stmts[i]);
+    if (!s->fr->caller && s->recover) { /* each undefined name of the kernel is reported once */
+        const char **u = arena_alloc(s->a, sizeof(char *) * (size_t)(s->nundef + 1));
+        if (s->nundef)
+            memcpy(u, s->undef, sizeof(char *) * (size_t)s->nundef);
+        u[s->nundef++] = name;
+        s->undef = u;
+    }
+    sema_fail(s, sp, "name '%s' is not defined%s", name, sema_did_you_mean(s, &sg));
+}
+
+/* A name whose statement failed: skip the statement that reads it, quietly
+ * (its error was reported; anything more would follow from it). */
+static _Noreturn void poisoned(Sema *s) { longjmp(*s->jb, 1); }
+
+/* whole_stmt: the name is a statement by itself (undefined_name) */
+static Val lookup_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
     Binding *b = scope_find(&s->fr->scope, name);
+    if (b && b->v.k == V_POISON)
+        poisoned(s);
     if (b)
         return b->v;
     bool found;
     Val v = sema_lookup_global(s, name, &found);
+    for (int i = 0; !found && !s->fr->caller && i < s->nundef; i++)
+        if (!strcmp(s->undef[i], name))
+            poisoned(s);
     if (!found)
-        sema_fail(s, sp, "name '%s' is not defined", name);
+        undefined_name(s, name, sp, whole_stmt);
     return v;
 }
+
+static Val lookup(Sema *s, const char *name, Span sp) { return lookup_name(s, name, sp, false); }
 
 /* ---- decorators ---- */
 
@@ -449,8 +549,14 @@ static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
         int j;
         for (j = 0; j < ps->len && strcmp(ps->items[j]->name, args->kw[k]); j++)
             ;
-        if (j == ps->len)
-            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'", fn->name, args->kw[k]);
+        if (j == ps->len) {
+            Suggest sg;
+            suggest_init(&sg, args->kw[k]);
+            for (j = 0; j < ps->len; j++)
+                suggest_add(&sg, ps->items[j]->name);
+            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'%s", fn->name, args->kw[k],
+                      sema_did_you_mean(s, &sg));
+        }
         if (set[j])
             sema_fail(s, args->kw_sp[k], "%s() got multiple values for argument '%s'", fn->name, args->kw[k]);
         vals[j] = args->kwv[k];
@@ -505,7 +611,17 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
     }
     if (x.k == V_TENSOR && (sema_builtin_tl(name) || !strcmp(name, "to")))
         sema_fail(s, sp, "'%s' is a method: call it as x.%s(...)", name, name);
-    sema_fail(s, sp, "%s has no attribute '%s'", sema_describe(s, x), name);
+    if (x.k == V_TENSOR && sema_builtin_unsupported(name))
+        sema_fail(s, sp, "the tensor method '%s' is not supported by tl yet", name);
+    Suggest sg;
+    suggest_init(&sg, name);
+    if (x.k == V_TENSOR) {
+        static const char *const attrs[] = {"dtype", "shape", "numel", "T"};
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+            suggest_add(&sg, attrs[i]);
+        sema_suggest_builtins(&sg, B_METHOD);
+    }
+    sema_fail(s, sp, "%s has no attribute '%s'%s", sema_describe(s, x), name, sema_did_you_mean(s, &sg));
 }
 
 static Val eval_call(Sema *s, const Node *n) {
@@ -833,7 +949,7 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     for (int i = 0; i < live.n; i++) {
         Binding *t = scope_find(&ts, live.b[i].name), *e = scope_find(&es, live.b[i].name);
         Val lv = live.b[i].v, tv = t ? t->v : lv, ev = e ? e->v : lv;
-        if (same_val(tv, lv) && same_val(ev, lv))
+        if ((same_val(tv, lv) && same_val(ev, lv)) || (lv.k == V_POISON && tv.k == V_POISON && ev.k == V_POISON))
             continue;
         m[nm++] = (Merge){live.b[i].name, tv, ev, true, lv, {0}};
     }
@@ -850,8 +966,8 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     int nres = 0;
     for (int i = 0; i < nm; i++) {
         Merge *g = &m[i];
-        if (same_val(g->tv, g->ev))
-            continue; /* both branches agree: no result needed */
+        if (same_val(g->tv, g->ev) || g->tv.k == V_POISON || g->ev.k == V_POISON)
+            continue; /* both branches agree: no result needed; or a branch failed (recovery) */
         if (g->live && g->lv.k == V_TENSOR) {
             /* a live-in tensor keeps its type in both branches */
             for (int side = 0; side < 2; side++) {
@@ -877,7 +993,9 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     Inst *in = emit_if(s, cond, tb, eb, rt, nres, sp);
     fr->scope = live;
     for (int i = 0, r = 0; i < nm; i++) {
-        if (same_val(m[i].tv, m[i].ev))
+        if (m[i].tv.k == V_POISON || m[i].ev.k == V_POISON)
+            bind(s, m[i].name, (Val){.k = V_POISON});
+        else if (same_val(m[i].tv, m[i].ev))
             bind(s, m[i].name, m[i].tv);
         else
             bind(s, m[i].name, sema_tensor(s, in->results[r++]));
@@ -1044,6 +1162,7 @@ typedef struct Carried {
     Type t;
     ValueId init;
     bool deferred; /* a compile-time value: must not change in the loop */
+    bool poisoned; /* a statement of the body that assigns it failed (recovery) */
 } Carried;
 
 /* The loop-carried names of a loop body: assigned in it and live before it
@@ -1058,8 +1177,8 @@ static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried
         if (skip && !strcmp(names[i], skip))
             continue;
         Binding *b = scope_find(&s->fr->scope, names[i]);
-        if (!b)
-            continue;
+        if (!b || b->v.k == V_POISON)
+            continue; /* poisoned stays poisoned after the loop */
         Carried *k = &c[nc++];
         *k = (Carried){.name = names[i], .live = b->v};
         if (b->v.k == V_TENSOR) {
@@ -1083,6 +1202,12 @@ static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
     for (int i = 0; i < nc; i++) {
         Binding *b = scope_find(&s->fr->scope, c[i].name);
         Val v = b ? b->v : c[i].live;
+        if (v.k == V_POISON) {
+            c[i].poisoned = true;
+            if (!c[i].deferred)
+                y[n++] = c[i].init; /* any value of its type: the kernel fails anyway */
+            continue;
+        }
         if (c[i].deferred) {
             if (same_val(v, c[i].live))
                 continue;
@@ -1112,9 +1237,12 @@ static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
 
 static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, Inst *in, const char *target, Val *tgt_live) {
     s->fr->scope = live;
-    for (int i = 0, r = 0; i < nc; i++)
+    for (int i = 0, r = 0; i < nc; i++) {
         if (!c[i].deferred)
             bind(s, c[i].name, sema_tensor(s, in->results[r++]));
+        if (c[i].poisoned)
+            bind(s, c[i].name, (Val){.k = V_POISON});
+    }
     if (target) {
         if (tgt_live)
             bind(s, target, *tgt_live);
@@ -1136,11 +1264,13 @@ static void exec_loop_body(Sema *s, const Node *n, Carried *c, int nc) {
 /* Iterations from..count-1 of a static_range loop, each followed (for a
  * runtime `if` with a `return` inside) by the remaining ones and then k. */
 static void unroll(Sema *s, const Node *n, int64_t lb, int64_t step, int64_t from, int64_t count, const Cont *k) {
+    s->no_recover++; /* an error in one iteration would be one in each: it ends the whole loop */
     for (int64_t i = from; i < count && !s->fr->returned; i++) {
         bind(s, n->a->name, sema_int(lb + i * step));
         Cont c = {.loop = n, .next = i + 1, .count = count, .lb = lb, .step = step, .up = k};
         exec_seq(s, &n->l0, 0, &c);
     }
+    s->no_recover--;
 }
 
 static void exec_for(Sema *s, const Node *n, const Cont *k) {
@@ -1311,7 +1441,9 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
                               "inlining (an unbounded static_range or recursion?)", SEMA_MAX_WORK);
     switch (n->kind) {
     case N_EXPR_STMT:
-        if (n->a->kind != N_STR) /* docstrings */
+        if (n->a->kind == N_NAME)
+            (void)lookup_name(s, n->a->name, n->a->span, true);
+        else if (n->a->kind != N_STR) /* docstrings */
             (void)eval(s, n->a);
         break;
     case N_ASSIGN: {
@@ -1354,11 +1486,79 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
     leave(s);
 }
 
+/* ---- recovery ----
+ *
+ * Each statement of the kernel's own body (at any depth of runtime if / for
+ * / while, and after a runtime `if` with a `return` inside) is a recovery
+ * point: on an error, the state the statement may have changed is put back,
+ * the names it assigns become V_POISON, and the next statement runs. Reading
+ * a poisoned name skips that statement too, without a message: the one
+ * error is reported, not what follows from it. The IR the failed statement
+ * left behind is never used: a kernel with an error yields none.
+ *
+ * Not recovered: statements of inlined @jit helpers and of static_range
+ * loops being unrolled (an error there ends the kernel statement around
+ * them, as the same error would come again per call or per iteration), and
+ * the quiet probes of choose_kernel. */
+
+typedef struct Saved {
+    int nest, depth, dup, no_recover, loop_nest;
+    Block *blk;
+    Frame *fr;
+    Scope scope;
+    bool returned;
+    Val ret;
+    Span ret_span;
+} Saved;
+
+static bool can_recover(Sema *s) { return s->recover && !s->quiet && !s->fr->caller && !s->no_recover; }
+
+static void poison_targets(Sema *s, const Node *n) {
+    const char **names = NULL;
+    int nn = 0, cap = 0;
+    Node *one[1] = {(Node *)n};
+    NodeList l = {.items = one, .len = 1, .cap = 1};
+    assigned_names(s, &l, &names, &nn, &cap);
+    for (int i = 0; i < nn; i++)
+        scope_set(s, &s->fr->scope, names[i], (Val){.k = V_POISON});
+}
+
+static void exec_stmt_recovering(Sema *s, const Node *n, const Cont *k) {
+    if (!can_recover(s)) {
+        exec_stmt(s, n, k);
+        return;
+    }
+    Frame *fr = s->fr;
+    const Saved sv = {s->nest,    s->depth,    s->dup,       s->no_recover, fr->loop_nest, s->blk, fr,
+                      scope_copy(s, &fr->scope), fr->returned, fr->ret,     fr->ret_span};
+    jmp_buf jb, *outer = s->jb;
+    s->jb = &jb;
+    if (!setjmp(jb)) {
+        exec_stmt(s, n, k);
+        s->jb = outer;
+        return;
+    }
+    s->jb = outer;
+    s->failed = true;
+    if (s->d->too_many) /* --max-errors reached: stop */
+        longjmp(*outer, 1);
+    s->nest = sv.nest, s->depth = sv.depth, s->dup = sv.dup, s->no_recover = sv.no_recover;
+    s->blk = sv.blk;
+    s->fr = sv.fr;
+    s->fr->loop_nest = sv.loop_nest;
+    s->fr->scope = sv.scope;
+    s->fr->returned = sv.returned, s->fr->ret = sv.ret, s->fr->ret_span = sv.ret_span;
+    for (int i = 0; i < s->nglobals; i++) /* a global whose evaluation failed: evaluate it again when used */
+        if (s->globals[i].state == 1)
+            s->globals[i].state = 0;
+    poison_targets(s, n);
+}
+
 /* l->items[from..]; up is what follows l in the function. */
 static void exec_seq(Sema *s, const NodeList *l, int from, const Cont *up) {
     for (int i = from; i < l->len && !s->fr->returned; i++) {
         Cont k = {.l = l, .from = i + 1, .up = up};
-        exec_stmt(s, l->items[i], &k);
+        exec_stmt_recovering(s, l->items[i], &k);
     }
 }
 
@@ -1429,6 +1629,9 @@ static int split_signature(Sema *s, const char *sig, const char ***out) {
     return n;
 }
 
+static const char *const sig_type_names[] = {"i1",  "i8",  "i16",  "i32",  "i64",  "u8",  "u16",
+                                             "u32", "u64", "fp16", "bf16", "fp32", "fp64"};
+
 /* A signature type: *DTYPE or a scalar dtype, each with an optional :16 / :1 hint. */
 static bool sig_type(const char *e, Type *t, int *hint, bool *bad_hint) {
     bool ptr = *e == '*';
@@ -1441,11 +1644,9 @@ static bool sig_type(const char *e, Type *t, int *hint, bool *bad_hint) {
         return false;
     memcpy(name, e, len);
     name[len] = 0;
-    static const char *names[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                  "fp16", "bf16", "fp32", "fp64"};
     bool ok = false;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        ok |= !strcmp(names[i], name);
+    for (size_t i = 0; i < sizeof sig_type_names / sizeof sig_type_names[0]; i++)
+        ok |= !strcmp(sig_type_names[i], name);
     if (!ok && !ptr)
         return false;
     Type d;
@@ -1467,6 +1668,57 @@ static bool sig_type(const char *e, Type *t, int *hint, bool *bad_hint) {
             *bad_hint = true;
     }
     return true;
+}
+
+/* The signature type a misspelt entry most likely means, its '*' and hint
+ * kept: another name of the dtype (f32, float32, int32, tl.float16), a C or
+ * Python type name (int, float, double, half, bool), or the closest type
+ * name ("fp23"). NULL when nothing is close. */
+static const char *sig_type_guess(Sema *s, const char *entry) {
+    static const struct { const char *word, *type; } words[] = {
+        {"int", "i32"}, {"float", "fp32"}, {"double", "fp64"}, {"half", "fp16"}, {"bool", "i1"}, {"long", "i64"},
+    };
+    bool ptr = *entry == '*';
+    const char *e = ptr ? entry + 1 : entry, *colon = strchr(e, ':');
+    char *name = arena_strndup(s->a, e, colon ? (size_t)(colon - e) : strlen(e));
+    const char *guess = NULL;
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && !guess; i++)
+        if (!strcmp(words[i].word, name))
+            guess = words[i].type;
+    Type d;
+    if (!guess && sema_dtype_by_name(name, &d)) /* f32, float32, tl.float16 */
+        guess = name;
+    if (!guess) { /* the closest of the type names and Triton's dtype names ("flaot16") */
+        Suggest sg;
+        suggest_init(&sg, name);
+        for (size_t i = 0; i < sizeof sig_type_names / sizeof sig_type_names[0]; i++)
+            suggest_add(&sg, sig_type_names[i]);
+        sema_suggest_dtypes(&sg);
+        guess = suggest_best(&sg);
+    }
+    Type t, u;
+    if (guess && sema_dtype_by_name(guess, &t)) /* spelt as a signature type */
+        for (size_t i = 0; i < sizeof sig_type_names / sizeof sig_type_names[0]; i++)
+            if (sema_dtype_by_name(sig_type_names[i], &u) && u.dtype == t.dtype)
+                guess = sig_type_names[i];
+    return guess ? arena_printf(s->a, "%s%s%s", ptr ? "*" : "", guess, colon ? colon : "") : NULL;
+}
+
+/* May a parameter that is not a tl.constexpr be given this signature
+ * constant? Like Triton's AOT compiler, a number (and here also a string,
+ * a bool, None, a tuple or a function of the file) specialises it as a
+ * constant; a dtype or a builtin there is a misspelt type (f32, int). */
+static bool sig_constant_ok(Val v) {
+    switch (v.k) {
+    case V_INT:
+    case V_FLOAT:
+    case V_BOOL:
+    case V_NONE:
+    case V_STR:
+    case V_TUPLE:
+    case V_FUNC: return true;
+    default: return false;
+    }
 }
 
 static const char *define_of(Sema *s, const char *name) {
@@ -1625,7 +1877,7 @@ static void check_option(Sema *s, const Node *fn, const char *option, const char
 static void specialize(Sema *s, const Node *fn) {
     const NodeList *ps = &fn->l0;
     const SemaOptions *o = s->opt;
-    const Node *meta = NULL;
+    const Node *volatile meta = NULL; /* volatile quiets -Wclobbered: not changed after the setjmp below */
     int nnamed = 0, nruntime = 0;
     for (int i = 0; i < ps->len; i++) {
         const Node *p = ps->items[i];
@@ -1674,13 +1926,44 @@ static void specialize(Sema *s, const Node *fn) {
                       fn->name, want, rt_sig ? "runtime " : "", want == 1 ? "" : "s");
         }
     }
+    for (int i = 0; i < o->ndefines && !meta; i++) {
+        /* a -D that sets nothing is a typo, as an unknown keyword argument is in Triton */
+        const char *name = o->defines[i].name;
+        if (!name)
+            continue;
+        Suggest sg;
+        suggest_init(&sg, name);
+        bool param = false;
+        for (int j = 0; j < ps->len; j++) {
+            param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
+            suggest_add(&sg, ps->items[j]->name);
+        }
+        if (!param)
+            soft_fail(s, fn->span, "-D %s names no parameter of kernel '%s'%s", name, fn->name,
+                      sema_did_you_mean(s, &sg));
+    }
     int k = 0;
+    jmp_buf pjb, *outer = s->jb;
     for (int i = 0; i < ps->len; i++) {
         const Node *p = ps->items[i];
         if (p->op)
             continue;
         bool cx = is_constexpr_annotation(p->a);
-        const char *entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
+        /* volatile quiets -Wclobbered: entry is not changed after the setjmp below */
+        const char *volatile entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
+        /* recovery: a parameter in error is poisoned, and the next one bound */
+        s->jb = outer;
+        if (s->recover && !s->quiet) {
+            s->jb = &pjb;
+            if (setjmp(pjb)) {
+                s->jb = outer;
+                s->failed = true;
+                if (s->d->too_many)
+                    longjmp(*outer, 1);
+                scope_set(s, &s->fr->scope, p->name, (Val){.k = V_POISON});
+                continue;
+            }
+        }
         const char *def = cx || !rt_sig ? define_of(s, p->name) : NULL;
         Type t;
         int hint = 0;
@@ -1693,10 +1976,30 @@ static void specialize(Sema *s, const Node *fn) {
         } else if (entry && !is_type) {
             if (!entry[0])
                 sema_fail(s, p->span, "empty signature entry for parameter '%s'", p->name);
-            if (!sema_parse_literal(s, entry, &v))
-                sema_fail(s, p->span, "bad signature entry '%s' for parameter '%s': expected a type (*fp16, i32, "
-                                      "fp32:16, ...) or a literal value",
+            bool lit = sema_parse_literal(s, entry, &v);
+            if (!cx && (!lit || !sig_constant_ok(v))) {
+                const char *guess = sig_type_guess(s, entry);
+                if (guess)
+                    sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type; did you mean '%s'?",
+                              entry, p->name, guess);
+                sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type (*DTYPE or one of i1, "
+                                      "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64) nor a constant",
                           entry, p->name);
+            }
+            if (!lit) {
+                Suggest sg;
+                suggest_init(&sg, entry);
+                for (int g = 0; g < s->nglobals; g++)
+                    if (s->globals[g].def->kind != N_ALIAS)
+                        suggest_add(&sg, s->globals[g].name);
+                const char *dym = sema_did_you_mean(s, &sg);
+                if (!dym[0] && is_identifier(entry))
+                    dym = arena_printf(s->a, "; a string is quoted: '%s'", entry);
+                sema_fail(s, p->span, "bad signature entry '%s' for constexpr parameter '%s': expected a literal "
+                                      "(128, 1.5, 'text', True, None), a dtype or the name of a @jit function of the "
+                                      "file%s",
+                          entry, p->name, dym);
+            }
             have = true;
         } else if (cx && entry) {
             sema_fail(s, p->span, "parameter '%s' is a tl.constexpr: the signature must give its value, not the type "
@@ -1725,10 +2028,15 @@ static void specialize(Sema *s, const Node *fn) {
         }
         if (!entry)
             sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
-        if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID))
+        if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID)) {
+            const char *guess = sig_type_guess(s, entry);
+            if (guess)
+                sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s'; did you mean '%s'?", entry,
+                          p->name, guess);
             sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s' (expected *DTYPE or one of i1, "
                                   "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64)",
                       entry, p->name);
+        }
         if (bad_hint)
             sema_fail(s, p->span, "bad hint in signature entry '%s' for parameter '%s' (only :16 and :1 are valid)",
                       entry, p->name);
@@ -1749,6 +2057,7 @@ static void specialize(Sema *s, const Node *fn) {
             scope_set(s, &s->fr->scope, p->name, sema_tensor(s, pv));
         }
     }
+    s->jb = outer;
     if (cfg.k == V_CONFIG) {
         Val d = cfg.items[0];
         for (int i = 0; i < d.n && !meta; i++) {
@@ -1963,8 +2272,11 @@ Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *modu
         return NULL;
     Frame fr;
     start_function(&s, fn, &fr);
+    s.recover = true;
     specialize(&s, fn);
     exec_block(&s, &fn->l1);
+    if (s.failed)
+        return NULL;
     s.blk = s.f->body;
     sema_emit_inst(&s, IR_RETURN, NULL, 0, NULL, 0, fn->span);
     return s.f;

@@ -121,6 +121,7 @@ const char *sema_kind_name(Val v) {
     case V_CONFIG: return "Config";
     case V_SLICE: return "slice";
     case V_TENSOR: return "tensor";
+    case V_POISON: return "error"; /* never shown: reading a poisoned name says nothing */
     }
     return "?";
 }
@@ -183,6 +184,7 @@ void sema_repr(Buf *b, Val v) {
         break;
     case V_SLICE: buf_puts(b, ":"); break;
     case V_TENSOR: ir_type_print(b, v.ty); break;
+    case V_POISON: buf_puts(b, "<error>"); break;
     }
 }
 

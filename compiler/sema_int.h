@@ -15,15 +15,21 @@
  * folds with Python's rules; as soon as a tensor takes part, Triton's rules
  * apply and IR is emitted into the current block.
  *
- * Errors: the first error ends the compilation of a kernel (as in Triton,
- * where it is an exception). sema_fail() reports it and longjmps back to
- * sema_kernel(); everything lives in the arena, so nothing leaks. */
+ * Errors: sema_fail() reports an error and longjmps to the nearest recovery
+ * point; everything lives in the arena, so nothing leaks. In the kernel's own
+ * body each statement is one (sema.c, "recovery"): the statement is skipped,
+ * the names it assigns are poisoned (V_POISON), a later statement that reads
+ * one is skipped silently, and analysis goes on to report the next error. A
+ * kernel with an error never yields IR. Inside an inlined helper or a
+ * static_range loop the error still ends the enclosing kernel statement
+ * (as in Triton, where it is an exception). */
 #ifndef TL_SEMA_INT_H
 #define TL_SEMA_INT_H
 
 #include <setjmp.h>
 
 #include "sema.h"
+#include "suggest.h"
 
 enum {
     SEMA_MAX_INLINE = 64,     /* nested @jit calls before "recursion too deep" */
@@ -52,6 +58,8 @@ typedef enum {
     V_CONFIG,  /* triton.Config: items[0] = kwargs dict, i = num_warps, i2 = num_stages */
     V_SLICE,   /* ':' inside a subscript */
     V_TENSOR,  /* id: an SSA value of type ty (scalar or block) */
+    V_POISON,  /* only in a scope: a name whose statement failed; reading it skips the
+                  reader's statement without a further error */
 } VKind;
 
 typedef struct Builtin Builtin;
@@ -122,6 +130,13 @@ typedef struct Sema {
     jmp_buf *jb;
     bool quiet;      /* probing a kernel: fail without a diagnostic */
     KernelInfo *info; /* sema_kernel_info: record the parameters, allow untyped runtime ones */
+    bool recover;    /* statements of the kernel's body are recovery points */
+    int no_recover;  /* static_range loops being unrolled around the statement */
+    bool failed;     /* an error was recovered from: the kernel yields no IR */
+    const char **undef; /* names reported undefined in the kernel's body: once is enough */
+    int nundef;
+    const char **reported; /* "line:col:message" of each error shown (no repeats) */
+    int nreported;
 } Sema;
 
 /* Call arguments after evaluation; spans point at each argument. */
@@ -157,6 +172,8 @@ struct Builtin {
 
 /* ---- sema.c ---- */
 _Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "; did you mean 'x'?" for sg's unique closest name, else "" (arena). */
+const char *sema_did_you_mean(Sema *s, const Suggest *sg);
 /* A module-level name, or a builtin; found = false if neither. */
 Val sema_lookup_global(Sema *s, const char *name, bool *found);
 /* Call any callable value (inlines @jit functions). */
@@ -224,6 +241,15 @@ const Builtin *sema_builtin_tl(const char *name);
 const Builtin *sema_builtin_bare(const char *name);
 const Builtin *sema_builtin_triton(const char *name);
 bool sema_builtin_is(const Builtin *bi, const char *name);
+/* Offer every builtin name with one of flags (B_TL also offers the dtype names). */
+void sema_suggest_builtins(Suggest *sg, unsigned flags);
+/* Offer Triton's dtype names (float16, int32, ...). */
+void sema_suggest_dtypes(Suggest *sg);
+/* A Triton name of triton.language (tl.cumsum, tl.math.erf) that tl does not
+ * implement yet: reported as such, never as a typo. */
+bool sema_builtin_unsupported(const char *name);
+/* Offer those names (for a "did you mean" that says it is not supported yet). */
+void sema_suggest_unsupported(Suggest *sg);
 /* Bind call arguments to bi's parameters (vals/sps get B_MAX_PARAMS + 2 slots). */
 void sema_bind_args(Sema *s, const Builtin *bi, Args *args, Span call, Val *vals, Span *sps);
 Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call);

@@ -1582,6 +1582,42 @@ static const Builtin builtins[] = {
 };
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 
+/* What Triton's triton.language has and tl does not implement yet (the one
+ * list of it: a builtin added to the table above leaves this one). Naming one
+ * is "not supported by tl yet", at tl.NAME, tl.math.NAME or as a tensor
+ * method; it is never offered as a "did you mean". The members of
+ * triton.language.extra (libdevice) are all missing too (sema.c). */
+static const char *const unsupported[] = {
+    /* creation and shapes */
+    "cat", "broadcast", "interleave", "join", "split", "flip", "gather",
+    /* memory: block pointers and tensor descriptors */
+    "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
+    "store_tensor_descriptor", "tensor_descriptor",
+    /* math (tl.NAME and tl.math.NAME) */
+    "erf", "umulhi", "fdiv", "div_rn", "sqrt_rn", "softmax", "dot_scaled",
+    /* reductions, scans, sorting */
+    "reduce", "xor_sum", "associative_scan", "cumsum", "cumprod", "histogram", "sort", "topk",
+    /* random numbers */
+    "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
+    "uint_to_uniform_float", "pair_uniform_to_normal",
+    /* fp8 types */
+    "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+    /* inline assembly, hints, elementwise maps */
+    "inline_asm_elementwise", "assume", "max_constancy", "map_elementwise",
+};
+
+void sema_suggest_unsupported(Suggest *sg) {
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        suggest_add(sg, unsupported[i]);
+}
+
+bool sema_builtin_unsupported(const char *name) {
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        if (!strcmp(unsupported[i], name))
+            return true;
+    return false;
+}
+
 static const Builtin *find(const char *name, unsigned flags) {
     for (int i = 0; i < NBUILTINS; i++)
         if ((builtins[i].flags & flags) && !strcmp(builtins[i].name, name))
@@ -1621,6 +1657,19 @@ bool sema_tl_dtype(const char *name, Type *out) {
             return true;
         }
     return false;
+}
+
+void sema_suggest_dtypes(Suggest *sg) {
+    for (int d = DT_I1; d < DT_PTR; d++)
+        suggest_add(sg, triton_dtype_names[d]);
+}
+
+void sema_suggest_builtins(Suggest *sg, unsigned flags) {
+    for (int i = 0; i < NBUILTINS; i++)
+        if (builtins[i].flags & flags)
+            suggest_add(sg, builtins[i].name);
+    if (flags & B_TL)
+        sema_suggest_dtypes(sg);
 }
 
 /* dtype.is_floating() and friends */
@@ -1758,8 +1807,15 @@ void sema_bind_args(Sema *s, const Builtin *bi, Args *args, Span call, Val *vals
         int j;
         for (j = 0; j < np && (ps[j].varargs || strcmp(ps[j].name, args->kw[k])); j++)
             ;
-        if (j == np)
-            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'", bi->name, args->kw[k]);
+        if (j == np) {
+            Suggest sg;
+            suggest_init(&sg, args->kw[k]);
+            for (j = 0; j < np; j++)
+                if (!ps[j].varargs)
+                    suggest_add(&sg, ps[j].name);
+            sema_fail(s, args->kw_sp[k], "%s() got an unexpected keyword argument '%s'%s", bi->name, args->kw[k],
+                      sema_did_you_mean(s, &sg));
+        }
         if (set[j])
             sema_fail(s, args->kw_sp[k], "%s() got multiple values for argument '%s'", bi->name, args->kw[k]);
         vals[j] = args->kwv[k];

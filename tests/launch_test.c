@@ -190,7 +190,9 @@ int main(void) {
           contains(tl_last_error(ctx), "<string>:5:") && contains(tl_last_error(ctx), "undefined_name"),
           tl_last_error(ctx));
     check("signature_bad_type", tl_kernel_from_string(ctx, axpb_src, "--signature '*fp32, *fp32, fp32, fp32, int, 64'",
-                                                       &k) == TL_ERROR_COMPILE, tl_last_error(ctx));
+                                                       &k) == TL_ERROR_COMPILE &&
+          contains(tl_last_error(ctx), "signature entry 'int' for parameter 'n' is not a type; did you mean 'i32'?"),
+          tl_last_error(ctx));
 
     /* No signature: a string-annotated constexpr is a constexpr for the API
      * too, and the launch types the runtime parameters. */
