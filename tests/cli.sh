@@ -65,3 +65,5 @@ if want cli/stdin; then
 fi
 cli_case stdin_diagnostics 1 err "^<stdin>:12:12: error: kernel 'copy_k' needs a signature for parameter 'x_ptr'" - < examples/copy.tl
 cli_case stdin_ast 0 out "(Module" --emit=ast - < tests/data/empty.tl
+# A device or a huge file is refused by size, not read until memory runs out.
+cli_case dev_zero 2 err "cannot read '/dev/zero': File too large" /dev/zero
