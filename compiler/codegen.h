@@ -4,6 +4,7 @@
 #define TL_CODEGEN_H
 
 #include "arch.h"
+#include "timing.h"
 #include "ir.h"
 
 /* Lower every function of fs (after the layout pass: each block value has a
@@ -22,8 +23,9 @@
  * for num_warps, an op the GPU does not support) are reported at the op's
  * source span; LLVM verifier failures are internal errors with the module
  * dumped to a file named in the message. Returns false on any error. The same
- * input gives byte-identical output. */
+ * input gives byte-identical output. times (if not NULL) gets the lowering,
+ * optimisation and emission times added. */
 bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *arch, int opt_level, Buf *llvm_ir,
-                    Buf *ptx);
+                    Buf *ptx, CompileTimes *times);
 
 #endif

@@ -15,11 +15,24 @@
 #include "compile.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "codegen.h"
 #include "layout.h"
 
 const char *const compile_pass_names[] = {"sema", "layout", NULL};
+
+const char *const compile_stage_names[STAGE__COUNT] = {
+    [STAGE_PARSE] = "parse",       [STAGE_SEMA] = "sema",         [STAGE_AXIS] = "axis",
+    [STAGE_LAYOUT] = "layout",     [STAGE_LOWER] = "llvm-ir",     [STAGE_OPTIMIZE] = "llvm-opt",
+    [STAGE_EMIT] = "ptx-emit",     [STAGE_LINK] = "link",
+};
+
+double compile_clock(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -29,36 +42,51 @@ static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHook
     return true;
 }
 
-Node *compile_parse(Arena *a, Diag *d, const Source *src) { return parse_source(a, d, src); }
+Node *compile_parse(Arena *a, Diag *d, const Source *src, CompileTimes *times) {
+    double t0 = compile_clock();
+    Node *m = parse_source(a, d, src);
+    compile_time(times, STAGE_PARSE, &t0);
+    return m;
+}
 
 bool compile_kernel_info(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
-                         KernelInfo *info) {
+                         KernelInfo *info, CompileTimes *times) {
     SemaOptions so = options_to_sema(o);
-    return sema_kernel_info(a, d, src, module, &so, info);
+    double t0 = compile_clock();
+    bool ok = sema_kernel_info(a, d, src, module, &so, info);
+    compile_time(times, STAGE_SEMA, &t0);
+    return ok;
 }
 
 Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *module,
                          const CompileOptions *o, const CompileHooks *hooks) {
     SemaOptions so = options_to_sema(o);
+    CompileTimes *times = hooks ? hooks->times : NULL;
+    double t0 = compile_clock();
     Function *f = sema_kernel(a, d, src, module, &so);
-    if (!f || !after_pass(d, f, "sema", hooks))
-        return NULL;
-    return f;
+    bool ok = f && after_pass(d, f, "sema", hooks);
+    compile_time(times, STAGE_SEMA, &t0);
+    return ok ? f : NULL;
 }
 
 bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
                  const CompileHooks *hooks, Buf *ptx) {
     if (!target)
         target = ptx_arch(NULL);
+    CompileTimes *times = hooks ? hooks->times : NULL;
+    double t0 = compile_clock();
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
         const AxisInfo *axis = axis_analyze(f);
-        if (!axis || !layout_pass(d, f, axis, target->max_shared) || !after_pass(d, f, "layout", hooks))
+        compile_time(times, STAGE_AXIS, &t0);
+        bool ok = axis && layout_pass(d, f, axis, target->max_shared) && after_pass(d, f, "layout", hooks);
+        compile_time(times, STAGE_LAYOUT, &t0);
+        if (!ok)
             return false;
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }
     if (stop == COMPILE_TO_IR_GPU)
         return true;
-    return codegen_module(d, fs, n, target, opt_level, hooks ? hooks->llvm : NULL, ptx);
+    return codegen_module(d, fs, n, target, opt_level, hooks ? hooks->llvm : NULL, ptx, times);
 }

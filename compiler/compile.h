@@ -5,6 +5,7 @@
 #define TL_COMPILE_H
 
 #include "arch.h"
+#include "timing.h"
 #include "options.h"
 
 typedef struct CompileHooks {
@@ -12,18 +13,19 @@ typedef struct CompileHooks {
     Buf *dump;
     Buf *ir_gpu;            /* if set: the IR with layouts (--emit=ir-gpu, TL_DUMP) */
     Buf *llvm;              /* if set: the LLVM IR (--emit=llvm, TL_DUMP) */
+    CompileTimes *times;    /* if set: each stage's time is added (--time-passes, the API's stats) */
 } CompileHooks;
 
 /* How far compile_gpu goes: the laid-out IR (--emit=ir-gpu) or down to PTX. */
 typedef enum CompileStop { COMPILE_TO_IR_GPU, COMPILE_TO_PTX } CompileStop;
 
 /* Parse a source file. NULL with diagnostics in d. */
-Node *compile_parse(Arena *a, Diag *d, const Source *src);
+Node *compile_parse(Arena *a, Diag *d, const Source *src, CompileTimes *times);
 
 /* What the kernel chosen by o (--kernel, or the one whose parameters are all
  * determined) expects: its runtime parameters, constexpr values, config. */
 bool compile_kernel_info(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
-                         KernelInfo *info);
+                         KernelInfo *info, CompileTimes *times);
 
 /* Target-independent part: specialise one kernel of a parsed module into
  * verified typed tile IR. Returns NULL with diagnostics in d. */

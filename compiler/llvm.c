@@ -906,7 +906,7 @@ static void dump_module(Diag *d, LLVMModuleRef mod, const char *why) {
 }
 
 static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTargetMachineRef tm, int opt,
-                          Buf *llvm_ir, Buf *ptx) {
+                          Buf *llvm_ir, Buf *ptx, CompileTimes *times, double *t0) {
     char *err = NULL;
     if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &err)) {
         dump_module(d, mod, err ? err : "?");
@@ -915,7 +915,12 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     }
     LLVMDisposeMessage(err);
     err = NULL;
-    if (!ptx_optimize(mod, tm, opt, &err) || (ptx && !ptx_emit(mod, tm, ptx, &err))) {
+    compile_time(times, STAGE_LOWER, t0);
+    bool ok = ptx_optimize(mod, tm, opt, &err);
+    compile_time(times, STAGE_OPTIMIZE, t0);
+    ok = ok && (!ptx || ptx_emit(mod, tm, ptx, &err));
+    compile_time(times, STAGE_EMIT, t0);
+    if (!ok) {
         diag_internal(d, "LLVM failed on the %s kernel: %s", a->name, err ? err : "?");
         LLVMDisposeMessage(err);
         return false;
@@ -928,7 +933,9 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     return true;
 }
 
-bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_level, Buf *llvm_ir, Buf *ptx) {
+bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_level, Buf *llvm_ir, Buf *ptx,
+                    CompileTimes *times) {
+    double t0 = compile_clock();
     char *err = NULL;
     LLVMTargetMachineRef tm = ptx_target_machine(a, opt_level, &err);
     if (!tm) {
@@ -950,7 +957,7 @@ bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_lev
     for (int i = 0; i < n && ok; i++)
         ok = lower_function(&L, fs[i]);
     if (ok)
-        ok = finish_module(d, L.mod, a, tm, opt_level, llvm_ir, ptx);
+        ok = finish_module(d, L.mod, a, tm, opt_level, llvm_ir, ptx, times, &t0);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.eb);
     LLVMDisposeModule(L.mod);

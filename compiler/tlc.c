@@ -49,7 +49,8 @@ static void usage(FILE *f) {
           "                       time C source and header with a launcher: docs/aot.md)\n"
           "  --embed=FORM         for --emit=c: ptx (default) or cubin images\n"
           "  --ir-in              the input is IR text: parse, verify and print it\n"
-          "  --dump-after=PASS    also print the IR after PASS (sema, layout) to stderr\n",
+          "  --dump-after=PASS    also print the IR after PASS (sema, layout) to stderr\n"
+          "  --time-passes        print the time each compile stage took to stderr\n",
           f);
     for (int i = 0; i < option_nspecs; i++) {
         const OptionSpec *o = &option_specs[i];
@@ -110,6 +111,17 @@ static int write_file(const char *path, const char *data, size_t len) {
     return EXIT_OK;
 }
 
+/* --time-passes: one line per stage, in pipeline order, then the total. */
+static void print_times(const CompileTimes *t) {
+    double total = 0;
+    fputs("tlc: time per stage\n", stderr);
+    for (int i = 0; i < STAGE__COUNT; i++) {
+        fprintf(stderr, "  %-10s %9.3f ms\n", compile_stage_names[i], t->seconds[i] * 1e3);
+        total += t->seconds[i];
+    }
+    fprintf(stderr, "  %-10s %9.3f ms\n", "total", total * 1e3);
+}
+
 typedef struct Driver {
     const char *input;    /* the path given, "-" for standard input */
     const char *out_path;
@@ -118,6 +130,7 @@ typedef struct Driver {
     bool ir_in;
     bool embed_cubin;
     const char *dump_after;
+    CompileTimes *times;          /* --time-passes */
     const char *archs[MAX_ARCHS]; /* --arch, a list for --emit=c; none: the default */
     int narchs;
     CompileOptions opts;
@@ -431,7 +444,7 @@ static int aot_paths(const Driver *dr, const char *input, Arena *a, const char *
  * an exit code for failures outside the source (usage, tools); source errors
  * are in d. */
 static int run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out) {
-    Node *mod = compile_parse(a, d, src);
+    Node *mod = compile_parse(a, d, src, dr->times);
     if (!mod)
         return EXIT_OK;
     if (dr->emit == EMIT_AST) {
@@ -439,7 +452,8 @@ static int run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out
         return EXIT_OK;
     }
     Buf dump = {0}, ir_gpu = {0}, llvm = {0};
-    CompileHooks hooks = {.dump_after = dr->dump_after, .dump = &dump, .ir_gpu = &ir_gpu, .llvm = &llvm};
+    CompileHooks hooks = {.dump_after = dr->dump_after, .dump = &dump, .ir_gpu = &ir_gpu, .llvm = &llvm,
+                          .times = dr->times};
     Function *fs[64];
     int n = compile_kernels(dr, a, d, src, mod, &hooks, fs, 64), rc = EXIT_OK;
     if (n > 0 && dr->emit == EMIT_IR) {
@@ -554,7 +568,8 @@ int main(int argc, char **argv) {
     Arena arena = {0};
 
     /* Long options: the driver's own, then the shared compile options. */
-    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_EMBED, OPT_SHARED = 512 };
+    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_EMBED, OPT_TIME_PASSES, OPT_SHARED = 512 };
+    CompileTimes times = {0};
     struct option longopts[32];
     int n = 0;
     longopts[n++] = (struct option){"emit", required_argument, NULL, OPT_EMIT};
@@ -563,6 +578,7 @@ int main(int argc, char **argv) {
     longopts[n++] = (struct option){"version", no_argument, NULL, OPT_VERSION};
     longopts[n++] = (struct option){"ir-in", no_argument, NULL, OPT_IR_IN};
     longopts[n++] = (struct option){"dump-after", required_argument, NULL, OPT_DUMP_AFTER};
+    longopts[n++] = (struct option){"time-passes", no_argument, NULL, OPT_TIME_PASSES};
     for (int i = 0; i < option_nspecs; i++)
         if (option_specs[i].name[1])
             longopts[n++] = (struct option){option_specs[i].name,
@@ -603,6 +619,9 @@ int main(int argc, char **argv) {
             break;
         case OPT_IR_IN:
             dr.ir_in = true;
+            break;
+        case OPT_TIME_PASSES:
+            dr.times = &times;
             break;
         case OPT_DUMP_AFTER: {
             int i;
@@ -677,6 +696,8 @@ int main(int argc, char **argv) {
         rc = diag.internal ? EXIT_INTERNAL : diag.nerrors ? EXIT_SOURCE : EXIT_OK;
     if (diag.out.len)
         fwrite(diag.out.data, 1, diag.out.len, stderr);
+    if (dr.times)
+        print_times(dr.times);
     if (rc == EXIT_OK && dr.emit != EMIT_C && (out.len || dr.out_path))
         rc = write_file(dr.out_path, out.data, out.len);
     buf_free(&out);

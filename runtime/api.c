@@ -49,6 +49,13 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) {
     return s;
 }
 
+void api_add_times(TlContext *ctx, const CompileTimes *t) {
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < STAGE__COUNT; i++)
+        ctx->times.seconds[i] += t->seconds[i];
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 void api_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total) {
     pthread_mutex_lock(&ctx->lock);
     if (counter)
@@ -260,9 +267,11 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
         goto out;
     }
     Diag d = {.max_errors = k->opts.max_errors};
-    k->module = compile_parse(&k->arena, &d, &k->src);
-    if (k->module && !compile_kernel_info(&k->arena, &d, &k->src, k->module, &k->opts, &k->info))
+    CompileTimes times = {0};
+    k->module = compile_parse(&k->arena, &d, &k->src, &times);
+    if (k->module && !compile_kernel_info(&k->arena, &d, &k->src, k->module, &k->opts, &k->info, &times))
         k->module = NULL;
+    api_add_times(ctx, &times);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     if (!k->module) {
@@ -623,7 +632,10 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     CompileOptions o = k->opts;
     o.signature = v->key; /* the launch signature, or the user's --signature */
     Diag d = {.max_errors = o.max_errors};
-    v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, NULL);
+    CompileTimes times = {0};
+    CompileHooks hooks = {.times = &times};
+    v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, &hooks);
+    api_add_times(k->ctx, &times);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     if (!v->fn) {
@@ -809,6 +821,13 @@ void tl_context_stats(const TlContext *ctx, TlStats *out) {
     if (!out)
         return;
     memset(out, 0, sizeof *out);
-    if (ctx)
-        *out = ctx->stats;
+    if (!ctx)
+        return;
+    pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
+    *out = ctx->stats;
+    const double *t = ctx->times.seconds;
+    out->parse_seconds = t[STAGE_PARSE], out->sema_seconds = t[STAGE_SEMA], out->axis_seconds = t[STAGE_AXIS];
+    out->layout_seconds = t[STAGE_LAYOUT], out->llvm_ir_seconds = t[STAGE_LOWER];
+    out->llvm_opt_seconds = t[STAGE_OPTIMIZE], out->ptx_emit_seconds = t[STAGE_EMIT], out->link_seconds = t[STAGE_LINK];
+    pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
 }

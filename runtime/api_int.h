@@ -27,6 +27,7 @@ struct TlContext {
     int max_shared;     /* opt-in dynamic shared memory per block */
     unsigned max_grid[3];
     TlStats stats;
+    CompileTimes times; /* stats by stage */
     /* Guards err and stats while autotuning compiles configs on several
      * threads (the only time tl uses threads). */
     pthread_mutex_t lock;
@@ -94,6 +95,7 @@ void api_launch_signature(const TlArg *args, int nargs, Buf *sig);
 TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out);
 TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync);
 void api_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total);
+void api_add_times(TlContext *ctx, const CompileTimes *t);
 
 /* ---- autotune.c ---- */
 /* Launch a kernel with its grid given by g: tunes first when k is tuned. */

@@ -146,7 +146,8 @@ void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
 static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
     Buf ir_gpu = {0}, llvm = {0}, ptx = {0};
     bool dump = api_dump_enabled();
-    CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL};
+    CompileTimes times = {0};
+    CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL, .times = &times};
     Diag d = {0};
     Function *fs[1] = {v->fn};
     bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, COMPILE_TO_PTX, &hooks, &ptx);
@@ -163,7 +164,9 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
             api_dump(k, v, "ptx", &ptx);
         }
         Buf jitlog = {0};
+        double t0 = compile_clock();
         CUresult r = cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
+        compile_time(&times, STAGE_LINK, &t0);
         if (r) {
             Buf m = {0};
             cuda_describe(k->ctx->cu, r, &m);
@@ -179,6 +182,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     buf_free(&ir_gpu);
     buf_free(&llvm);
     buf_free(&ptx);
+    api_add_times(k->ctx, &times);
     return s;
 }
 

@@ -237,6 +237,11 @@ typedef struct TlStats {
     unsigned long cache_misses;   /* cubins compiled and stored */
     unsigned long cache_corrupt;  /* cache entries found damaged, dropped and rebuilt */
     double compile_seconds;       /* time spent compiling (front end to cubin or IR) */
+    /* The same time by stage (tlc --time-passes shows these): the front end,
+     * semantic analysis, axis analysis, layouts, building the LLVM IR, LLVM's
+     * optimisation, PTX emission, and the driver's link to a cubin + load. */
+    double parse_seconds, sema_seconds, axis_seconds, layout_seconds;
+    double llvm_ir_seconds, llvm_opt_seconds, ptx_emit_seconds, link_seconds;
 } TlStats;
 TL_API void tl_context_stats(const TlContext *ctx, TlStats *out);
 

@@ -510,7 +510,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "harness: unknown arch '%s' (expected %s)\n", arch, ptx_arch_names());
         return 2;
     }
-    bool ok = codegen_module(&d, fs, n, target, opt, &ir, &ptx);
+    bool ok = codegen_module(&d, fs, n, target, opt, &ir, &ptx, NULL);
     if (d.out.len)
         fputs(d.out.data, stderr);
     if (!ok)
