@@ -15,24 +15,11 @@
 #include "compile.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "codegen.h"
 #include "layout.h"
 
 const char *const compile_pass_names[] = {"sema", "layout", NULL};
-
-const char *const compile_stage_names[STAGE__COUNT] = {
-    [STAGE_PARSE] = "parse",       [STAGE_SEMA] = "sema",         [STAGE_AXIS] = "axis",
-    [STAGE_LAYOUT] = "layout",     [STAGE_LOWER] = "llvm-ir",     [STAGE_OPTIMIZE] = "llvm-opt",
-    [STAGE_EMIT] = "ptx-emit",     [STAGE_LINK] = "link",
-};
-
-double compile_clock(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))

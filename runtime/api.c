@@ -629,6 +629,24 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
         return fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     double t0 = now_seconds();
+    if (k->ctx->kind == TL_DEVICE_CUDA && !api_dump_enabled()) {
+        /* A warm start: the cubin is in the disk cache, so no sema at all. */
+        bool hit;
+        TlStatus s = gpu_load_cached(k, v, &hit);
+        if (s != TL_SUCCESS || hit) {
+            if (s != TL_SUCCESS) {
+                gpu_unload(k->ctx, v);
+                arena_free(&v->arena);
+                free(v->key);
+                free(v);
+                return s;
+            }
+            v->next = k->variants;
+            k->variants = v;
+            *out = v;
+            return TL_SUCCESS;
+        }
+    }
     CompileOptions o = k->opts;
     o.signature = v->key; /* the launch signature, or the user's --signature */
     Diag d = {.max_errors = o.max_errors};

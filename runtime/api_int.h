@@ -44,7 +44,11 @@ struct TlBuffer {
 typedef struct Variant {
     char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
     Arena arena;
-    Function *fn;
+    Function *fn;       /* its IR; NULL for a GPU variant loaded from the disk cache */
+    /* CUDA device: what a launch needs, from fn or from the cache entry */
+    const char *func_name;
+    int nparams, num_warps, shared_bytes;
+    uint8_t *dtypes;    /* each parameter's DType */
     CUmodule mod;       /* CUDA device: the loaded cubin */
     CUfunction func;
     uint64_t *slots;    /* CUDA device: one 8-byte slot per parameter, reused by every */
@@ -116,8 +120,12 @@ void gpu_close(TlContext *ctx);
 TlStatus gpu_alloc(TlBuffer *b);
 void gpu_free(TlBuffer *b);
 TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_device);
-/* Compile (or load from the disk cache) the cubin of a variant whose IR is
- * in v->fn, and load it. */
+/* A warm start: load v from the disk cache without compiling anything (no
+ * sema either: the key is the source, signature and options). *hit says
+ * whether it was there; TL_SUCCESS with !*hit means compile and gpu_build. */
+TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit);
+/* Compile the cubin of a variant whose IR is in v->fn, store it in the disk
+ * cache, and load it. */
 TlStatus gpu_build(TlKernel *k, Variant *v);
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync);

@@ -186,71 +186,33 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     return s;
 }
 
-/* The cubin file starts with the kernel's shared memory need, which the
- * launch must know without recompiling. */
+/* A cache entry: this header, each parameter's DType (a byte each), the
+ * kernel's name, then the cubin. A warm start needs nothing else: no front
+ * end, no sema, no IR. */
 typedef struct CubinHeader {
-    uint32_t shared_bytes, num_warps;
+    uint32_t shared_bytes, num_warps, nparams, name_len;
 } CubinHeader;
 
-TlStatus gpu_build(TlKernel *k, Variant *v) {
-    bind(k->ctx);
-    bool trace = env_on("TL_PRINT_CACHE"), use_cache = !env_on("TL_ALWAYS_COMPILE");
-    Buf dir = {0}, key = {0};
-    void *blob = NULL, *cubin = NULL;
-    size_t blob_len = 0, cubin_len = 0;
-    TlStatus s = TL_SUCCESS;
-    bool hit = false, corrupt = false;
-    use_cache = use_cache && cache_dir(&dir);
-    if (use_cache) {
-        gpu_cache_key(k, v->key, &key);
-        hit = cache_get(dir.data, key.data, &blob, &blob_len, &corrupt) && blob_len > sizeof(CubinHeader);
-    }
-    if (corrupt)
-        api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
-    if (use_cache && hit)
-        api_stat_add(k->ctx, &k->ctx->stats.cache_hits, 0, NULL);
-    else if (use_cache)
-        api_stat_add(k->ctx, &k->ctx->stats.cache_misses, 0, NULL);
-    if (trace)
-        fprintf(stderr, "tl cache: %s %s [%s]%s\n", hit ? "hit" : use_cache ? "miss" : "off", k->name, v->key,
-                corrupt ? " (corrupt entry dropped)" : "");
-    if (hit) {
-        CubinHeader h;
-        memcpy(&h, blob, sizeof h);
-        v->fn->shared_bytes = (int)h.shared_bytes;
-        v->fn->num_warps = (int)h.num_warps;
-        cubin = (char *)blob + sizeof h;
-        cubin_len = blob_len - sizeof h;
-    } else {
-        free(blob);
-        blob = NULL;
-        if ((s = build_cubin(k, v, &cubin, &cubin_len)) != TL_SUCCESS)
-            goto out;
-        if (use_cache) {
-            CubinHeader h = {(uint32_t)v->fn->shared_bytes, (uint32_t)v->fn->num_warps};
-            blob = malloc(sizeof h + cubin_len);
-            if (blob) {
-                memcpy(blob, &h, sizeof h);
-                memcpy((char *)blob + sizeof h, cubin, cubin_len);
-                cache_put(dir.data, key.data, blob, sizeof h + cubin_len);
-            }
-        }
-    }
+static bool use_cache(Buf *dir) { return !env_on("TL_ALWAYS_COMPILE") && cache_dir(dir); }
+
+/* Load the cubin and fill in what a launch needs. */
+static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
+    TlStatus s = TL_SUCCESS;
     CUresult r = cu->cuModuleLoadData(&v->mod, cubin);
     if (!r)
-        r = cu->cuModuleGetFunction(&v->func, v->mod, v->fn->name);
-    if (!r && v->fn->shared_bytes > 48 * 1024) {
-        if (v->fn->shared_bytes > k->ctx->max_shared)
+        r = cu->cuModuleGetFunction(&v->func, v->mod, v->func_name);
+    if (!r && v->shared_bytes > 48 * 1024) {
+        if (v->shared_bytes > k->ctx->max_shared)
             s = fail(k->ctx, TL_ERROR_COMPILE, "%s needs %d bytes of shared memory; %s allows %d", k->name,
-                     v->fn->shared_bytes, k->ctx->name, k->ctx->max_shared);
+                     v->shared_bytes, k->ctx->name, k->ctx->max_shared);
         else
-            r = cu->cuFuncSetAttribute(v->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v->fn->shared_bytes);
+            r = cu->cuFuncSetAttribute(v->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v->shared_bytes);
     }
     if (r)
         s = cu_fail(k->ctx, r, "loading the kernel");
     if (s == TL_SUCCESS) {
-        int n = v->fn->nparams;
+        int n = v->nparams;
         v->slots = arena_alloc(&v->arena, sizeof(uint64_t) * (size_t)(n + 1));
         v->params = arena_alloc(&v->arena, sizeof(void *) * (size_t)(n + 1));
         if (!v->slots || !v->params)
@@ -258,13 +220,98 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         for (int i = 0; i < n && s == TL_SUCCESS; i++)
             v->params[i] = &v->slots[i];
     }
-out:
-    if (hit)
-        free(blob);
-    else {
-        free(blob);
-        free(cubin);
+    return s;
+}
+
+TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
+    *hit = false;
+    Buf dir = {0}, key = {0};
+    if (!use_cache(&dir)) {
+        buf_free(&dir);
+        return TL_SUCCESS;
     }
+    bind(k->ctx);
+    double t0 = compile_clock();
+    gpu_cache_key(k, v->key, &key);
+    void *blob = NULL;
+    size_t len = 0;
+    bool corrupt = false;
+    CubinHeader h;
+    bool found = cache_get(dir.data, key.data, &blob, &len, &corrupt) && len > sizeof h;
+    if (found) {
+        memcpy(&h, blob, sizeof h);
+        found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 &&
+                len > sizeof h + h.nparams + h.name_len;
+    }
+    if (corrupt)
+        api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
+    api_stat_add(k->ctx, found ? &k->ctx->stats.cache_hits : &k->ctx->stats.cache_misses, 0, NULL);
+    if (env_on("TL_PRINT_CACHE"))
+        fprintf(stderr, "tl cache: %s %s [%s]%s\n", found ? "hit" : "miss", k->name, v->key,
+                corrupt ? " (corrupt entry dropped)" : "");
+    TlStatus s = TL_SUCCESS;
+    if (found) {
+        const char *p = (const char *)blob + sizeof h;
+        v->nparams = (int)h.nparams, v->num_warps = (int)h.num_warps, v->shared_bytes = (int)h.shared_bytes;
+        v->dtypes = arena_alloc(&v->arena, h.nparams + 1);
+        v->func_name = arena_strndup(&v->arena, p + h.nparams, h.name_len);
+        if (!v->dtypes || !v->func_name) {
+            s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            memcpy(v->dtypes, p, h.nparams);
+            s = load(k, v, p + h.nparams + h.name_len);
+            *hit = s == TL_SUCCESS;
+        }
+        CompileTimes times = {0};
+        compile_time(&times, STAGE_LINK, &t0);
+        api_add_times(k->ctx, &times);
+    }
+    free(blob);
+    buf_free(&dir);
+    buf_free(&key);
+    return s;
+}
+
+TlStatus gpu_build(TlKernel *k, Variant *v) {
+    bind(k->ctx);
+    Buf dir = {0}, key = {0};
+    void *cubin = NULL;
+    size_t cubin_len = 0;
+    TlStatus s = build_cubin(k, v, &cubin, &cubin_len);
+    if (s != TL_SUCCESS)
+        goto out;
+    const Function *f = v->fn;
+    v->nparams = f->nparams, v->num_warps = f->num_warps, v->shared_bytes = f->shared_bytes;
+    v->func_name = f->name;
+    v->dtypes = arena_alloc(&v->arena, (size_t)f->nparams + 1);
+    if (!v->dtypes) {
+        s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < f->nparams; i++)
+        v->dtypes[i] = f->params[i].type.dtype;
+    if (use_cache(&dir)) {
+        CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)f->num_warps, (uint32_t)f->nparams,
+                         (uint32_t)strlen(f->name)};
+        size_t n = sizeof h + h.nparams + h.name_len + cubin_len;
+        char *blob = malloc(n);
+        if (blob) {
+            memcpy(blob, &h, sizeof h);
+            memcpy(blob + sizeof h, v->dtypes, h.nparams);
+            memcpy(blob + sizeof h + h.nparams, f->name, h.name_len);
+            memcpy(blob + sizeof h + h.nparams + h.name_len, cubin, cubin_len);
+            gpu_cache_key(k, v->key, &key);
+            cache_put(dir.data, key.data, blob, n);
+            free(blob);
+        }
+    }
+    double t0 = compile_clock();
+    s = load(k, v, cubin);
+    CompileTimes times = {0};
+    compile_time(&times, STAGE_LINK, &t0);
+    api_add_times(k->ctx, &times);
+out:
+    free(cubin);
     buf_free(&dir);
     buf_free(&key);
     return s;
@@ -296,7 +343,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     for (int i = 0; i < nargs; i++) {
         void *s = &v->slots[i];
         const TlArg *a = &args[i];
-        switch (v->fn->params[i].type.dtype) {
+        switch (v->dtypes[i]) {
         case DT_PTR: *(CUdeviceptr *)s = a->kind == TL_ARG_POINTER ? a->v.p.addr : a->v.buffer->dptr; break;
         case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
         case DT_I32: case DT_U32: *(int32_t *)s = (int32_t)a->v.i; break;
@@ -310,8 +357,8 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         }
     }
     const CudaApi *cu = ctx->cu;
-    CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->fn->num_warps, 1, 1,
-                                    (unsigned)v->fn->shared_bytes, stream, v->params, NULL);
+    CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->num_warps, 1, 1,
+                                    (unsigned)v->shared_bytes, stream, v->params, NULL);
     TlStatus st = TL_SUCCESS;
     if (r)
         st = cu_fail(ctx, r, "cuLaunchKernel");

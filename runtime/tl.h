@@ -140,7 +140,9 @@ typedef struct TlKernelConfig {
 TL_API TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out);
 /* Warnings and errors of every compilation of this kernel so far. */
 TL_API const char *tl_kernel_log(const TlKernel *k);
-/* The typed IR of the most recent specialisation (for debugging); "" if none. */
+/* The typed IR of the most recent specialisation compiled from source (for
+ * debugging); "" if none. A GPU variant loaded from the disk cache skips the
+ * front end and sema, so it has none (TL_DUMP=1 or TL_ALWAYS_COMPILE=1 compile). */
 TL_API const char *tl_kernel_ir(const TlKernel *k);
 
 /* ---- launch ----

@@ -67,3 +67,11 @@ cli_case stdin_diagnostics 1 err "^<stdin>:12:12: error: kernel 'copy_k' needs a
 cli_case stdin_ast 0 out "(Module" --emit=ast - < tests/data/empty.tl
 # A device or a huge file is refused by size, not read until memory runs out.
 cli_case dev_zero 2 err "cannot read '/dev/zero': File too large" /dev/zero
+# --time-passes: every stage of the pipeline, in order, then the total.
+if want cli/time_passes; then
+    log=$T/cli_time_passes.log
+    $TLC --time-passes examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" -o /dev/null 2> $log
+    rc=$?
+    tr -s ' ' < $log | cut -d' ' -f2 | tr '\n' ' ' | grep -q "^time parse sema axis layout llvm-ir llvm-opt ptx-emit link total $"
+    report cli/time_passes $(( rc != 0 || $? != 0 )) $log
+fi
