@@ -374,12 +374,14 @@ static void bench_launch(void) {
 /* Cold: empty cache, first launch compiles; warm: a new kernel object with
  * the cache filled. The arguments are what the examples really pass (so the
  * :16 / :1 specialisation users get): ints[] as given, -1 for a buffer. */
-static void bench_compile(const char *file, const char *opts, const int *argv_, int nargs) {
+static void bench_compile(const char *file, const char *opts, TlDType dt, const int *argv_, int nargs) {
     char dir[] = "/tmp/tl-bench-cache-XXXXXX";
     if (!mkdtemp(dir))
         return;
     setenv("TL_CACHE_DIR", dir, 1);
-    TlBuffer *b = random_buffer(TL_F16, 1 << 20);
+    /* One buffer large enough for every shape below (a 4320x7680 RGB image,
+     * 4096^2 matrices), of the element type the example passes. */
+    TlBuffer *b = ex_buffer(ctx, dt, (size_t)128 << 20, NULL);
     double ms[2];
     for (int pass = 0; pass < 2; pass++) {
         Launch l = {.k = ex_kernel(ctx, file, opts)};
@@ -453,23 +455,23 @@ int main(int argc, char **argv) {
     /* Every seed kernel family: cold (empty cache) and warm compile, with
      * the arguments its example passes (B = a buffer). */
     enum { B = -1 };
-    static const struct { const char *file, *opts; int args[13], nargs; } kernels[] = {
-        {"copy.tl", "-D bs=1024", {B, B, 1000003}, 3},
-        {"copy.tl", "-D bs=1024", {B, B, 1 << 20}, 3},
-        {"grayscale.tl", "-D bs0=32 -D bs1=32", {B, B, 4320, 7680}, 4},
-        {"swizzle.tl", "--kernel swizzle_k -D group_sz=3", {B, B}, 2},
-        {"matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
-        {"matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
-        {"matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
-        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu --autotune-config 4", {B, B, B, 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1}, 12},
-        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None --autotune-config 4", {B, B, B, 300, 200, 128, 128, 1, 200, 1, 200, 1}, 12},
-        {"matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", {B, B, B, 37, 42, 73, 73, 1, 42, 1, 42, 1}, 12},
-        {"matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2", {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+    static const struct { const char *file, *opts; TlDType dt; int args[13], nargs; } kernels[] = {
+        {"copy.tl", "-D bs=1024", TL_F32, {B, B, 1000003}, 3},
+        {"copy.tl", "-D bs=1024", TL_F32, {B, B, 1 << 20}, 3},
+        {"grayscale.tl", "-D bs0=32 -D bs1=32", TL_U8, {B, B, 4320, 7680}, 4},
+        {"swizzle.tl", "--kernel swizzle_k -D group_sz=3", TL_I32, {B, B}, 2},
+        {"matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", TL_F16, {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", TL_F16, {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k --autotune-config 2", TL_F16, {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
+        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu --autotune-config 4", TL_F16, {B, B, B, 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1}, 12},
+        {"matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None --autotune-config 4", TL_F16, {B, B, B, 300, 200, 128, 128, 1, 200, 1, 200, 1}, 12},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2", TL_F32, {B, B, B, 37, 42, 73, 73, 1, 42, 1, 42, 1}, 12},
+        {"matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2", TL_F32, {B, B, B, 512, 512, 512, 512, 1, 512, 1, 512, 1}, 12},
         {"matmul_fwd.tl", "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8 "
-                          "-D \"ACTIVATION='relu'\"", {B, B, B, 256, 200, 200, 384}, 7},
+                          "-D \"ACTIVATION='relu'\"", TL_F16, {B, B, B, 256, 200, 200, 384}, 7},
     };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        bench_compile(kernels[i].file, kernels[i].opts, kernels[i].args, kernels[i].nargs);
+        bench_compile(kernels[i].file, kernels[i].opts, kernels[i].dt, kernels[i].args, kernels[i].nargs);
     bench_first_tuned_call(4096);
     bench_launch();
     bench_copy((size_t)1 << 28);
