@@ -94,6 +94,7 @@ $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
+$(B)/tests/ops_test: tests/ops_std.h
 $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< -L$(B)/lib -ltl -lm -ldl \

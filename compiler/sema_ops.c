@@ -226,6 +226,8 @@ static ValueId broadcast_to(Sema *s, ValueId v, Type to, Span sp) {
     return v;
 }
 
+ValueId sema_broadcast_to(Sema *s, ValueId v, Type to, Span sp) { return broadcast_to(s, v, to, sp); }
+
 static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
     Type c = common_or_fail(s, ty_of(s, *a), ty_of(s, *b), sp);
     *a = broadcast_to(s, *a, c, sp);
@@ -522,6 +524,8 @@ static ValueId expand_dims(Sema *s, ValueId v, int axis, Span sp) {
     s->f->values[x].def->attr.axis = axis;
     return x;
 }
+
+ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp) { return expand_dims(s, v, axis, sp); }
 
 Val sema_tensor_index(Sema *s, Val x, const Val *idx, const Span *isp, int n, Span sp) {
     ValueId v = x.id;
@@ -1539,6 +1543,18 @@ static const Builtin builtins[] = {
     {"min", "input axis? return_indices? return_indices_tie_break_left? keep_dims?", h_maxmin_reduce, 0, TLM},
     {"argmax", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMAX, TLM},
     {"argmin", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMIN, TLM},
+    /* scans, reductions with a combine function, sorting (sema_std.c) */
+    {"associative_scan", "input axis combine_fn reverse?", sema_h_scan, 0, TLM},
+    {"reduce", "input axis combine_fn keep_dims?", sema_h_reduce_fn, 0, TLM},
+    {"cumsum", "input axis? reverse? dtype?", sema_h_cum, OP_ADD, TLM},
+    {"cumprod", "input axis? reverse?", sema_h_cum, OP_MUL, TLM},
+    {"xor_sum", "input axis? keep_dims?", sema_h_bitreduce, OP_BITXOR, TLM},
+    {"reduce_or", "input axis keep_dims?", sema_h_bitreduce, OP_BITOR, TLM},
+    {"histogram", "input num_bins mask?", sema_h_histogram, 0, TLM},
+    {"gather", "src index axis", sema_h_gather, 0, TLM},
+    {"sort", "x dim? descending?", sema_h_sort, 0, TLM},
+    {"topk", "x k dim?", sema_h_topk, 0, TLM},
+    {"flip", "x dim?", sema_h_flip, 0, TLM},
     /* shapes and types */
     {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
     {"expand_dims", "input axis", h_expand_dims, 0, TLM},
