@@ -248,5 +248,8 @@ Val sema_h_gather(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
 Val sema_h_sort(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_random(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 
 #endif

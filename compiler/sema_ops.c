@@ -1555,6 +1555,16 @@ static const Builtin builtins[] = {
     {"sort", "x dim? descending?", sema_h_sort, 0, TLM},
     {"topk", "x k dim?", sema_h_topk, 0, TLM},
     {"flip", "x dim?", sema_h_flip, 0, TLM},
+    /* random numbers (sema_std.c; aux: the RAND_* kind) */
+    {"randint", "seed offset n_rounds?", sema_h_random, 0, TL},
+    {"randint4x", "seed offset n_rounds?", sema_h_random, 1, TL},
+    {"rand", "seed offset n_rounds?", sema_h_random, 2, TL},
+    {"rand4x", "seed offsets n_rounds?", sema_h_random, 3, TL},
+    {"randn", "seed offset n_rounds?", sema_h_random, 4, TL},
+    {"randn4x", "seed offset n_rounds?", sema_h_random, 5, TL},
+    {"philox", "seed c0 c1 c2 c3 n_rounds?", sema_h_philox, 0, TL},
+    {"uint_to_uniform_float", "x", sema_h_random_map, 0, TL},
+    {"pair_uniform_to_normal", "u1 u2", sema_h_random_map, 0, TL},
     /* shapes and types */
     {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
     {"expand_dims", "input axis", h_expand_dims, 0, TLM},

@@ -372,3 +372,195 @@ Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     Val idx = sema_binop(s, OP_SUB, sema_int(t.shape[d] - 1), tv(s, dim_index(s, t, d, call)), call);
     return tv(s, gather(s, x, idx.id, d, call));
 }
+
+/* ---- random numbers (language/random.py) ----
+ *
+ * Philox4x32-10 (Salmon et al., Random123) on uint32 blocks, exactly as
+ * random.py writes it, so a seed and an offset give Triton's bits: counters
+ * (offset_lo, offset_hi, 0, 0), key (seed_lo, seed_hi), 10 rounds of
+ *   c0, c1, c2, c3 = hi(B * c2) ^ c1 ^ k0, B * c2, hi(A * c0) ^ c3 ^ k1, A * c0
+ * with the key raised by (0x9E3779B9, 0xBB67AE85) after each round. The 64-bit
+ * variant (tl.philox on 64-bit counters) uses random.py's 64-bit constants. */
+
+static Val num(int64_t v) { return sema_int(v); }
+
+/* A tl builtin called with positional arguments. */
+static Val call_tl(Sema *s, const char *name, Val *args, int n, Span sp) {
+    Args a = {0};
+    Span sps[4] = {sp, sp, sp, sp};
+    a.pos = args;
+    a.pos_sp = sps;
+    a.npos = n;
+    return sema_call_builtin(s, sema_builtin_tl(name), &a, sp);
+}
+
+static Val cast_to(Sema *s, Val v, DType dt, Span sp) { return tv(s, sema_cast(s, sema_to_tensor(s, v, sp), ir_scalar(dt), sp)); }
+
+static Val bitcast_to(Sema *s, Val v, DType dt, Span sp) {
+    ValueId x = sema_to_tensor(s, v, sp);
+    if (ty_of(s, x).dtype == dt)
+        return tv(s, x);
+    return tv(s, sema_emit(s, IR_BITCAST, ir_with_dtype(ty_of(s, x), dt), &x, 1, sp));
+}
+
+/* math.umulhi: the high half of the unsigned product (u32 through u64; u64
+ * from 32-bit limbs). */
+static Val umulhi(Sema *s, Val a, Val b, Span sp) {
+    ValueId x = sema_to_tensor(s, a, sp), y = sema_to_tensor(s, b, sp);
+    DType dt = (DType)ty_of(s, y).dtype; /* philox passes operands of one type */
+    if (dt_bits(dt) == 32) {
+        Val w = sema_binop(s, OP_MUL, cast_to(s, tv(s, x), DT_U64, sp), cast_to(s, tv(s, y), DT_U64, sp), sp);
+        return cast_to(s, sema_binop(s, OP_RSHIFT, w, num(32), sp), dt, sp);
+    }
+    Val m = num(0xffffffff);
+    Val xa = cast_to(s, tv(s, x), DT_U64, sp), yb = cast_to(s, tv(s, y), DT_U64, sp);
+    Val al = sema_binop(s, OP_BITAND, xa, m, sp), ah = sema_binop(s, OP_RSHIFT, xa, num(32), sp);
+    Val bl = sema_binop(s, OP_BITAND, yb, m, sp), bh = sema_binop(s, OP_RSHIFT, yb, num(32), sp);
+    Val ll = sema_binop(s, OP_MUL, al, bl, sp), lh = sema_binop(s, OP_MUL, al, bh, sp);
+    Val hl = sema_binop(s, OP_MUL, ah, bl, sp), hh = sema_binop(s, OP_MUL, ah, bh, sp);
+    Val mid = sema_binop(s, OP_ADD, sema_binop(s, OP_RSHIFT, ll, num(32), sp),
+                         sema_binop(s, OP_ADD, sema_binop(s, OP_BITAND, lh, m, sp), sema_binop(s, OP_BITAND, hl, m, sp), sp),
+                         sp);
+    Val hi = sema_binop(s, OP_ADD, hh, sema_binop(s, OP_RSHIFT, lh, num(32), sp), sp);
+    hi = sema_binop(s, OP_ADD, hi, sema_binop(s, OP_RSHIFT, hl, num(32), sp), sp);
+    hi = sema_binop(s, OP_ADD, hi, sema_binop(s, OP_RSHIFT, mid, num(32), sp), sp);
+    return cast_to(s, hi, dt, sp);
+}
+
+static int64_t rounds_of(Sema *s, Val v, Span sp) {
+    int64_t n = given(v) ? need_int(s, v, sp, "n_rounds") : 10;
+    if (n < 0 || n > 1000)
+        sema_fail(s, sp, "n_rounds must be between 0 and 1000, got %lld", (long long)n);
+    return n;
+}
+
+/* random.philox_impl on counters c[4] and key k0, k1 (all of one unsigned type). */
+static void philox_impl(Sema *s, Val *c, Val k0, Val k1, int64_t rounds, Span sp) {
+    bool w32 = dt_bits((DType)c[0].ty.dtype) == 32;
+    int64_t key_a = w32 ? 0x9E3779B9 : (int64_t)0x9E3779B97F4A7C15ull, key_b = w32 ? 0xBB67AE85 : (int64_t)0xBB67AE8584CAA73Bull;
+    int64_t round_a = w32 ? 0xD2511F53 : (int64_t)0xD2E7470EE14C6C93ull;
+    int64_t round_b = w32 ? 0xCD9E8D57 : (int64_t)0xCA5A826395121157ull;
+    DType dt = (DType)c[0].ty.dtype;
+    Val A = cast_to(s, num(round_a), dt, sp), B = cast_to(s, num(round_b), dt, sp);
+    Val KA = cast_to(s, num(key_a), dt, sp), KB = cast_to(s, num(key_b), dt, sp);
+    for (int64_t r = 0; r < rounds; r++) {
+        Val c0 = c[0], c2 = c[2];
+        c[0] = sema_binop(s, OP_BITXOR, sema_binop(s, OP_BITXOR, umulhi(s, B, c2, sp), c[1], sp), k0, sp);
+        c[2] = sema_binop(s, OP_BITXOR, sema_binop(s, OP_BITXOR, umulhi(s, A, c0, sp), c[3], sp), k1, sp);
+        c[1] = sema_binop(s, OP_MUL, B, c2, sp);
+        c[3] = sema_binop(s, OP_MUL, A, c0, sp);
+        k0 = sema_binop(s, OP_ADD, k0, KA, sp);
+        k1 = sema_binop(s, OP_ADD, k1, KB, sp);
+    }
+}
+
+/* random.philox: the seed as uint64 split into the key; counters bitcast
+ * to the unsigned type of their width. */
+static void philox(Sema *s, Val seed, Val *c, int64_t rounds, Span sp) {
+    ValueId sd = sema_to_tensor(s, seed, sp);
+    if (!dt_is_int((DType)ty_of(s, sd).dtype))
+        sema_fail(s, sp, "the seed must be an integer, got %s", T(ty_of(s, sd)));
+    Val sd64 = cast_to(s, tv(s, sd), DT_U64, sp);
+    for (int i = 0; i < 4; i++)
+        c[i] = tv(s, sema_to_tensor(s, c[i], sp));
+    int bits = dt_bits((DType)c[0].ty.dtype);
+    if (bits != 32 && bits != 64)
+        sema_fail(s, sp, "philox counters must be 32- or 64-bit integers, got %s", T(c[0].ty));
+    DType ut = bits == 32 ? DT_U32 : DT_U64;
+    Val lo, hi;
+    if (bits == 32) {
+        hi = cast_to(s, sema_binop(s, OP_BITAND, sema_binop(s, OP_RSHIFT, sd64, num(32), sp), num(0xffffffff), sp), DT_U32, sp);
+        lo = cast_to(s, sema_binop(s, OP_BITAND, sd64, num(0xffffffff), sp), DT_U32, sp);
+    } else {
+        hi = cast_to(s, num(0), DT_U64, sp);
+        lo = sd64;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (dt_bits((DType)c[i].ty.dtype) != bits)
+            sema_fail(s, sp, "philox counters must have one width, got %s and %s", T(c[0].ty), T(c[i].ty));
+        c[i] = bitcast_to(s, c[i], ut, sp);
+    }
+    philox_impl(s, c, lo, hi, rounds, sp);
+}
+
+/* random.randint4x: counters (offset_lo, offset_hi, 0, 0). */
+static void randint4x(Sema *s, Val seed, Val offset, int64_t rounds, Span osp, Span sp, Val *c) {
+    ValueId off = sema_to_tensor(s, offset, osp);
+    DType od = (DType)ty_of(s, off).dtype;
+    if (!dt_is_int(od) || od == DT_I1)
+        sema_fail(s, osp, "the offsets must be integers, got %s", T(ty_of(s, off)));
+    Val lo = cast_to(s, tv(s, off), DT_U32, sp);
+    Val zero = sema_binop(s, OP_MUL, lo, num(0), sp);
+    Val hi = dt_bits(od) > 32 ? cast_to(s, sema_binop(s, OP_RSHIFT, tv(s, off), num(32), sp), DT_U32, sp) : zero;
+    c[0] = lo, c[1] = hi, c[2] = zero, c[3] = zero;
+    philox(s, seed, c, rounds, sp);
+}
+
+/* random.uint_to_uniform_float: [0, 1) from the bits, as a signed int. */
+static Val to_uniform(Sema *s, Val x, Span sp) {
+    bool w32 = dt_bits((DType)x.ty.dtype) == 32;
+    x = bitcast_to(s, x, w32 ? DT_I32 : DT_I64, sp);
+    Val neg = sema_binop(s, OP_SUB, sema_unop(s, OP_NEG, x, sp), num(1), sp);
+    Val args[3] = {sema_binop(s, OP_LT, x, num(0), sp), neg, x};
+    x = call_tl(s, "where", args, 3, sp);
+    return sema_binop(s, OP_MUL, x, sema_float(w32 ? 4.6566127342e-10 : 1.0842020432385337e-19), sp);
+}
+
+/* random.pair_uniform_to_normal: Box-Muller. */
+static void to_normal(Sema *s, Val u1, Val u2, Val *n1, Val *n2, Span sp) {
+    Val mx[2] = {sema_float(1.0e-7), u1};
+    u1 = call_tl(s, "maximum", mx, 2, sp);
+    Val th = sema_binop(s, OP_MUL, sema_float(6.283185307179586), u2, sp);
+    Val lg = call_tl(s, "log", &u1, 1, sp);
+    Val r = sema_binop(s, OP_MUL, sema_float(-2.0), lg, sp);
+    r = call_tl(s, "sqrt", &r, 1, sp);
+    *n1 = sema_binop(s, OP_MUL, r, call_tl(s, "cos", &th, 1, sp), sp);
+    if (n2)
+        *n2 = sema_binop(s, OP_MUL, r, call_tl(s, "sin", &th, 1, sp), sp);
+}
+
+enum { RAND_INT, RAND_INT4X, RAND_UNIFORM, RAND_UNIFORM4X, RAND_NORMAL, RAND_NORMAL4X };
+
+/* tl.randint / randint4x / rand / rand4x / randn / randn4x (seed, offset, n_rounds=10) */
+Val sema_h_random(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    Val c[4], r[4];
+    randint4x(s, a[0], a[1], rounds_of(s, a[2], sp[2]), sp[1], call, c);
+    switch (bi->aux) {
+    case RAND_INT: return c[0];
+    case RAND_INT4X: return sema_tuple(s, c, 4);
+    case RAND_UNIFORM: return to_uniform(s, c[0], call);
+    case RAND_UNIFORM4X:
+        for (int i = 0; i < 4; i++)
+            r[i] = to_uniform(s, c[i], call);
+        return sema_tuple(s, r, 4);
+    case RAND_NORMAL: to_normal(s, to_uniform(s, c[0], call), to_uniform(s, c[1], call), &r[0], NULL, call); return r[0];
+    default:
+        for (int i = 0; i < 4; i++)
+            c[i] = to_uniform(s, c[i], call);
+        to_normal(s, c[0], c[1], &r[0], &r[1], call);
+        to_normal(s, c[2], c[3], &r[2], &r[3], call);
+        return sema_tuple(s, r, 4);
+    }
+}
+
+/* tl.philox(seed, c0, c1, c2, c3, n_rounds=10) */
+Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    Val c[4] = {a[1], a[2], a[3], a[4]};
+    philox(s, a[0], c, rounds_of(s, a[5], sp[5]), call);
+    return sema_tuple(s, c, 4);
+}
+
+/* tl.uint_to_uniform_float(x), tl.pair_uniform_to_normal(u1, u2) */
+Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    Val x = tv(s, sema_to_tensor(s, a[0], sp[0]));
+    if (!strcmp(bi->name, "uint_to_uniform_float")) {
+        int b = dt_bits((DType)x.ty.dtype);
+        if (!dt_is_int((DType)x.ty.dtype) || (b != 32 && b != 64))
+            sema_fail(s, sp[0], "uint_to_uniform_float needs 32- or 64-bit integers, got %s", T(x.ty));
+        return to_uniform(s, x, call);
+    }
+    Val r[2];
+    to_normal(s, x, a[1], &r[0], &r[1], call);
+    return sema_tuple(s, r, 2);
+}

@@ -262,6 +262,104 @@ static const char k_sort1d[] =
     "    x = tl.load(x_ptr + offs, mask=offs < n, other=1000)\n"
     "    tl.store(s_ptr + offs, x.sort(), mask=offs < n)\n";
 
+/* --------------------------------------------------------- random numbers */
+
+/* Philox4x32 with `rounds` rounds (Salmon et al., Random123), written from
+ * the paper's definition: the key is raised between rounds. */
+static void philox4x32(uint32_t c[4], uint32_t k0, uint32_t k1, int rounds) {
+    for (int r = 0; r < rounds; r++) {
+        if (r)
+            k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0, c[1] = (uint32_t)p1, c[2] = n2, c[3] = (uint32_t)p0;
+    }
+}
+
+/* The reference itself against Random123's known-answer vectors for
+ * Philox4x32-10 (kat_vectors). */
+static int philox_kat(char *msg, size_t len) {
+    static const uint32_t kat[3][10] = {
+        {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+         0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+         0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1},
+    };
+    for (int v = 0; v < 3; v++) {
+        uint32_t c[4] = {kat[v][0], kat[v][1], kat[v][2], kat[v][3]};
+        philox4x32(c, kat[v][4], kat[v][5], 10);
+        for (int i = 0; i < 4; i++)
+            if (c[i] != kat[v][6 + i]) {
+                snprintf(msg, len, "the C Philox reference fails known-answer vector %d", v);
+                return 0;
+            }
+    }
+    return 1;
+}
+
+/* random.uint_to_uniform_float, in fp32 as Triton computes it */
+static double uniform(uint32_t u) {
+    int32_t x = (int32_t)u;
+    x = x < 0 ? -(x + 1) : x;
+    return (float)x * 4.6566127342e-10f;
+}
+
+static int check_value(const char *what, long i, double got, double want, double tol, char *msg, size_t len) {
+    if (fabs(got - want) <= tol)
+        return 1;
+    snprintf(msg, len, "%s[%ld] = %.9g, want %.9g", what, i, got, want);
+    return 0;
+}
+
+/* randint4x with a 64-bit constant seed (key 0x567890AB, 0x1234) and int64
+ * offsets offs + 2^33 (counters offs, 2, 0, 0). */
+static int c_randint4x(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
+    (void)in;
+    if (!philox_kat(msg, len))
+        return 0;
+    for (long i = 0; i < d[0]; i++) {
+        uint32_t c[4] = {(uint32_t)i, 2, 0, 0};
+        philox4x32(c, 0x567890ABu, 0x1234u, 10);
+        for (int k = 0; k < 4; k++)
+            if (!check_value("r", i, got[k][i], c[k], 0, msg, len))
+                return 0;
+    }
+    return 1;
+}
+static const char k_randint4x[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, d_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    a, b, c, d = tl.randint4x(0x1234567890AB, offs.to(tl.int64) + (1 << 33))\n"
+    "    tl.static_assert(a.dtype == tl.uint32 and d.shape == (BLOCK,))\n"
+    ST(a, "a") ST(b, "b") ST(c, "c") ST(d, "d");
+
+/* rand, randn, randint with 7 rounds and the last of rand4x, from a runtime
+ * seed n * 7919 + 5. randn goes through the GPU's approximate log / cos. */
+static int c_rand(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
+    (void)in;
+    uint32_t seed = (uint32_t)(int32_t)(d[0] * 7919 + 5);
+    for (long i = 0; i < d[0]; i++) {
+        uint32_t c[4] = {(uint32_t)i, 0, 0, 0}, c7[4] = {(uint32_t)i, 0, 0, 0};
+        philox4x32(c, seed, 0, 10);
+        philox4x32(c7, seed, 0, 7);
+        double u1 = uniform(c[0]), u2 = uniform(c[1]);
+        double n1 = sqrt(-2.0 * log(fmax(1.0e-7, u1))) * cos((float)(6.283185307179586 * u2));
+        if (!check_value("rand", i, got[0][i], u1, 0, msg, len) ||
+            !check_value("randn", i, got[1][i], n1, 2e-5 + 2e-5 * fabs(n1), msg, len) ||
+            !check_value("randint(n_rounds=7)", i, got[2][i], c7[0], 0, msg, len) ||
+            !check_value("rand4x[3]", i, got[3][i], uniform(c[3]), 0, msg, len))
+            return 0;
+    }
+    return 1;
+}
+static const char k_rand[] =
+    PRE "def k(u_ptr, g_ptr, i_ptr, w_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    seed = n * 7919 + 5\n"
+    "    u = tl.rand(seed, offs)\n"
+    "    tl.static_assert(u.dtype == tl.float32)\n"
+    ST(u, "u") ST(g, "tl.randn(seed, offs)") ST(i, "tl.randint(seed, offs, n_rounds=7)")
+    "    _, _, _, w = tl.rand4x(seed, offs)\n" ST(w, "w");
+
 #define STD_CASES                                                                                                    \
     {"cumsum_cumprod_1d", k_cumsum1d, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0,                                      \
      {F1D(-1, 1), I1D(-2, 2), IN(TL_I8, D0, -100, 100)},                                                           \
@@ -293,5 +391,9 @@ static const char k_sort1d[] =
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_gather_flip, NULL, EXACT},                \
     {"sort_topk_rows", k_sort_rows, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},    \
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), {TL_F32, D0, 8, SENT, SENT, 0}}, r_sort_rows, NULL, EXACT},        \
+    {"randint4x_philox", k_randint4x, B128, S1D, G1D, 1, 0, {{0}},                                                   \
+     {OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0)}, NULL, c_randint4x, EXACT},               \
+    {"rand_randn_randint", k_rand, B128, S1D, G1D, 1, 0, {{0}},                                                     \
+     {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_U32, D0), OUT(TL_F32, D0)}, NULL, c_rand, EXACT},                     \
     {"sort_1d_ties", k_sort1d, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0, {I1D(-20, 20)}, {OUT(TL_I32, D0)},         \
      r_sort1d, NULL, EXACT},
