@@ -59,6 +59,9 @@ static ValueId need_block(Sema *s, Val v, Span sp, const char *fn) {
     return x;
 }
 
+/* A type with t's shape and like's element type. */
+static Type shaped_like(Type t, Type like) { return ir_block(like, t.rank, t.shape); }
+
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 static int log2i(int64_t v) { return 63 - __builtin_clzll((unsigned long long)v); }
 
@@ -295,10 +298,19 @@ static ValueId dim_index(Sema *s, Type t, int d, Span sp) {
     in->attr.start = 0;
     in->attr.end = t.shape[d];
     ValueId v = in->results[0];
-    for (int k = 0; k < d; k++)
-        v = sema_expand_dims(s, v, 0, sp);
-    for (int k = d + 1; k < t.rank; k++)
-        v = sema_expand_dims(s, v, k, sp);
+    if (t.rank > 1 && t.shape[d] < 32) {
+        /* a reshape, not expand_dims: those would keep the arange's layout,
+         * its lanes along a short dim, and every thread would hold the whole
+         * of the other dims */
+        int32_t sh[IR_MAX_RANK] = {1, 1, 1, 1};
+        sh[d] = t.shape[d];
+        v = sema_emit(s, IR_RESHAPE, ir_block(at, t.rank, sh), &v, 1, sp);
+    } else {
+        for (int k = 0; k < d; k++)
+            v = sema_expand_dims(s, v, 0, sp);
+        for (int k = d + 1; k < t.rank; k++)
+            v = sema_expand_dims(s, v, k, sp);
+    }
     return sema_broadcast_to(s, v, ir_with_dtype(t, DT_I32), sp);
 }
 
@@ -563,4 +575,131 @@ Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     Val r[2];
     to_normal(s, x, a[1], &r[0], &r[1], call);
     return sema_tuple(s, r, 2);
+}
+
+/* ---- join, split, interleave, cat, broadcast ----
+ *
+ * Built from ops the IR has: join puts a and b side by side along a new
+ * last dim of 2 with a select on the index along it; split takes element k
+ * of that dim exactly (any bits, NaN included) as the xor-reduction of the
+ * bits where the index is k and 0 elsewhere; interleave and cat reshape a
+ * join (cat after moving the new dim to the front: the inputs end to end). */
+
+static Type common_shape(Sema *s, Type a, Type b, Span sp) {
+    Type r = a.rank >= b.rank ? a : b;
+    for (int i = 0; i < r.rank; i++) {
+        int ia = i - (r.rank - a.rank), ib = i - (r.rank - b.rank);
+        int da = ia >= 0 ? a.shape[ia] : 1, db = ib >= 0 ? b.shape[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            sema_fail(s, sp, "incompatible shapes %s and %s", T(a), T(b));
+        r.shape[i] = da == 1 ? db : da;
+    }
+    return r;
+}
+
+/* tl.broadcast(input, other): both to their common shape */
+Val sema_h_broadcast2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId x = sema_to_tensor(s, a[0], sp[0]), y = sema_to_tensor(s, a[1], sp[1]);
+    Type c = common_shape(s, ty_of(s, x), ty_of(s, y), call);
+    Val r[2] = {tv(s, sema_broadcast_to(s, x, shaped_like(c, ty_of(s, x)), call)),
+                tv(s, sema_broadcast_to(s, y, shaped_like(c, ty_of(s, y)), call))};
+    return sema_tuple(s, r, 2);
+}
+
+static ValueId join(Sema *s, Val av, Val bv, Span asp, Span bsp, Span call) {
+    ValueId x = sema_to_tensor(s, av, asp), y = sema_to_tensor(s, bv, bsp);
+    Type tx = ty_of(s, x), ty = ty_of(s, y);
+    if (tx.dtype != ty.dtype || tx.pointee != ty.pointee)
+        sema_fail(s, call, "join needs two blocks of one element type, got %s and %s", T(tx), T(ty));
+    Type c = common_shape(s, tx, ty, call);
+    if (c.rank >= IR_MAX_RANK)
+        sema_fail(s, call, "join of %s would have %d dimensions, more than %d", T(c), c.rank + 1, IR_MAX_RANK);
+    x = sema_broadcast_to(s, x, shaped_like(c, tx), call);
+    y = sema_broadcast_to(s, y, shaped_like(c, ty), call);
+    Type r = c;
+    r.shape[r.rank++] = 2;
+    if (c.rank) {
+        x = sema_expand_dims(s, x, c.rank, call);
+        y = sema_expand_dims(s, y, c.rank, call);
+    }
+    x = sema_broadcast_to(s, x, r, call);
+    y = sema_broadcast_to(s, y, r, call);
+    Val first = sema_binop(s, OP_EQ, tv(s, dim_index(s, r, c.rank, call)), num(0), call);
+    ValueId args[3] = {first.id, x, y};
+    return sema_emit(s, IR_SELECT, r, args, 3, call);
+}
+
+/* Element k along `axis` of x, that dim removed (exactly: see above). */
+static ValueId take(Sema *s, ValueId x, int axis, int k, Span sp) {
+    Type t = ty_of(s, x);
+    DType dt = (DType)t.dtype, it = dt;
+    if (dt == DT_PTR)
+        sema_fail(s, sp, "split of a block of pointers is not supported");
+    if (dt_is_float(dt))
+        it = dt_bits(dt) == 16 ? DT_I16 : dt_bits(dt) == 32 ? DT_I32 : DT_I64;
+    Val bits = bitcast_to(s, tv(s, x), it, sp);
+    Val at = sema_binop(s, OP_EQ, tv(s, dim_index(s, t, axis, sp)), num(k), sp);
+    ValueId zero = sema_const_of(s, sema_int(0), ir_with_dtype(t, it), sp);
+    ValueId args[3] = {at.id, bits.id, zero};
+    ValueId v = sema_emit(s, IR_SELECT, ir_with_dtype(t, it), args, 3, sp), r;
+    emit_reduce(s, &v, 1, num(axis), sp, false, (Val){.k = V_UNDEF}, OP_BITXOR, sp, sp, &r);
+    return bitcast_to(s, tv(s, r), dt, sp).id;
+}
+
+/* tl.join(a, b) */
+Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    return tv(s, join(s, a[0], a[1], sp[0], sp[1], call));
+}
+
+/* tl.split(a): a's last dim must be 2; the two halves */
+Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_block(s, a[0], sp[0], bi->name);
+    Type t = ty_of(s, x);
+    if (t.shape[t.rank - 1] != 2)
+        sema_fail(s, sp[0], "split needs a block whose last dimension is 2, got %s", T(t));
+    Val r[2] = {tv(s, take(s, x, t.rank - 1, 0, call)), tv(s, take(s, x, t.rank - 1, 1, call))};
+    return sema_tuple(s, r, 2);
+}
+
+/* tl.interleave(a, b): a0, b0, a1, b1, ... along the last dim */
+Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    ValueId j = join(s, a[0], a[1], sp[0], sp[1], call);
+    Type t = ty_of(s, j);
+    if (t.rank == 1)
+        return tv(s, j);
+    Type r = t;
+    r.rank--;
+    r.shape[r.rank - 1] *= 2;
+    return tv(s, sema_emit(s, IR_RESHAPE, r, &j, 1, call));
+}
+
+/* tl.cat(input, other, can_reorder=False): the inputs end to end along dim
+ * 0 (Triton may reorder and insists on can_reorder=True; tl keeps the
+ * order, which every caller may rely on or not). */
+Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    ValueId x = need_block(s, a[0], sp[0], bi->name), y = need_block(s, a[1], sp[1], bi->name);
+    opt_bool(s, a[2], sp[2], false, "can_reorder");
+    Type tx = ty_of(s, x), ty = ty_of(s, y);
+    if (!ir_type_eq(tx, ty))
+        sema_fail(s, call, "cat needs two blocks of one type, got %s and %s", T(tx), T(ty));
+    ValueId j = join(s, tv(s, x), tv(s, y), sp[0], sp[1], call);
+    Type t = ty_of(s, j); /* [..., 2] -> [2, ...] -> [2 * s0, ...] */
+    int perm[IR_MAX_RANK];
+    Type p = t;
+    perm[0] = t.rank - 1;
+    p.shape[0] = 2;
+    for (int d = 1; d < t.rank; d++) {
+        perm[d] = d - 1;
+        p.shape[d] = t.shape[d - 1];
+    }
+    ValueId tr = sema_emit(s, IR_TRANS, p, &j, 1, call);
+    memcpy(s->f->values[tr].def->attr.perm, perm, sizeof perm);
+    Type r = tx;
+    r.shape[0] *= 2;
+    if (ir_numel(r) > IR_MAX_NUMEL)
+        sema_fail(s, call, "numel (%lld) exceeds the maximum block size (%d)", (long long)ir_numel(r), IR_MAX_NUMEL);
+    return tv(s, sema_emit(s, IR_RESHAPE, r, &tr, 1, call));
 }

@@ -360,6 +360,48 @@ static const char k_rand[] =
     ST(u, "u") ST(g, "tl.randn(seed, offs)") ST(i, "tl.randint(seed, offs, n_rounds=7)")
     "    _, _, _, w = tl.rand4x(seed, offs)\n" ST(w, "w");
 
+/* ------------------------------------------------------------ shape ops */
+
+/* One BLOCK = 1024 program: join and interleave give a0 b0 a1 b1 ..., cat
+ * gives a then b (stored as out[0..n) and out[n..2n)). */
+static void r_join(const long *d, double *const *in, double *const *want) {
+    long n = d[0];
+    for (long i = 0; i < n; i++) {
+        want[0][2 * i] = want[1][2 * i] = in[0][i];
+        want[0][2 * i + 1] = want[1][2 * i + 1] = in[1][i];
+        want[2][i] = in[0][i];
+        want[2][n + i] = in[1][i];
+    }
+}
+static const char k_join[] =
+    PRE "def k(a_ptr, b_ptr, j_ptr, i_ptr, c_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    a = tl.load(a_ptr + offs, mask=mask)\n"
+    "    b = tl.load(b_ptr + offs, mask=mask)\n"
+    "    j = tl.join(a, b)\n"
+    "    tl.static_assert(j.shape == (BLOCK, 2))\n"
+    "    tl.store(j_ptr + 2 * offs[:, None] + tl.arange(0, 2)[None, :], j, mask=mask[:, None])\n"
+    "    w = tl.arange(0, 2 * BLOCK)\n"
+    "    tl.store(i_ptr + w, tl.interleave(a, b), mask=w < 2 * n)\n"
+    "    c = tl.cat(a, b, can_reorder=True)\n"
+    "    tl.store(c_ptr + tl.where(w < BLOCK, w, w - BLOCK + n), c, mask=(w < n) | ((w >= BLOCK) & (w - BLOCK < n)))\n";
+
+/* split undoes join bit for bit (the xor of the bits); broadcast of two. */
+static void r_split(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        want[0][i] = in[1][i];
+        want[1][i] = in[0][i];
+        want[2][i] = f32(in[0][i] + 1.5);
+    }
+}
+static const char k_split[] =
+    PRE "def k(a_ptr, b_ptr, s_ptr, t_ptr, u_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    s, t = tl.split(tl.join(b, a))\n"
+    "    x, y = tl.broadcast(a, 1.5)\n"
+    "    tl.static_assert(y.shape == (BLOCK,))\n"
+    ST(s, "s") ST(t, "t") ST(u, "x + y");
+
 #define STD_CASES                                                                                                    \
     {"cumsum_cumprod_1d", k_cumsum1d, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0,                                      \
      {F1D(-1, 1), I1D(-2, 2), IN(TL_I8, D0, -100, 100)},                                                           \
@@ -395,5 +437,10 @@ static const char k_rand[] =
      {OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0)}, NULL, c_randint4x, EXACT},               \
     {"rand_randn_randint", k_rand, B128, S1D, G1D, 1, 0, {{0}},                                                     \
      {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_U32, D0), OUT(TL_F32, D0)}, NULL, c_rand, EXACT},                     \
+    {"join_interleave_cat", k_join, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0, {F1D(-1, 1), F1D(-1, 1)},           \
+     {{TL_F32, D0, 2, SENT, SENT, 0}, {TL_F32, D0, 2, SENT, SENT, 0}, {TL_F32, D0, 2, SENT, SENT, 0}}, r_join, NULL, \
+     EXACT},                                                                                                         \
+    {"split_broadcast", k_split, B128, S1D, G1D, 1, 0, {F1D(-1, 1), IN(TL_F32, D0, -1e30, 1e30)},                  \
+     {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_split, NULL, EXACT},                                     \
     {"sort_1d_ties", k_sort1d, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0, {I1D(-20, 20)}, {OUT(TL_I32, D0)},         \
      r_sort1d, NULL, EXACT},
