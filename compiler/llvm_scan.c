@@ -132,9 +132,18 @@ typedef struct ScanShape {
     int *regs;       /* ng * C * K registers: row g, repetition k, chunk c at [(g * K + k) * C + c] */
 } ScanShape;
 
+typedef struct RegPos {
+    int reg, row, pos;
+} RegPos;
+
+static int by_row_pos(const void *a, const void *b) {
+    const RegPos *x = a, *y = b;
+    return x->row != y->row ? (x->row > y->row) - (x->row < y->row) : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* Group the registers into rows and check the decomposition above. */
 static bool scan_shape(Lower *L, const ThreadMap *tm, int axis, ScanShape *sh) {
-    int S = tm->shape[axis];
+    int S = tm->shape[axis], n = tm->nregs;
     sh->nl = distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
     sh->nw = distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
     int64_t key_stride[IR_MAX_RANK] = {0}, keys = 1;
@@ -143,50 +152,41 @@ static bool scan_shape(Lower *L, const ThreadMap *tm, int axis, ScanShape *sh) {
             key_stride[d] = keys;
             keys *= tm->shape[d];
         }
-    int *row_of_key = malloc(sizeof(int) * (size_t)keys), *count = calloc((size_t)tm->nregs, sizeof(int));
-    int *pos_reg = malloc(sizeof(int) * (size_t)tm->nregs * (size_t)S);
-    bool ok = row_of_key && count && pos_reg;
+    int *row_of_key = malloc(sizeof(int) * (size_t)keys);
+    RegPos *rp = malloc(sizeof(RegPos) * (size_t)n);
+    bool ok = row_of_key && rp && n > 0;
     for (int64_t i = 0; ok && i < keys; i++)
         row_of_key[i] = -1;
     sh->ng = 0;
-    for (int r = 0; ok && r < tm->nregs; r++) {
+    for (int r = 0; ok && r < n; r++) {
         int64_t key = 0;
         for (int d = 0; d < tm->rank; d++)
             if (d != axis)
                 key += (tm->reg_off[r][d] & (tm->shape[d] - 1)) * key_stride[d];
-        int g = row_of_key[key];
-        if (g < 0) {
-            g = row_of_key[key] = sh->ng++;
-            for (int p = 0; p < S; p++)
-                pos_reg[(int64_t)g * S + p] = -1;
-        }
-        int p = tm->reg_off[r][axis] & (S - 1);
-        ok = pos_reg[(int64_t)g * S + p] < 0; /* no position twice in a thread */
-        pos_reg[(int64_t)g * S + p] = r;
-        count[g]++;
+        if (row_of_key[key] < 0)
+            row_of_key[key] = sh->ng++;
+        rp[r] = (RegPos){r, row_of_key[key], tm->reg_off[r][axis] & (S - 1)};
     }
+    if (ok)
+        qsort(rp, (size_t)n, sizeof *rp, by_row_pos);
     /* C: the run of consecutive positions from 0 in row 0 */
     int C = 0;
-    while (ok && C < S && pos_reg[C] >= 0)
+    while (ok && C < n && rp[C].row == 0 && rp[C].pos == C)
         C++;
     sh->C = C;
     sh->T = C * sh->nl * sh->nw;
     ok = ok && C > 0 && sh->T <= S && S % sh->T == 0;
     sh->K = ok ? S / sh->T : 0;
     ok = ok && (sh->nl == 1 || tm->dim[axis].lmul == C) && (sh->nw == 1 || tm->dim[axis].wmul == C * sh->nl);
-    sh->regs = ok ? arena_alloc(L->f->arena, sizeof(int) * (size_t)(sh->ng * C * sh->K)) : NULL;
-    for (int g = 0; ok && g < sh->ng; g++) {
-        ok = count[g] == C * sh->K;
-        for (int k = 0; ok && k < sh->K; k++)
-            for (int c = 0; ok && c < C; c++) {
-                int r = pos_reg[(int64_t)g * S + c + k * sh->T];
-                ok = r >= 0;
-                sh->regs[(g * sh->K + k) * C + c] = r;
-            }
+    ok = ok && n == sh->ng * C * sh->K;
+    sh->regs = ok ? arena_alloc(L->f->arena, sizeof(int) * (size_t)n) : NULL;
+    for (int i = 0; ok && i < n; i++) { /* row g, repetition k, chunk c at i = (g * K + k) * C + c */
+        int g = i / (C * sh->K), k = i / C % sh->K, c = i % C;
+        ok = rp[i].row == g && rp[i].pos == c + k * sh->T;
+        sh->regs[i] = rp[i].reg;
     }
     free(row_of_key);
-    free(count);
-    free(pos_reg);
+    free(rp);
     return ok;
 }
 
