@@ -127,6 +127,12 @@ void ir_type_print(Buf *b, Type t);
     /* tensor ops */                                                                               \
     X(DOT, "dot", 3, OPF_PURE)     /* a <MxK>, b <KxN>, acc <MxN>; attr.precision */                 \
     X(REDUCE, "reduce", 1, OPF_PURE) /* attr.reduce, attr.axis, attr.keep_dims; argmax/argmin -> i32 */ \
+    /* scans, reductions with a combine function, gathers, histograms */                       \
+    X(SCAN, "scan", -1, OPF_PURE)           /* x1..xn of one shape; attr.axis, attr.reverse; region */ \
+                                            /* combine(a1..an, b1..bn) yields n; results like x */ \
+    X(REDUCE_FN, "reduce_fn", -1, OPF_PURE) /* x1..xn; attr.axis, attr.keep_dims; region combine */ \
+    X(GATHER, "gather", 2, OPF_PURE)        /* src, index (ints); attr.axis; result index's shape */ \
+    X(HISTOGRAM, "histogram", -1, OPF_PURE) /* x (1-D ints) [, mask]; result <bins x i32> */      \
     /* debugging */                                                                                \
     X(PRINT, "print", -1, 0)       /* attr.str = prefix, attr.hex; prints each operand */           \
     X(ASSERT, "assert", 1, 0)      /* cond (i1 scalar or block); attr.str = message */              \
@@ -178,6 +184,7 @@ typedef struct Attr {
     bool has_mask, has_other; /* LOAD / STORE / ATOMIC_RMW */
     bool hex;          /* PRINT */
     const char *str;   /* PRINT prefix, ASSERT message */
+    bool reverse;      /* SCAN: from the last element to the first */
 } Attr;
 
 typedef int ValueId; /* index into Function.values; 0 is never a valid value */

@@ -689,6 +689,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return bool_of(P, l, &a->keep_dims);
     if (!strcmp(k, "hex"))
         return bool_of(P, l, &a->hex);
+    if (!strcmp(k, "reverse"))
+        return bool_of(P, l, &a->reverse);
     if (!strcmp(k, "prefix") || !strcmp(k, "msg")) {
         a->str = l->s;
         return l->kind == L_STRING || error_at(P, l->span, "expected a string");

@@ -51,6 +51,9 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_REDUCE] = "kind axis keep_dims",
     [IR_PRINT] = "prefix hex",
     [IR_ASSERT] = "msg",
+    [IR_SCAN] = "axis reverse",
+    [IR_REDUCE_FN] = "axis keep_dims",
+    [IR_GATHER] = "axis",
 };
 
 /* Region labels of the ops that own regions; their number is the op's number
@@ -60,6 +63,8 @@ const char *const ir_region_labels[IR__NUM][2] = {
     [IR_FOR] = {"body"},
     [IR_IF] = {"then", "else"},
     [IR_WHILE] = {"before", "do"},
+    [IR_SCAN] = {"combine"},
+    [IR_REDUCE_FN] = {"combine"},
 };
 
 /* Names print only when the parser can read them back. */
@@ -175,6 +180,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_put_quoted(b, a->str, a->str ? strlen(a->str) : 0, true);
     } else if (IS("hex")) {
         buf_puts(b, a->hex ? "true" : "false");
+    } else if (IS("reverse")) {
+        buf_puts(b, a->reverse ? "true" : "false");
     }
 #undef IS
 }

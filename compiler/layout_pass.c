@@ -469,7 +469,8 @@ static int derived_want(Pass *P, const Inst *in, int res) {
     switch (in->op) {
     case IR_EXPAND_DIMS:
         return slice_of(P, res, in->attr.axis);
-    case IR_REDUCE: {
+    case IR_REDUCE:
+    case IR_REDUCE_FN: {
         if (in->attr.keep_dims)
             return res;
         const Layout *l = L_(P, res);
@@ -524,6 +525,17 @@ static int want(Pass *P, int idx, int k) {
         ValueId t = carried_target(in, k, P->iblock[idx]);
         return t ? vlay(P, t) : 0;
     }
+    /* scan: every operand in the (BLOCKED) layout of the first result;
+     * reduce_fn: the first as reduce wants it, the others like the first;
+     * gather: the index like the result; histogram: the mask like the input */
+    case IR_SCAN:
+        return vlay(P, in->results[0]);
+    case IR_REDUCE_FN:
+        return k ? vlay(P, in->args[0]) : derived_want(P, in, vlay(P, in->results[0]));
+    case IR_GATHER:
+        return k == 1 ? vlay(P, in->results[0]) : 0;
+    case IR_HISTOGRAM:
+        return k == 1 ? vlay(P, in->args[0]) : 0;
     default:
         if (derives_from_result(in->op) && in->nresults == 1 && is_block(P, in->results[0]))
             return derived_want(P, in, vlay(P, in->results[0]));
@@ -548,6 +560,8 @@ static int forward_rule(Pass *P, const Inst *in) {
     }
     case IR_TRANS:
         return permuted(P, vlay(P, in->args[0]), in->attr.perm, false);
+    case IR_GATHER:
+        return vlay(P, in->args[1]);
     default:
         break;
     }
@@ -624,6 +638,24 @@ static bool forward_while(Pass *P, Inst *in, bool from_init) {
     return changed;
 }
 
+/* scan: its operand's layout when BLOCKED (the lowering needs one), else the
+ * default; reduce_fn: the slice of its first operand's, as reduce. */
+static bool forward_combine(Pass *P, Inst *in) {
+    bool changed = false;
+    int a = vlay(P, in->args[0]);
+    for (int i = 0; a && i < in->nresults; i++) {
+        ValueId r = in->results[i];
+        if (!is_block(P, r) || vlay(P, r))
+            continue;
+        if (in->op == IR_SCAN)
+            set_lay(P, r, kind_of(P, a) == LAYOUT_BLOCKED ? a : default_blocked(P, vtype(P, r)));
+        else
+            set_lay(P, r, in->attr.keep_dims ? a : slice_of(P, a, in->attr.axis));
+        changed = true;
+    }
+    return changed;
+}
+
 static bool forward_sweep(Pass *P, bool from_init) {
     bool changed = false;
     for (int i = 0; i < P->ninsts; i++) {
@@ -632,6 +664,10 @@ static bool forward_sweep(Pass *P, bool from_init) {
             changed |= in->op == IR_FOR ? forward_for(P, in, from_init)
                        : in->op == IR_IF ? forward_if(P, in)
                                          : forward_while(P, in, from_init);
+            continue;
+        }
+        if (in->op == IR_SCAN || in->op == IR_REDUCE_FN) {
+            changed |= forward_combine(P, in);
             continue;
         }
         if (in->nresults != 1 || !is_block(P, in->results[0]) || vlay(P, in->results[0]))
@@ -691,8 +727,13 @@ static bool can_take(Pass *P, ValueId v, int li) {
     case IR_CONST: case IR_ARANGE: case IR_SPLAT:
         return true;
     case IR_REDUCE:
+    case IR_REDUCE_FN:
     case IR_TRANS:
         return derived_want(P, def, li) != 0;
+    case IR_SCAN:
+        return kind_of(P, li) == LAYOUT_BLOCKED;
+    case IR_GATHER: case IR_HISTOGRAM:
+        return true;
     case IR_FOR: case IR_IF: case IR_WHILE:
         return true;
     default:
@@ -1053,10 +1094,12 @@ static int elem_bytes(Type t) { return imax(1, dt_bits(t.dtype) / 8); }
  * reduction across warps stages one partial result per warp along the axis
  * (argmin/argmax with its index). */
 static int64_t scratch_bytes(Pass *P, const Inst *in) {
-    if (in->op == IR_CONVERT_LAYOUT || in->op == IR_RESHAPE) {
+    if (in->op == IR_CONVERT_LAYOUT || in->op == IR_RESHAPE || in->op == IR_GATHER) {
         Type t = vtype(P, in->args[0]);
         return ir_numel(t) * elem_bytes(t);
     }
+    if (in->op == IR_HISTOGRAM)
+        return ir_numel(vtype(P, in->results[0])) * 4;
     if (in->op != IR_REDUCE)
         return 0;
     Type t = vtype(P, in->args[0]);

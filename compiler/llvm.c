@@ -675,7 +675,11 @@ static void lower_inst(Lower *L, Inst *in) {
     case IR_STORE: llvm_lower_store(L, in); return;
     case IR_ATOMIC_RMW:
     case IR_ATOMIC_CAS: llvm_lower_atomic(L, in); return;
-    case IR_REDUCE: llvm_lower_reduce(L, in); return;
+    case IR_REDUCE:
+    case IR_REDUCE_FN: llvm_lower_reduce(L, in); return;
+    case IR_SCAN: llvm_lower_scan(L, in); return;
+    case IR_GATHER: llvm_lower_gather(L, in); return;
+    case IR_HISTOGRAM: llvm_lower_histogram(L, in); return;
     case IR_DOT: llvm_lower_dot(L, in); return;
     case IR_CONVERT_LAYOUT: lower_convert(L, in); return;
     default:

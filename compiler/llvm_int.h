@@ -134,10 +134,22 @@ void llvm_lower_load(Lower *L, Inst *in);
 void llvm_lower_store(Lower *L, Inst *in);
 void llvm_lower_atomic(Lower *L, Inst *in);
 
-/* ---- llvm_reduce.c ---- */
+/* ---- llvm_reduce.c: reduce and reduce_fn ---- */
 void llvm_lower_reduce(Lower *L, Inst *in);
 /* Exchange a 32-bit-or-smaller / 64-bit value with lane ^ mask. */
 LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask);
+/* shfl.sync.<mode> ("bfly", "up", "down", "idx") of any register type, with
+ * operand b (mask, delta or lane) and the clamp / segment operand c. */
+LLVMValueRef llvm_shfl(Lower *L, const char *mode, LLVMValueRef v, LLVMValueRef b, int c);
+
+/* ---- llvm_scan.c: scan, gather, histogram, combine regions ---- */
+/* out[0..n) = the combine region of `in` (scan / reduce_fn, n operands)
+ * lowered once on the scalars a[0..n) (earlier) and b[0..n) (later); false
+ * (L->failed) on an internal error. */
+bool llvm_combine(Lower *L, Inst *in, const LLVMValueRef *a, const LLVMValueRef *b, LLVMValueRef *out);
+void llvm_lower_scan(Lower *L, Inst *in);
+void llvm_lower_gather(Lower *L, Inst *in);
+void llvm_lower_histogram(Lower *L, Inst *in);
 
 /* ---- llvm_dot.c ---- */
 void llvm_lower_dot(Lower *L, Inst *in);

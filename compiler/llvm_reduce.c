@@ -1,4 +1,5 @@
-/* llvm_reduce.c: reductions along one axis (sum, max, min, argmax, argmin).
+/* llvm_reduce.c: reductions along one axis (sum, max, min, argmax, argmin,
+ * and reduce_fn: any combine region over several operands).
  *
  * Algorithm, for the input's ThreadMap and axis a of size S:
  *  1. in a thread: registers whose indices agree off the axis form a group
@@ -18,67 +19,84 @@
  * A compile-time check confirms each element along the axis is counted
  * exactly once by steps 1-3.
  * fp16 / bf16 reduce in fp32; argmax / argmin carry (value, index) pairs and
- * break ties toward the smaller index, as Triton does. */
+ * break ties toward the smaller index, as Triton does. A reduce_fn carries one
+ * value per operand and combines them with its region (llvm_combine), in
+ * the operands' types; steps 2 and 3 combine partials in an order that is not
+ * the elements' (Triton's too), so its combine must be commutative as well
+ * as associative. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "llvm_int.h"
 
+enum { RED_MAX_VALS = 17 }; /* values one element carries: reduce_fn's operands */
+
 typedef struct Red {
-    int kind;      /* ReduceKind */
-    DType ct;      /* the type values combine in */
-    bool arg;      /* argmax / argmin: idx carries the index */
+    int kind;      /* ReduceKind (reduce only) */
+    Inst *fn;      /* reduce_fn: the op whose combine region combines; else NULL */
+    int nv;        /* values per element: 1, 2 for argmax / argmin (value, index), or fn's operands */
+    DType ct[RED_MAX_VALS]; /* the type value k combines in */
+    bool arg;      /* argmax / argmin: v[1] carries the index */
 } Red;
 
 typedef struct Group {
     int *regs;     /* input registers, one per distinct axis index */
     int n;
-    LLVMValueRef v, idx;
+    LLVMValueRef *v; /* nv values */
 } Group;
 
 /* ---- combining ---- */
 
 static LLVMValueRef cmp_vals(Lower *L, const Red *R, bool gt, LLVMValueRef a, LLVMValueRef b) {
-    if (dt_is_float(R->ct))
+    if (dt_is_float(R->ct[0]))
         return LLVMBuildFCmp(L->b, gt ? LLVMRealOGT : LLVMRealOLT, a, b, "");
-    bool s = dt_is_signed(R->ct);
+    bool s = dt_is_signed(R->ct[0]);
     return LLVMBuildICmp(L->b, gt ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT), a, b, "");
 }
 
 static LLVMValueRef eq_vals(Lower *L, const Red *R, LLVMValueRef a, LLVMValueRef b) {
-    return dt_is_float(R->ct) ? LLVMBuildFCmp(L->b, LLVMRealOEQ, a, b, "") : LLVMBuildICmp(L->b, LLVMIntEQ, a, b, "");
+    return dt_is_float(R->ct[0]) ? LLVMBuildFCmp(L->b, LLVMRealOEQ, a, b, "") : LLVMBuildICmp(L->b, LLVMIntEQ, a, b, "");
 }
 
-/* (v, idx) = combine((v, idx), (v2, idx2)) */
-static void combine(Lower *L, const Red *R, LLVMValueRef *v, LLVMValueRef *idx, LLVMValueRef v2, LLVMValueRef idx2) {
+/* v = combine(v, v2), nv values each */
+static void combine(Lower *L, const Red *R, LLVMValueRef *v, const LLVMValueRef *v2) {
+    if (R->fn) {
+        LLVMValueRef out[RED_MAX_VALS];
+        if (llvm_combine(L, R->fn, v, v2, out))
+            memcpy(v, out, sizeof(LLVMValueRef) * (size_t)R->nv);
+        return;
+    }
     switch (R->kind) {
-    case RED_SUM: *v = llvm_binop(L, IR_ADD, R->ct, *v, v2); return;
-    case RED_MAX: *v = llvm_binop(L, IR_MAX, R->ct, *v, v2); return;
-    case RED_MIN: *v = llvm_binop(L, IR_MIN, R->ct, *v, v2); return;
+    case RED_SUM: v[0] = llvm_binop(L, IR_ADD, R->ct[0], v[0], v2[0]); return;
+    case RED_MAX: v[0] = llvm_binop(L, IR_MAX, R->ct[0], v[0], v2[0]); return;
+    case RED_MIN: v[0] = llvm_binop(L, IR_MIN, R->ct[0], v[0], v2[0]); return;
     default: {
         /* take the other pair when its value is strictly better, or equal
          * with a smaller index */
-        LLVMValueRef gt = cmp_vals(L, R, R->kind == RED_ARGMAX, v2, *v);
-        LLVMValueRef tie = LLVMBuildAnd(L->b, eq_vals(L, R, v2, *v),
-                                        LLVMBuildICmp(L->b, LLVMIntSLT, idx2, *idx, ""), "");
+        LLVMValueRef gt = cmp_vals(L, R, R->kind == RED_ARGMAX, v2[0], v[0]);
+        LLVMValueRef tie = LLVMBuildAnd(L->b, eq_vals(L, R, v2[0], v[0]),
+                                        LLVMBuildICmp(L->b, LLVMIntSLT, v2[1], v[1], ""), "");
         LLVMValueRef take = LLVMBuildOr(L->b, gt, tie, "");
-        *v = LLVMBuildSelect(L->b, take, v2, *v, "");
-        *idx = LLVMBuildSelect(L->b, take, idx2, *idx, "");
+        v[0] = LLVMBuildSelect(L->b, take, v2[0], v[0], "");
+        v[1] = LLVMBuildSelect(L->b, take, v2[1], v[1], "");
     }
     }
 }
 
 /* ---- shuffles ---- */
 
-LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask) {
+/* shfl.sync.MODE of any register type: 32-bit values directly, narrower
+ * ones widened, 64-bit ones (and pointers) as two halves. */
+LLVMValueRef llvm_shfl(Lower *L, const char *mode, LLVMValueRef v, LLVMValueRef b, int c) {
     LLVMTypeRef t = LLVMTypeOf(v);
     LLVMTypeKind k = LLVMGetTypeKind(t);
     if (t == L->t_f32 || t == L->t_i32) {
-        LLVMValueRef args[4] = {llvm_i32(L, (int32_t)0xffffffff), v, llvm_i32(L, mask), llvm_i32(L, 0x1f)};
-        return llvm_call(L, t == L->t_f32 ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32", t, args, 4);
+        LLVMValueRef args[4] = {llvm_i32(L, (int32_t)0xffffffff), v, b, llvm_i32(L, c)};
+        const char *name = arena_printf(L->f->arena, "llvm.nvvm.shfl.sync.%s.%s", mode, t == L->t_f32 ? "f32" : "i32");
+        return llvm_call(L, name, t, args, 4);
     }
     if (k == LLVMPointerTypeKind)
-        return LLVMBuildIntToPtr(L->b, llvm_shfl_xor(L, LLVMBuildPtrToInt(L->b, v, L->t_i64, ""), mask), t, "");
+        return LLVMBuildIntToPtr(L->b, llvm_shfl(L, mode, LLVMBuildPtrToInt(L->b, v, L->t_i64, ""), b, c), t, "");
     unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : t == L->t_f64 ? 64 : 16;
     LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
     LLVMValueRef x = k == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(L->b, v, it, "");
@@ -86,13 +104,17 @@ LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask) {
     if (bits == 64) { /* two 32-bit halves */
         LLVMValueRef lo = LLVMBuildTrunc(L->b, x, L->t_i32, "");
         LLVMValueRef hi = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, x, llvm_i64(L, 32), ""), L->t_i32, "");
-        lo = LLVMBuildZExt(L->b, llvm_shfl_xor(L, lo, mask), L->t_i64, "");
-        hi = LLVMBuildZExt(L->b, llvm_shfl_xor(L, hi, mask), L->t_i64, "");
+        lo = LLVMBuildZExt(L->b, llvm_shfl(L, mode, lo, b, c), L->t_i64, "");
+        hi = LLVMBuildZExt(L->b, llvm_shfl(L, mode, hi, b, c), L->t_i64, "");
         r = LLVMBuildOr(L->b, lo, LLVMBuildShl(L->b, hi, llvm_i64(L, 32), ""), "");
     } else {
-        r = LLVMBuildTrunc(L->b, llvm_shfl_xor(L, LLVMBuildZExt(L->b, x, L->t_i32, ""), mask), it, "");
+        r = LLVMBuildTrunc(L->b, llvm_shfl(L, mode, LLVMBuildZExt(L->b, x, L->t_i32, ""), b, c), it, "");
     }
     return k == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(L->b, r, t, "");
+}
+
+LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask) {
+    return llvm_shfl(L, "bfly", v, llvm_i32(L, mask), 0x1f);
 }
 
 /* ---- the steps ---- */
@@ -160,9 +182,10 @@ static int make_groups(Lower *L, const ThreadMap *tm, int axis, Group *g, int *k
     return ng;
 }
 
-static LLVMValueRef to_ct(Lower *L, const Red *R, LLVMValueRef x, DType from) { return llvm_cast(L, x, from, R->ct); }
+static LLVMValueRef to_ct(Lower *L, const Red *R, LLVMValueRef x, DType from) { return llvm_cast(L, x, from, R->ct[0]); }
 
-/* Step 3: combine the partials of the warps along the axis in shared memory. */
+/* Step 3: combine the partials of the warps along the axis in shared memory
+ * (value k of every slot in its own array). */
 static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, int axis, Group *g, const int *rep,
                          int ng, int nw) {
     int64_t pstride[IR_MAX_RANK] = {0}, s = 1;
@@ -171,10 +194,10 @@ static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, 
             pstride[d] = s;
             s *= tm->shape[d];
         }
-    LLVMTypeRef vt = llvm_mem_type(L, R->ct);
-    int vbytes = llvm_dt_bytes(R->ct);
-    int64_t idx_off = (s * nw * vbytes + 3) & ~(int64_t)3;
-    llvm_smem_use(L, idx_off + (R->arg ? s * nw * 4 : 0), in->span);
+    int64_t off[RED_MAX_VALS + 1] = {0};
+    for (int k = 0; k < R->nv; k++)
+        off[k + 1] = (off[k] + s * nw * llvm_dt_bytes(R->ct[k]) + 7) & ~(int64_t)7;
+    llvm_smem_use(L, off[R->nv], in->span);
     LLVMValueRef slot = LLVMBuildAnd(L->b, LLVMBuildUDiv(L->b, L->warp, llvm_i32(L, tm->dim[axis].wdiv), ""),
                                      llvm_i32(L, nw - 1), "");
     LLVMValueRef *at = llvm_new_regs(L, ng);
@@ -182,22 +205,27 @@ static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, 
     for (int i = 0; i < ng; i++) {
         at[i] = LLVMBuildMul(L->b, llvm_linear(L, tm, rep[i], pstride), llvm_i32(L, nw), "");
         LLVMValueRef p = LLVMBuildAdd(L->b, at[i], slot, "");
-        LLVMBuildStore(L->b, g[i].v, llvm_smem_ptr(L, vt, p, 0));
-        if (R->arg)
-            LLVMBuildStore(L->b, g[i].idx, llvm_smem_ptr(L, L->t_i32, p, idx_off));
+        for (int k = 0; k < R->nv; k++) {
+            LLVMValueRef x = g[i].v[k];
+            if (R->ct[k] == DT_I1)
+                x = LLVMBuildZExt(L->b, x, L->t_i8, "");
+            LLVMBuildStore(L->b, x, llvm_smem_ptr(L, llvm_mem_type(L, R->ct[k]), p, off[k]));
+        }
     }
     llvm_barrier(L);
     for (int i = 0; i < ng; i++)
         for (int j = 0; j < nw; j++) {
-            LLVMValueRef p = LLVMBuildAdd(L->b, at[i], llvm_i32(L, j), "");
-            LLVMValueRef v = LLVMBuildLoad2(L->b, vt, llvm_smem_ptr(L, vt, p, 0), "");
-            LLVMValueRef x = R->arg ? LLVMBuildLoad2(L->b, L->t_i32, llvm_smem_ptr(L, L->t_i32, p, idx_off), "") : NULL;
-            if (j == 0) {
-                g[i].v = v;
-                g[i].idx = x;
-            } else {
-                combine(L, R, &g[i].v, &g[i].idx, v, x);
+            LLVMValueRef p = LLVMBuildAdd(L->b, at[i], llvm_i32(L, j), ""), x[RED_MAX_VALS];
+            for (int k = 0; k < R->nv; k++) {
+                LLVMTypeRef mt = llvm_mem_type(L, R->ct[k]);
+                x[k] = LLVMBuildLoad2(L->b, mt, llvm_smem_ptr(L, mt, p, off[k]), "");
+                if (R->ct[k] == DT_I1)
+                    x[k] = LLVMBuildTrunc(L->b, x[k], L->t_i1, "");
             }
+            if (j == 0)
+                memcpy(g[i].v, x, sizeof(LLVMValueRef) * (size_t)R->nv);
+            else
+                combine(L, R, g[i].v, x);
         }
 }
 
@@ -219,12 +247,15 @@ static ThreadMap *group_map(Lower *L, const ThreadMap *tm, int axis, const int *
     return m;
 }
 
-static void finish(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, int axis, Group *g, const int *rep, int ng) {
-    ValueId res = in->results[0];
+/* Result k from value k of the groups (reduce: its value, or the index of
+ * argmax / argmin). */
+static void finish(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, int axis, Group *g, const int *rep, int ng,
+                   int k) {
+    ValueId res = in->results[k];
     DType rt = (DType)L->f->values[res].type.dtype;
     LLVMValueRef *vals = llvm_new_regs(L, ng);
     for (int i = 0; i < ng; i++)
-        vals[i] = R->arg ? g[i].idx : llvm_cast(L, g[i].v, R->ct, rt);
+        vals[i] = R->fn ? g[i].v[k] : R->arg ? g[i].v[1] : llvm_cast(L, g[i].v[0], R->ct[0], rt);
     const ThreadMap *out = llvm_tm(L, res);
     if (tm->rank == 1 || !out) { /* reduced to one value, which every thread holds */
         int n = out ? out->nregs : 1;
@@ -237,10 +268,10 @@ static void finish(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, int ax
     ThreadMap *mid = group_map(L, tm, axis, rep, ng);
     int64_t ms[IR_MAX_RANK], coef[IR_MAX_RANK] = {0};
     llvm_row_major(mid->rank, mid->shape, ms);
-    for (int d = 0, k = 0; d < out->rank; d++) {
+    for (int d = 0, j = 0; d < out->rank; d++) {
         if (in->attr.keep_dims && d == axis)
             continue; /* the kept size-1 dim */
-        coef[d] = ms[k++];
+        coef[d] = ms[j++];
     }
     LLVMValueRef *r = llvm_new_regs(L, out->nregs);
     llvm_move(L, mid, vals, rt, out, r, coef, in->span);
@@ -251,15 +282,35 @@ void llvm_lower_reduce(Lower *L, Inst *in) {
     ValueId src = in->args[0];
     const ThreadMap *tm = llvm_tm(L, src);
     DType it = (DType)L->f->values[src].type.dtype, rt = (DType)L->f->values[in->results[0]].type.dtype;
-    Red R = {.kind = in->attr.reduce, .arg = in->attr.reduce == RED_ARGMAX || in->attr.reduce == RED_ARGMIN};
-    R.ct = R.arg ? it : rt;
-    if (R.ct == DT_F16 || R.ct == DT_BF16)
-        R.ct = DT_F32;
+    Red R = {.kind = in->attr.reduce, .nv = 1};
+    LLVMValueRef **x = arena_alloc(L->f->arena, sizeof(LLVMValueRef *) * RED_MAX_VALS);
+    if (in->op == IR_REDUCE_FN) {
+        R.fn = in;
+        R.nv = in->nargs;
+        if (R.nv > RED_MAX_VALS - 1) {
+            diag_internal(L->d, "reduce_fn with %d operands", R.nv);
+            L->failed = true;
+            return;
+        }
+        for (int k = 0; k < R.nv; k++) { /* every operand in the first one's layout */
+            R.ct[k] = (DType)L->f->values[in->args[k]].type.dtype;
+            x[k] = llvm_regs_like(L, in->args[k], src, in->span);
+        }
+    } else {
+        R.arg = R.kind == RED_ARGMAX || R.kind == RED_ARGMIN;
+        R.nv = R.arg ? 2 : 1;
+        R.ct[0] = R.arg ? it : rt;
+        if (R.ct[0] == DT_F16 || R.ct[0] == DT_BF16)
+            R.ct[0] = DT_F32;
+        R.ct[1] = DT_I32;
+        x[0] = llvm_val(L, src)->r;
+    }
     if (!tm) { /* a scalar: nothing to combine */
-        LLVMValueRef x = llvm_val(L, src)->r[0];
-        LLVMValueRef *r = llvm_new_regs(L, 1);
-        r[0] = R.arg ? llvm_i32(L, 0) : llvm_cast(L, x, it, rt);
-        llvm_set(L, in->results[0], r, 1);
+        for (int k = 0; k < in->nresults; k++) {
+            LLVMValueRef *r = llvm_new_regs(L, 1);
+            r[0] = R.fn ? x[k][0] : R.arg ? llvm_i32(L, 0) : llvm_cast(L, x[0][0], it, rt);
+            llvm_set(L, in->results[k], r, 1);
+        }
         return;
     }
     int axis = in->attr.axis, S = tm->shape[axis];
@@ -273,28 +324,29 @@ void llvm_lower_reduce(Lower *L, Inst *in) {
         L->failed = true;
         return;
     }
-    LVal *x = llvm_val(L, src);
     for (int i = 0; i < ng; i++) { /* step 1 */
-        for (int k = 0; k < g[i].n; k++) {
-            int r = g[i].regs[k];
-            LLVMValueRef v = to_ct(L, &R, x->r[r], it);
-            LLVMValueRef idx = R.arg ? llvm_index(L, tm, r, axis) : NULL;
-            if (k == 0) {
-                g[i].v = v;
-                g[i].idx = idx;
-            } else {
-                combine(L, &R, &g[i].v, &g[i].idx, v, idx);
-            }
+        g[i].v = arena_alloc(L->f->arena, sizeof(LLVMValueRef) * RED_MAX_VALS);
+        for (int j = 0; j < g[i].n; j++) {
+            int r = g[i].regs[j];
+            LLVMValueRef v[RED_MAX_VALS];
+            for (int k = 0; k < R.nv; k++)
+                v[k] = R.fn ? x[k][r] : k == 0 ? to_ct(L, &R, x[0][r], it) : llvm_index(L, tm, r, axis);
+            if (j == 0)
+                memcpy(g[i].v, v, sizeof(LLVMValueRef) * (size_t)R.nv);
+            else
+                combine(L, &R, g[i].v, v);
         }
     }
     for (int b = 1; b < nl; b *= 2) /* step 2 */
         for (int i = 0; i < ng; i++) {
             int mask = tm->dim[axis].ldiv * b;
-            LLVMValueRef v = llvm_shfl_xor(L, g[i].v, mask);
-            LLVMValueRef idx = R.arg ? llvm_shfl_xor(L, g[i].idx, mask) : NULL;
-            combine(L, &R, &g[i].v, &g[i].idx, v, idx);
+            LLVMValueRef v[RED_MAX_VALS];
+            for (int k = 0; k < R.nv; k++)
+                v[k] = llvm_shfl_xor(L, g[i].v[k], mask);
+            combine(L, &R, g[i].v, v);
         }
     if (nw > 1) /* step 3 */
         across_warps(L, in, &R, tm, axis, g, rep, ng, nw);
-    finish(L, in, &R, tm, axis, g, rep, ng);
+    for (int k = 0; k < (R.fn ? R.nv : 1) && !L->failed; k++)
+        finish(L, in, &R, tm, axis, g, rep, ng, k);
 }

@@ -259,5 +259,28 @@ bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val
 bool sema_tl_dtype(const char *name, Type *out);
 /* Triton's integer_promote_impl: width first, then unsigned wins at equal width. */
 DType sema_int_promote(DType a, DType b);
+/* Broadcast v to the shape of `to` (splat, leading 1s, stretched 1s); insert a
+ * size-1 dim before `axis`. */
+ValueId sema_broadcast_to(Sema *s, ValueId v, Type to, Span sp);
+ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp);
+
+/* ---- sema_std.c: builtin handlers (in sema_ops.c's table) ---- */
+Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_cum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_bitreduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_histogram(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_gather(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_sort(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_random(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_broadcast2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 
 #endif

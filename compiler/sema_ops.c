@@ -226,6 +226,8 @@ static ValueId broadcast_to(Sema *s, ValueId v, Type to, Span sp) {
     return v;
 }
 
+ValueId sema_broadcast_to(Sema *s, ValueId v, Type to, Span sp) { return broadcast_to(s, v, to, sp); }
+
 static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
     Type c = common_or_fail(s, ty_of(s, *a), ty_of(s, *b), sp);
     *a = broadcast_to(s, *a, c, sp);
@@ -522,6 +524,8 @@ static ValueId expand_dims(Sema *s, ValueId v, int axis, Span sp) {
     s->f->values[x].def->attr.axis = axis;
     return x;
 }
+
+ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp) { return expand_dims(s, v, axis, sp); }
 
 Val sema_tensor_index(Sema *s, Val x, const Val *idx, const Span *isp, int n, Span sp) {
     ValueId v = x.id;
@@ -1539,12 +1543,40 @@ static const Builtin builtins[] = {
     {"min", "input axis? return_indices? return_indices_tie_break_left? keep_dims?", h_maxmin_reduce, 0, TLM},
     {"argmax", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMAX, TLM},
     {"argmin", "input axis tie_break_left? keep_dims?", h_argmaxmin, RED_ARGMIN, TLM},
+    /* scans, reductions with a combine function, sorting (sema_std.c) */
+    {"associative_scan", "input axis combine_fn reverse?", sema_h_scan, 0, TLM},
+    {"reduce", "input axis combine_fn keep_dims?", sema_h_reduce_fn, 0, TLM},
+    {"cumsum", "input axis? reverse? dtype?", sema_h_cum, OP_ADD, TLM},
+    {"cumprod", "input axis? reverse?", sema_h_cum, OP_MUL, TLM},
+    {"xor_sum", "input axis? keep_dims?", sema_h_bitreduce, OP_BITXOR, TLM},
+    {"reduce_or", "input axis keep_dims?", sema_h_bitreduce, OP_BITOR, TLM},
+    {"histogram", "input num_bins mask?", sema_h_histogram, 0, TLM},
+    {"gather", "src index axis", sema_h_gather, 0, TLM},
+    {"sort", "x dim? descending?", sema_h_sort, 0, TLM},
+    {"topk", "x k dim?", sema_h_topk, 0, TLM},
+    {"flip", "x dim?", sema_h_flip, 0, TLM},
+    /* random numbers (sema_std.c; aux: the RAND_* kind) */
+    {"randint", "seed offset n_rounds?", sema_h_random, 0, TL},
+    {"randint4x", "seed offset n_rounds?", sema_h_random, 1, TL},
+    {"rand", "seed offset n_rounds?", sema_h_random, 2, TL},
+    {"rand4x", "seed offsets n_rounds?", sema_h_random, 3, TL},
+    {"randn", "seed offset n_rounds?", sema_h_random, 4, TL},
+    {"randn4x", "seed offset n_rounds?", sema_h_random, 5, TL},
+    {"philox", "seed c0 c1 c2 c3 n_rounds?", sema_h_philox, 0, TL},
+    {"uint_to_uniform_float", "x", sema_h_random_map, 0, TL},
+    {"pair_uniform_to_normal", "u1 u2", sema_h_random_map, 0, TL},
+    /* shape ops built from others (sema_std.c) */
+    {"broadcast", "input other", sema_h_broadcast2, 0, TL},
+    {"join", "a b", sema_h_join, 0, TL},
+    {"split", "a", sema_h_split, 0, TLM},
+    {"interleave", "a b", sema_h_interleave, 0, TL},
+    {"cat", "input other can_reorder?", sema_h_cat, 0, TL},
     /* shapes and types */
     {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
     {"expand_dims", "input axis", h_expand_dims, 0, TLM},
     {"reshape", "input *shape can_reorder?", h_reshape, 0, TLM},
     {"view", "input *shape", h_reshape, 0, TLM},
-    {"ravel", "input", h_reshape, 0, TLM},
+    {"ravel", "input can_reorder?", h_reshape, 0, TLM},
     {"trans", "input *dims", h_permute, 0, TLM},
     {"permute", "input *dims", h_permute, 0, TLM},
     {"cast", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, TL},
@@ -1588,18 +1620,11 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
  * method; it is never offered as a "did you mean". The members of
  * triton.language.extra (libdevice) are all missing too (sema.c). */
 static const char *const unsupported[] = {
-    /* creation and shapes */
-    "cat", "broadcast", "interleave", "join", "split", "flip", "gather",
     /* memory: block pointers and tensor descriptors */
     "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor", "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
     "erf", "umulhi", "fdiv", "div_rn", "sqrt_rn", "softmax", "dot_scaled",
-    /* reductions, scans, sorting */
-    "reduce", "xor_sum", "associative_scan", "cumsum", "cumprod", "histogram", "sort", "topk",
-    /* random numbers */
-    "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl",
-    "uint_to_uniform_float", "pair_uniform_to_normal",
     /* fp8 types */
     "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
     /* inline assembly, hints, elementwise maps */

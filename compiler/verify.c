@@ -171,7 +171,7 @@ static int region_count(int op) {
 /* -1: as many as the op carries (checked by its rule). */
 static int want_results(int op) {
     switch (op) {
-    case IR_FOR: case IR_IF: case IR_WHILE:
+    case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN:
         return -1;
     case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER:
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
@@ -191,6 +191,8 @@ static void nargs_range(int op, int *lo, int *hi) {
     case IR_FOR: *lo = 3; *hi = INT_MAX; break;
     case IR_CONDITION: *lo = 1; *hi = INT_MAX; break;
     case IR_WHILE: case IR_YIELD: case IR_PRINT: *lo = 0; *hi = INT_MAX; break;
+    case IR_SCAN: case IR_REDUCE_FN: *lo = 1; *hi = INT_MAX; break;
+    case IR_HISTOGRAM: *lo = 1; *hi = 2; break;
     default: break;
     }
 }
@@ -531,6 +533,93 @@ static void check_reduce(Verifier *V, const Inst *in) {
     want_type(V, in, "the result", res(V, in, 0), want);
 }
 
+/* scan / reduce_fn: operands are blocks of one shape (numbers or i1) with
+ * the axis in range; the combine region takes two scalars per operand (the
+ * earlier elements a1..an, then the later b1..bn) and yields one per
+ * operand, of the operands' element types. */
+static bool check_combine(Verifier *V, const Inst *in) {
+    int n = in->nargs;
+    Type x = arg(V, in, 0);
+    if (!x.rank || in->attr.axis < 0 || in->attr.axis >= x.rank)
+        return fail(V, in, "axis %d is out of range for %s", in->attr.axis, ty(V, x));
+    for (int i = 0; i < n; i++) {
+        Type t = arg(V, in, i);
+        if (!same_shape(t, x))
+            return fail(V, in, "operand %d has type %s, not the shape of %s", i + 1, ty(V, t), ty(V, x));
+        if (!(dtype_class(t.dtype) & (C_BOOL | C_INT | C_FLOAT)))
+            return fail(V, in, "does not apply to %s", dt_name(t.dtype));
+    }
+    const Block *blk = in->regions[0];
+    if (blk->nargs != 2 * n)
+        return fail(V, in, "region combine has %d arguments, want %d", blk->nargs, 2 * n);
+    for (int i = 0; i < 2 * n; i++)
+        if (valid_id(V, blk->args[i]))
+            want_type(V, in, "a combine argument", type_of(V, blk->args[i]), ir_elem(arg(V, in, i % n)));
+    const Inst *t = blk->ninsts > 0 ? blk->insts[blk->ninsts - 1] : NULL;
+    if (t && t->op == IR_YIELD) {
+        if (t->nargs != n)
+            return fail(V, in, "combine yields %d values, want %d", t->nargs, n);
+        for (int i = 0; i < n; i++)
+            if (valid_id(V, t->args[i]))
+                want_type(V, in, "a combined value", type_of(V, t->args[i]), ir_elem(arg(V, in, i)));
+    }
+    return true;
+}
+
+static void check_scan(Verifier *V, const Inst *in) {
+    if (!check_combine(V, in))
+        return;
+    if (in->nresults != in->nargs) {
+        fail(V, in, "has %d results for %d operands", in->nresults, in->nargs);
+        return;
+    }
+    for (int i = 0; i < in->nargs; i++)
+        want_type(V, in, "a result", res(V, in, i), arg(V, in, i));
+}
+
+static void check_reduce_fn(Verifier *V, const Inst *in) {
+    if (!check_combine(V, in))
+        return;
+    if (in->nresults != in->nargs) {
+        fail(V, in, "has %d results for %d operands", in->nresults, in->nargs);
+        return;
+    }
+    for (int i = 0; i < in->nargs; i++) {
+        Type a = arg(V, in, i), want = ir_elem(a);
+        for (int d = 0; d < a.rank; d++)
+            if (d != in->attr.axis || in->attr.keep_dims)
+                want.shape[want.rank++] = d == in->attr.axis ? 1 : a.shape[d];
+        want_type(V, in, "a result", res(V, in, i), want);
+    }
+}
+
+/* gather: out[i] = src[i with i[axis] replaced by index[i]]; index has src's
+ * rank and its dims off the axis. */
+static void check_gather(Verifier *V, const Inst *in) {
+    Type s = arg(V, in, 0), x = arg(V, in, 1);
+    int axis = in->attr.axis;
+    if (!s.rank || x.rank != s.rank || axis < 0 || axis >= s.rank) {
+        fail(V, in, "needs blocks of one rank and an axis in range: %s, %s, axis %d", ty(V, s), ty(V, x), axis);
+        return;
+    }
+    if (dtype_class(x.dtype) != C_INT)
+        fail(V, in, "the index must have integer elements, not %s", dt_name(x.dtype));
+    for (int d = 0; d < s.rank; d++)
+        if (d != axis && s.shape[d] != x.shape[d])
+            fail(V, in, "index %s and source %s differ off the axis", ty(V, x), ty(V, s));
+    want_type(V, in, "the result", res(V, in, 0), ir_with_dtype(x, (DType)s.dtype));
+}
+
+static void check_histogram(Verifier *V, const Inst *in) {
+    Type x = arg(V, in, 0), r = res(V, in, 0);
+    if (x.rank != 1 || dtype_class(x.dtype) != C_INT)
+        fail(V, in, "needs a 1-D block of integers, not %s", ty(V, x));
+    if (in->nargs == 2)
+        want_type(V, in, "the mask", arg(V, in, 1), ir_with_dtype(x, DT_I1));
+    if (r.rank != 1 || r.dtype != DT_I32)
+        fail(V, in, "the result has type %s, want a 1-D block of i32", ty(V, r));
+}
+
 /* The terminator of blk (if it is `term`; verify_block reports otherwise)
  * passes its operands from `first` on, which must match want[0..n). */
 static void check_passes(Verifier *V, const Inst *in, const Block *blk, int term, int first, const ValueId *want,
@@ -630,6 +719,10 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_ATOMIC_CAS: check_atomic_cas(V, in); break;
     case IR_DOT: check_dot(V, in); break;
     case IR_REDUCE: check_reduce(V, in); break;
+    case IR_SCAN: check_scan(V, in); break;
+    case IR_REDUCE_FN: check_reduce_fn(V, in); break;
+    case IR_GATHER: check_gather(V, in); break;
+    case IR_HISTOGRAM: check_histogram(V, in); break;
     case IR_ASSERT: want_type(V, in, "the condition", ir_elem(arg(V, in, 0)), ir_scalar(DT_I1)); break;
     case IR_FOR: check_for(V, in); break;
     case IR_IF: check_if(V, in); break;
@@ -669,7 +762,7 @@ static bool is_terminator(int op) { return op == IR_YIELD || op == IR_CONDITION 
 static const char *terminator_home(int term) {
     return term == IR_RETURN      ? "the function body"
            : term == IR_CONDITION ? "a while's before region"
-                                  : "a for body, an if branch or a while's do region";
+                                  : "a for body, an if branch, a while's do region or a combine region";
 }
 
 /* A block: its arguments come into scope, its ops are checked in order, it

@@ -634,6 +634,74 @@ static InterpStatus do_while(Interp *I, const Inst *in) {
     }
 }
 
+/* ---- scans and reductions with a combine region ---- */
+
+/* acc[0..n) := combine(acc, x[0..n)) by running the region once. */
+static InterpStatus combine(Interp *I, const Inst *in, Elem *acc, const Elem *x, int n) {
+    const Block *blk = in->regions[0];
+    for (int i = 0; i < n; i++) {
+        Elem *a = def(I, blk->args[i]), *b = def(I, blk->args[n + i]);
+        if (!a || !b)
+            return report(I, INTERP_NO_MEMORY, in, "out of memory");
+        *a = acc[i];
+        *b = x[i];
+    }
+    const Inst *term;
+    InterpStatus st = exec_block(I, blk, &term);
+    if (st)
+        return st;
+    if (I->returned || !term || term->op != IR_YIELD || term->nargs != n)
+        return internal(I, in, "the combine region does not yield one value per operand");
+    for (int i = 0; i < n; i++)
+        acc[i] = use(I, term->args[i])[0];
+    return INTERP_OK;
+}
+
+/* scan: along the axis, element k of each result is the combination of
+ * elements 0..k in order (k..S-1 from the end with reverse, combining the
+ * later ones first: a scan of the reversed sequence). reduce_fn: the
+ * combination of the whole line, left to right. */
+static InterpStatus do_combine_op(Interp *I, const Inst *in) {
+    int n = in->nargs, axis = in->attr.axis;
+    Type t = type_of(I, in->args[0]);
+    if (n < 1 || n > 64 || in->nresults != n || in->nregions != 1 || !block_args_ok(I, in->regions[0], 2 * n) ||
+        axis < 0 || axis >= t.rank)
+        return internal(I, in, "operands, results and the combine region disagree");
+    int64_t len = t.shape[axis], inner = 1;
+    for (int d = axis + 1; d < t.rank; d++)
+        inner *= t.shape[d];
+    int64_t outer = ir_numel(t) / len / inner;
+    bool scan = in->op == IR_SCAN, rev = scan && in->attr.reverse;
+    const Elem *x[64];
+    Elem *out[64], acc[64], cur[64];
+    for (int i = 0; i < n; i++) {
+        x[i] = use(I, in->args[i]);
+        if (!(out[i] = def(I, in->results[i])))
+            return report(I, INTERP_NO_MEMORY, in, "out of memory");
+    }
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < inner; j++) {
+            int64_t base = o * len * inner + j;
+            for (int64_t k = 0; k < len; k++) {
+                int64_t at = base + (rev ? len - 1 - k : k) * inner;
+                for (int i = 0; i < n; i++)
+                    cur[i] = x[i][at];
+                if (k == 0) {
+                    memcpy(acc, cur, sizeof(Elem) * (size_t)n);
+                } else {
+                    InterpStatus st = combine(I, in, acc, cur, n);
+                    if (st)
+                        return st;
+                }
+                for (int i = 0; scan && i < n; i++)
+                    out[i][at] = acc[i];
+            }
+            for (int i = 0; !scan && i < n; i++)
+                out[i][o * inner + j] = acc[i];
+        }
+    return INTERP_OK;
+}
+
 /* ---- ops ---- */
 
 static InterpStatus exec_inst(Interp *I, const Inst *in) {
@@ -667,6 +735,8 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_FOR: return do_for(I, in);
     case IR_IF: return do_if(I, in);
     case IR_WHILE: return do_while(I, in);
+    case IR_SCAN:
+    case IR_REDUCE_FN: return do_combine_op(I, in);
     case IR_RETURN:
         I->returned = true;
         return INTERP_OK;

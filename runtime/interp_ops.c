@@ -667,6 +667,41 @@ static InterpStatus reduce(const Inst *in, Type ta, Type tr, const Elem *a, Elem
     return INTERP_OK;
 }
 
+/* ---- gather, histogram ---- */
+
+/* out[i] = src[i with i[axis] = index[i]]. An index outside the axis gives
+ * an unspecified value (here: the element at index mod size). */
+static InterpStatus gather_axis(const Inst *in, Type ts, Type ti, const Elem *src, const Elem *idx, Elem *out) {
+    int axis = in->attr.axis;
+    if (axis < 0 || axis >= ts.rank || ti.rank != ts.rank)
+        return INTERP_INTERNAL;
+    int64_t inner = 1, n = ir_numel(ti), S = ts.shape[axis], L = ti.shape[axis];
+    for (int d = axis + 1; d < ts.rank; d++)
+        inner *= ts.shape[d];
+    for (int64_t k = 0; k < n; k++) {
+        int64_t j = k % inner, o = k / inner / L;
+        int64_t at = (int64_t)((uint64_t)idx[k].i & (uint64_t)(S - 1)); /* S is a power of two */
+        out[k] = src[(o * S + at) * inner + j];
+    }
+    return INTERP_OK;
+}
+
+/* Counts of the values 0 .. bins-1 (others, and masked lanes, are not counted). */
+static InterpStatus histogram(Type tx, Type tr, const Elem *x, const Elem *mask, Elem *out) {
+    int64_t n = ir_numel(tx), bins = ir_numel(tr);
+    bool uns = !dt_is_signed(tx.dtype);
+    for (int64_t b = 0; b < bins; b++)
+        out[b].i = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (mask && !mask[k].i)
+            continue;
+        int64_t v = x[k].i;
+        if ((uns ? (uint64_t)v < (uint64_t)bins : v >= 0 && v < bins))
+            out[v].i = interp_wrap(out[v].i + 1, DT_I32);
+    }
+    return INTERP_OK;
+}
+
 /* ---- dispatch ---- */
 
 InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, Elem *out, Scratch *s,
@@ -675,7 +710,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         return INTERP_INTERNAL;
     Type tr = fn->values[in->results[0]].type, t[3] = {{0}};
     int64_t n = ir_numel(tr), na[3] = {0}, st[3] = {0};
-    int nargs = ir_ops[in->op].nargs;
+    int nargs = in->op == IR_HISTOGRAM ? in->nargs : ir_ops[in->op].nargs;
     if (nargs < 0 || nargs > 3 || in->nargs != nargs)
         return INTERP_INTERNAL;
     for (int k = 0; k < nargs; k++) {
@@ -723,6 +758,10 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         return dot(in, t[0], t[1], t[2], tr, args, out, s);
     case IR_REDUCE:
         return reduce(in, t[0], tr, args[0], out);
+    case IR_GATHER:
+        return gather_axis(in, t[0], t[1], args[0], args[1], out);
+    case IR_HISTOGRAM:
+        return t[0].rank != 1 ? INTERP_INTERNAL : histogram(t[0], tr, args[0], nargs > 1 ? args[1] : NULL, out);
     default:
         break;
     }

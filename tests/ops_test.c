@@ -908,6 +908,10 @@ static const char k_early_helper[] =
 #define MATH(name, call, lo, hi, ref) \
     {name, EW1("    z = " call "\n"), B128, S1D, G1D, 1, 0, {F1D(lo, hi)}, {OUT(TL_F32, D0)}, ref, NULL, APPROX}
 
+/* 1-D blocks smaller than a warp's tile */
+static const Dims S1D_TINY[] = {{{1}}, {{17}}, {{31}}, {{32}}, {{0}}};
+#include "ops_std.h"
+
 static const Case cases[] = {
     /* type promotion: the static_asserts pin the dtype, the values the arithmetic */
     {"promote_i32_i32", EW2("    z = a * b + a - 7\n    tl.static_assert(z.dtype == tl.int32)\n"), B128, S1D, G1D, 1,
@@ -1071,6 +1075,9 @@ static const Case cases[] = {
      {IN(TL_F32, D0 | D1, -1, 1)}, {OUT(TL_F32, D1), OUT(TL_F32, D1), OUT(TL_F32, D1)}, r_cols, NULL, SUMS},
     {"softmax_rows", k_softmax, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0, {IN(TL_F32, D0 | D1, -5, 5)},
      {OUT(TL_F32, D0 | D1)}, r_softmax, NULL, 1e-6, 1e-5},
+
+    /* scans, reductions with a combine function, sort (ops_std.h) */
+    STD_CASES
 
     /* atomics (BLOCK = 16: many programs on few addresses) */
     {"atomic_add_i32", k_atomic_add, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(-100, 100)},
