@@ -12,8 +12,8 @@
  *   3. else it tunes: every config's variant is compiled, several at a time
  *      (the compiler has no shared state: each compilation has its own arena
  *      and LLVM context), then each is timed on the real arguments with CUDA
- *      events, Triton's do_bench budget (warmup / rep milliseconds) deciding
- *      the repetitions and the median kept. reset_to_zero buffers are zeroed
+ *      events and the median kept (Triton's do_bench budget, warmup / rep
+ *      milliseconds, caps the runs; see time_config). reset_to_zero buffers are zeroed
  *      before every run and restore_value buffers copied back after each
  *      config, so the launch that follows sees the caller's data. A config
  *      that fails to compile or to launch (too much shared memory, say) is
@@ -367,21 +367,26 @@ static bool run_once(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlA
            !gpu_record(k->ctx, ev[1], stream) && !gpu_elapsed_ms(k->ctx, ev, ms);
 }
 
-/* Median time of config c over Triton's do_bench budget; +inf if it fails. */
+/* Median time of config c, or +inf if it fails. Triton's do_bench spends
+ * its whole budget (warmup and rep milliseconds) on every config; a median
+ * settles long before that, so the budget is a cap here: at most 5 warm-up
+ * runs and 20 timed ones, and a config whose first timed runs are clearly
+ * slower than the best so far (best_ms) stops there. */
 static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs,
-                          CUstream stream, CUevent ev[2]) {
+                          CUstream stream, CUevent ev[2], double best_ms) {
     float ms;
     /* One run to see that it launches, then an estimate of its time. */
     if (!reset(k, args, nargs) || api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS ||
         !run_once(k, c, grid, args, nargs, stream, ev, &ms))
         return INFINITY;
     double est = ms > 1e-3 ? ms : 1e-3;
-    int warm = (int)fmin(fmax(k->info.warmup_ms / est, 1), 1000), reps = (int)fmin(fmax(k->info.rep_ms / est, 3), 100);
+    int warm = (int)fmin(fmax(k->info.warmup_ms / est, 1), 5), reps = (int)fmin(fmax(k->info.rep_ms / est, 3), 20);
     for (int i = 0; i < warm; i++)
         if (!run_once(k, c, grid, args, nargs, stream, NULL, NULL))
             return INFINITY;
-    double t[100];
-    for (int r = 0; r < reps; r++) {
+    double t[20];
+    int r;
+    for (r = 0; r < reps; r++) {
         if (!run_once(k, c, grid, args, nargs, stream, ev, &ms))
             return INFINITY;
         t[r] = ms;
@@ -390,8 +395,10 @@ static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], cons
             t[i] = t[i - 1];
             t[i - 1] = x;
         }
+        if (r == 2 && t[1] > 1.3 * best_ms) /* its median of three loses by 30% */
+            return t[1];
     }
-    return t[reps / 2];
+    return t[r / 2];
 }
 
 /* Tune k for these (checked) arguments; returns the config index or -1. */
@@ -423,7 +430,7 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
         unsigned grid[3];
         double ms = INFINITY;
         if (status[i] == TL_SUCCESS && eval_grid(k, c, gs, args, nargs, grid) == TL_SUCCESS)
-            ms = time_config(k, c, grid, args, nargs, stream, ev);
+            ms = time_config(k, c, grid, args, nargs, stream, ev, best_ms);
         for (int j = 0; j < k->info.nrestore; j++)
             if (sizes[j])
                 gpu_memcpy(ctx, where[j], saved[j], sizes[j]);

@@ -211,7 +211,9 @@ TL_API TlStatus tl_context_synchronize(TlContext *ctx);
  * launch, as in Triton: on the first launch for each value of the autotune
  * key (the values of the `key=[...]` arguments, and the arguments' types),
  * every config is compiled (on a thread pool), timed on the real arguments
- * with CUDA events (`reset_to_zero` buffers zeroed before each run,
+ * with CUDA events (the median of up to 20 runs within the decorator's
+ * warmup/rep budget; a config clearly slower than the best so far stops
+ * early), (`reset_to_zero` buffers zeroed before each run,
  * `restore_value` buffers restored after), and the fastest is used from then
  * on; the choice persists in the disk cache, so the next process skips the
  * search. TL_PRINT_AUTOTUNING=1 prints the timings and the choice to stderr.

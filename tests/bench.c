@@ -383,7 +383,11 @@ static void bench_compile(const char *file, const char *opts, TlDType dt, const 
      * 4096^2 matrices), of the element type the example passes. */
     TlBuffer *b = ex_buffer(ctx, dt, (size_t)128 << 20, NULL);
     double ms[2];
+    TlStats before, after;
+    tl_context_stats(ctx, &before);
     for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            tl_context_stats(ctx, &after);
         Launch l = {.k = ex_kernel(ctx, file, opts)};
         l.grid[0] = l.grid[1] = l.grid[2] = 1;
         for (int i = 0; i < nargs; i++)
@@ -395,6 +399,13 @@ static void bench_compile(const char *file, const char *opts, TlDType dt, const 
         tl_kernel_destroy(l.k);
     }
     printf("compile %-20s %-60s cold %7.1f ms   warm (disk cache) %6.2f ms\n", file, opts, ms[0], ms[1]);
+    printf("        stages of the cold one (ms): parse %.2f  sema %.2f  axis %.2f  layout %.2f  llvm-ir %.2f  "
+           "llvm-opt %.1f  ptx-emit %.1f  link %.1f\n",
+           (after.parse_seconds - before.parse_seconds) * 1e3, (after.sema_seconds - before.sema_seconds) * 1e3,
+           (after.axis_seconds - before.axis_seconds) * 1e3, (after.layout_seconds - before.layout_seconds) * 1e3,
+           (after.llvm_ir_seconds - before.llvm_ir_seconds) * 1e3,
+           (after.llvm_opt_seconds - before.llvm_opt_seconds) * 1e3,
+           (after.ptx_emit_seconds - before.ptx_emit_seconds) * 1e3, (after.link_seconds - before.link_seconds) * 1e3);
     if (csv)
         fprintf(csv, "compile,%s,%s,0,0,0,%.2f,%.3f,0\n", file, opts[0] == '-' ? "opts" : opts, ms[0], ms[1]);
     tl_buffer_destroy(b);
