@@ -285,7 +285,8 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     int n = k->info.nruntime;
     k->rt = arena_alloc(&k->arena, sizeof(KernelParam *) * (size_t)(n + 1));
     k->norm = arena_alloc(&k->arena, sizeof(TlArg) * (size_t)(n + 1));
-    if (!k->rt || !k->norm) {
+    k->codes = arena_alloc(&k->arena, sizeof(uint16_t) * (size_t)(n + 1));
+    if (!k->rt || !k->norm || !k->codes) {
         s = fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
@@ -494,6 +495,14 @@ static bool int_fits(int64_t x, DType dt) {
     }
 }
 
+static const char *type_name(Type t, char *out, size_t n) {
+    Buf b = {0};
+    ir_type_print(&b, t);
+    snprintf(out, n, "%s", b.data ? b.data : "?");
+    buf_free(&b);
+    return out;
+}
+
 /* Check argument i against runtime parameter p and write it, converted to
  * the parameter's type, to *out. The argument's own validity (kind, dtype,
  * buffer of this context) is checked whether or not a signature types p. */
@@ -533,10 +542,8 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
     if (p->type.dtype == DT_VOID) /* no signature: the argument gives the type */
         return true;
 
-    Buf want = {0};
-    ir_type_print(&want, p->type);
-    const char *w = arena_strdup(&k->arena, want.data ? want.data : "?");
-    buf_free(&want);
+    char wbuf[64]; /* the parameter's type, spelt only on the error paths: launches stay allocation-free */
+#define w type_name(p->type, wbuf, sizeof wbuf)
     bool is_ptr = a->kind == TL_ARG_BUFFER || a->kind == TL_ARG_POINTER;
     DType pdt = (DType)p->type.dtype;
     if ((pdt == DT_PTR) != is_ptr)
@@ -584,6 +591,7 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
         out->v.f = arg_int ? (double)a->v.i : a->v.f;
     }
     return true;
+#undef w
 #undef BAD
 }
 
@@ -744,6 +752,20 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
     return s;
 }
 
+/* What of an argument its specialisation depends on: kind, dtype, and the
+ * :16 / :1 bits launch_signature spells. */
+static uint16_t arg_code(const TlArg *a) {
+    bool spec = !(a->flags & TL_ARG_NO_SPECIALIZE);
+    unsigned dt = a->kind == TL_ARG_BUFFER ? a->v.buffer->dtype : a->dtype, bits = 0;
+    if (a->kind == TL_ARG_BUFFER)
+        bits = spec;
+    else if (a->kind == TL_ARG_POINTER)
+        bits = spec && a->v.p.addr % 16 == 0;
+    else if (a->kind == TL_ARG_INT && spec && a->dtype != TL_I1)
+        bits = a->v.i == 1 ? 2 : a->v.i % 16 == 0;
+    return (uint16_t)(a->kind | dt << 3 | bits << 8);
+}
+
 bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
     int want = k->info.nruntime;
     if (nargs != want || (nargs && !args)) {
@@ -772,16 +794,29 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
                     k->name, grid[0], grid[1], grid[2]);
     if (!api_check_args(k, args, nargs))
         return TL_ERROR_LAUNCH;
-    const char *key = k->opts.signature;
-    if (!key) {
-        k->sig.len = 0;
-        api_launch_signature(k->norm, nargs, &k->sig);
-        key = k->sig.data;
+    /* A launch whose arguments specialise like the last one's takes the
+     * last variant without spelling its signature (the common case: a
+     * kernel launched in a loop). */
+    bool same = k->last != NULL;
+    for (int i = 0; i < nargs; i++) {
+        uint16_t c = arg_code(&k->norm[i]);
+        same = same && k->codes[i] == c;
+        k->codes[i] = c;
     }
-    Variant *v;
-    TlStatus s = api_get_variant(k, key, &v);
-    if (s != TL_SUCCESS)
-        return s;
+    Variant *v = k->last;
+    if (!same) {
+        const char *key = k->opts.signature;
+        if (!key) {
+            k->sig.len = 0;
+            api_launch_signature(k->norm, nargs, &k->sig);
+            key = k->sig.data;
+        }
+        k->last = NULL;
+        TlStatus s = api_get_variant(k, key, &v);
+        if (s != TL_SUCCESS)
+            return s;
+        k->last = v;
+    }
     if (k->ctx->kind == TL_DEVICE_CUDA)
         return gpu_launch(k, v, grid, k->norm, nargs, stream, sync);
     return launch_cpu(k, v->fn, grid, k->norm, nargs);

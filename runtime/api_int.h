@@ -67,6 +67,8 @@ struct TlKernel {
     KernelInfo info;    /* from the compiler: parameters, constants, config */
     KernelParam **rt;   /* info's runtime parameters, in launch order */
     TlArg *norm;        /* scratch: the arguments converted to the parameters' types */
+    uint16_t *codes;    /* the last launch's arguments' specialisation codes (api.c arg_code) */
+    struct Variant *last; /* ... and the variant it ran */
     Variant *variants;
     Buf log;
     Buf ir;
