@@ -24,7 +24,7 @@ const OptionSpec option_specs[] = {
      .help = "use the I-th config (from 0) of the kernel's @triton.autotune", .lo = 0, .hi = 1000},
     {.name = "max-errors", .metavar = "N",
      .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
-    {.name = "O", .metavar = "N", .help = "LLVM optimisation level: -O0, -O1, -O2, -O3 (default)", .lo = 0, .hi = 3},
+    {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
 

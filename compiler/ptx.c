@@ -62,8 +62,18 @@ LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **
 }
 
 bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char **err) {
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+    /* -O2 is tl's own pipeline: the lowering already vectorises, unrolls and
+     * lays out memory accesses, so what is left is cleaning up the IR it
+     * emits (scalar replacement, CSE, combining, address reassociation) —
+     * about half of default<O3>'s time for PTX with fewer instructions on
+     * every example. -O0, -O1 and -O3 are LLVM's own pipelines. */
+    static const char tl_pipeline[] =
+        "globaldce,function(sroa,early-cse,instcombine,simplifycfg,reassociate,gvn,instcombine,dce)";
+    char pipeline[160];
+    if (opt_level == 2)
+        snprintf(pipeline, sizeof pipeline, "%s", tl_pipeline);
+    else
+        snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, opts);
     LLVMDisposePassBuilderOptions(opts);

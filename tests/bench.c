@@ -56,6 +56,15 @@ static double time_ms(RunFn fn, void *arg, int warmup, int reps) {
     return t[reps / 2];
 }
 
+/* $TL_BENCH_OPTS (e.g. "-O2") is appended to every kernel's options: one
+ * binary compares compile pipelines. */
+static const char *with_extra(const char *opts) {
+    static char buf[1024];
+    const char *extra = getenv("TL_BENCH_OPTS");
+    snprintf(buf, sizeof buf, "%s %s", opts, extra ? extra : "");
+    return buf;
+}
+
 /* ---- our kernels ---- */
 
 typedef struct Launch {
@@ -225,7 +234,7 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
             snprintf(opts, sizeof opts, "%s --autotune-config %d", mk->opts, cfg);
         else
             snprintf(opts, sizeof opts, "%s", mk->opts);
-        Launch l = {.k = ex_kernel(ctx, mk->file, opts)};
+        Launch l = {.k = ex_kernel(ctx, mk->file, with_extra(opts))};
         unsigned gm = ex_cdiv((size_t)M, (size_t)mk->bm[cfg]), gn = ex_cdiv((size_t)N, (size_t)mk->bn[cfg]);
         l.grid[0] = mk->grid_2d ? gm : gm * gn, l.grid[1] = mk->grid_2d ? gn : 1, l.grid[2] = 1;
         l.args[0] = tl_arg_buffer(a), l.args[1] = tl_arg_buffer(b), l.args[2] = tl_arg_buffer(c);
@@ -388,7 +397,7 @@ static void bench_compile(const char *file, const char *opts, TlDType dt, const 
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             tl_context_stats(ctx, &after);
-        Launch l = {.k = ex_kernel(ctx, file, opts)};
+        Launch l = {.k = ex_kernel(ctx, file, with_extra(opts))};
         l.grid[0] = l.grid[1] = l.grid[2] = 1;
         for (int i = 0; i < nargs; i++)
             l.args[l.nargs++] = argv_[i] < 0 ? tl_arg_buffer(b) : tl_arg_i32(argv_[i]);
