@@ -11,7 +11,7 @@ cli_case() { # name expected-rc expected-stream(out|err) pattern args...
 }
 cli_case help 0 out "usage: tlc" --help
 cli_case help_emit_forms 0 out "ptx (default),$" --help
-cli_case help_opt_level 0 out "^  -O N  *LLVM optimisation level" --help
+cli_case help_opt_level 0 out "^  -O N  *optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own" --help
 cli_case version 0 out "tlc .* (LLVM 19" --version
 cli_case unknown_flag 2 err "unknown option '--bogus'" --bogus examples/copy.tl
 cli_case missing_file 2 err "cannot read 'no/such.tl'" no/such.tl
