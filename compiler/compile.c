@@ -2,6 +2,7 @@
  *
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
+ *   combine   acc + dot(a, b, 0) -> dot(a, b, acc)              [combine.c]
  *   axis      contiguity / divisibility / constancy of every value [axis.c]
  *   layout    which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [layout_pass.c]
@@ -15,9 +16,10 @@
 
 #include "codegen.h"
 #include "layout.h"
+#include "passes.h"
 #include "ptx.h"
 
-const char *const compile_pass_names[] = {"sema", "layout", NULL};
+const char *const compile_pass_names[] = {"sema", "combine", "layout", NULL};
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -33,7 +35,47 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     Function *f = sema_kernel(a, d, src, module, &so);
     if (!f || !after_pass(d, f, "sema", hooks))
         return NULL;
+    if (!combine_pass(d, f) || !after_pass(d, f, "combine", hooks))
+        return NULL;
     return f;
+}
+
+static bool run_layout(Diag *d, Function *f, const PtxArch *target) {
+    const AxisInfo *axis = axis_analyze(f);
+    return axis && layout_pass(d, f, axis, target->max_shared);
+}
+
+static bool run_combine(Diag *d, Function *f, const PtxArch *target) {
+    (void)target;
+    return combine_pass(d, f);
+}
+
+/* Every pass by its --dump-after name, for running one alone on parsed IR. */
+static const struct {
+    const char *name;
+    bool (*run)(Diag *, Function *, const PtxArch *);
+} pass_table[] = {{"combine", run_combine}, {"layout", run_layout}};
+
+bool compile_run_passes(Diag *d, Function *f, const char *list, const char *arch, const CompileHooks *hooks) {
+    const PtxArch *target = ptx_arch(arch);
+    if (!target) {
+        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (expected %s)", arch, ptx_arch_names());
+        return false;
+    }
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0, np = sizeof pass_table / sizeof pass_table[0];
+        while (i < np && (strlen(pass_table[i].name) != n || strncmp(pass_table[i].name, p, n)))
+            i++;
+        if (i == np) {
+            diag_plain(d, DIAG_ERROR, "unknown pass '%.*s' for --passes", (int)n, p);
+            return false;
+        }
+        if (!pass_table[i].run(d, f, target) || !after_pass(d, f, pass_table[i].name, hooks))
+            return false;
+        p += n + (p[n] == ',');
+    }
+    return true;
 }
 
 bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx) {

@@ -21,6 +21,11 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
  * (NULL = sm_90). Sets each Function's shared_bytes. */
 bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileHooks *hooks, Buf *ptx);
 
+/* Run the named passes (comma-separated, as --dump-after names them) on one
+ * verified function, verifying after each: `tlc --ir-in FILE --passes=...`
+ * tests a pass alone on IR text. */
+bool compile_run_passes(Diag *d, Function *f, const char *list, const char *arch, const CompileHooks *hooks);
+
 /* Names of the passes, in pipeline order, for --dump-after. */
 extern const char *const compile_pass_names[];
 

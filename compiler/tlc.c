@@ -36,6 +36,7 @@ static void usage(FILE *f) {
           "  --emit=FORM          what to produce: ast (syntax tree), ir (typed tile IR),\n"
           "                       ir-gpu (IR with layouts), llvm (LLVM IR), ptx (default)\n"
           "  --ir-in              the input is IR text: parse, verify and print it\n"
+          "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
           "  --dump-after=PASS    also print the IR after PASS (sema, layout) to stderr\n",
           f);
     for (int i = 0; i < option_nspecs; i++) {
@@ -98,6 +99,7 @@ typedef struct Driver {
     Emit emit;
     bool ir_in;
     const char *dump_after;
+    const char *passes;
     CompileOptions opts;
 } Driver;
 
@@ -107,7 +109,8 @@ static void run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *
     if (!m)
         return;
     for (int i = 0; i < m->nfuncs; i++)
-        if (!ir_verify(d, m->funcs[i]))
+        if (!ir_verify(d, m->funcs[i]) ||
+            (dr->passes && !compile_run_passes(d, m->funcs[i], dr->passes, dr->opts.arch, NULL)))
             return;
     ir_print_module(out, m);
 }
@@ -180,7 +183,7 @@ int main(int argc, char **argv) {
     Arena arena = {0};
 
     /* Long options: the driver's own, then the shared compile options. */
-    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_SHARED = 512 };
+    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_PASSES, OPT_SHARED = 512 };
     struct option longopts[32];
     int n = 0;
     longopts[n++] = (struct option){"emit", required_argument, NULL, OPT_EMIT};
@@ -188,6 +191,7 @@ int main(int argc, char **argv) {
     longopts[n++] = (struct option){"version", no_argument, NULL, OPT_VERSION};
     longopts[n++] = (struct option){"ir-in", no_argument, NULL, OPT_IR_IN};
     longopts[n++] = (struct option){"dump-after", required_argument, NULL, OPT_DUMP_AFTER};
+    longopts[n++] = (struct option){"passes", required_argument, NULL, OPT_PASSES};
     for (int i = 0; i < option_nspecs; i++)
         if (option_specs[i].name[1])
             longopts[n++] = (struct option){option_specs[i].name,
@@ -232,6 +236,9 @@ int main(int argc, char **argv) {
             dr.dump_after = optarg;
             break;
         }
+        case OPT_PASSES:
+            dr.passes = optarg;
+            break;
         case 'D':
             if (!options_set(&dr.opts, &arena, "D", optarg, &err))
                 rc = usage_error("%s", err.data);
@@ -257,6 +264,8 @@ int main(int argc, char **argv) {
         return usage_error("%s", "no input file");
     if (argc - optind > 1)
         return usage_error("more than one input file ('%s' is extra)", argv[optind + 1]);
+    if (dr.passes && !dr.ir_in)
+        return usage_error("%s", "--passes runs passes on IR text: use it with --ir-in");
     if (dr.ir_in && dr.emit != EMIT_IR && dr.emit != EMIT_PTX)
         return usage_error("%s", "--ir-in prints the IR back: use it with --emit=ir or alone");
     const char *path = argv[optind];
