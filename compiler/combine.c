@@ -21,10 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is v all zeros: a const block or scalar of value 0, or a splat of one? */
+/* Is v all zeros: a const block or scalar of value 0, or a splat, broadcast,
+ * cast or convert of one? */
 static bool is_zero(const Function *f, ValueId v) {
     const Inst *def = f->values[v].def;
-    if (def && def->op == IR_SPLAT)
+    /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */
+    while (def && (def->op == IR_SPLAT || def->op == IR_BROADCAST || def->op == IR_CAST ||
+                   def->op == IR_CONVERT_LAYOUT) && def->nargs == 1)
         def = f->values[def->args[0]].def;
     if (!def || def->op != IR_CONST)
         return false;

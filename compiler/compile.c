@@ -6,6 +6,11 @@
  *   axis      contiguity / divisibility / constancy of every value [axis.c]
  *   layout    which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [layout_pass.c]
+ *   pipeline  loads feeding a dot -> rings of shared buffers filled
+ *             num_stages-1 iterations ahead by cp.async       [pipeline.c]
+ *   smem-alloc  offsets of buffers and scratch, the launch's shared
+ *             memory, the arch's limit                         [smem.c]
+ *   barriers  bar.sync where threads share shared memory       [smem.c]
  *   codegen   LLVM IR through the LLVM-C API, O3, PTX from NVPTX  [llvm*.c, ptx.c]
  *
  * The verifier runs after every pass that rewrites IR, so a broken pass is
@@ -19,7 +24,7 @@
 #include "passes.h"
 #include "ptx.h"
 
-const char *const compile_pass_names[] = {"sema", "combine", "layout", NULL};
+const char *const compile_pass_names[] = {"sema", "combine", "layout", "pipeline", "smem-alloc", "barriers", NULL};
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -41,8 +46,9 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
 }
 
 static bool run_layout(Diag *d, Function *f, const PtxArch *target) {
+    (void)target;
     const AxisInfo *axis = axis_analyze(f);
-    return axis && layout_pass(d, f, axis, target->max_shared);
+    return axis && layout_pass(d, f, axis);
 }
 
 static bool run_combine(Diag *d, Function *f, const PtxArch *target) {
@@ -50,11 +56,21 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *target) {
     return combine_pass(d, f);
 }
 
-/* Every pass by its --dump-after name, for running one alone on parsed IR. */
+static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) { return pipeline_pass(d, f, t->sm, t->max_shared); }
+static bool run_smem(Diag *d, Function *f, const PtxArch *t) { return smem_alloc_pass(d, f, t->max_shared); }
+static bool run_barriers(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return barrier_pass(d, f);
+}
+
+/* The GPU passes in pipeline order, by their --dump-after names; also how a
+ * pass runs alone on parsed IR (compile_run_passes). */
 static const struct {
     const char *name;
     bool (*run)(Diag *, Function *, const PtxArch *);
-} pass_table[] = {{"combine", run_combine}, {"layout", run_layout}};
+} pass_table[] = {{"combine", run_combine}, {"layout", run_layout}, {"pipeline", run_pipeline},
+                  {"smem-alloc", run_smem}, {"barriers", run_barriers}};
+enum { FIRST_GPU_PASS = 1 };
 
 bool compile_run_passes(Diag *d, Function *f, const char *list, const char *arch, const CompileHooks *hooks) {
     const PtxArch *target = ptx_arch(arch);
@@ -86,9 +102,9 @@ bool compile_gpu(Diag *d, Function **fs, int n, const char *arch, const CompileH
     }
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
-        const AxisInfo *axis = axis_analyze(f);
-        if (!axis || !layout_pass(d, f, axis, target->max_shared) || !after_pass(d, f, "layout", hooks))
-            return false;
+        for (size_t p = FIRST_GPU_PASS; p < sizeof pass_table / sizeof pass_table[0]; p++)
+            if (!pass_table[p].run(d, f, target) || !after_pass(d, f, pass_table[p].name, hooks))
+                return false;
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }

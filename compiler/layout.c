@@ -422,6 +422,34 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     return true;
 }
 
+int layout_vector_width(const ThreadMap *tm, const AxisInfo *p, const AxisInfo *mask, int bytes) {
+    if (!tm || tm->contig_dim < 0)
+        return 1;
+    int fd = tm->contig_dim, v = tm->contig;
+    if (p) {
+        if (p->contiguity[fd] < v)
+            v = (int)p->contiguity[fd];
+        while (v > 1 && p->divisibility[fd] < (int64_t)v * bytes)
+            v /= 2;
+    }
+    if (mask && mask->constancy[fd] < v)
+        v = (int)mask->constancy[fd];
+    while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
+        v /= 2;
+    for (; v > 1; v /= 2) {
+        bool ok = true;
+        for (int r = 0; r < tm->nregs && ok; r += v) {
+            ok = tm->reg_off[r][fd] % v == 0;
+            for (int i = 1; i < v && ok; i++)
+                for (int d = 0; d < tm->rank && ok; d++)
+                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
+        }
+        if (ok)
+            return v;
+    }
+    return v < 1 ? 1 : v;
+}
+
 /* ---- shared layouts ---- */
 
 Layout layout_swizzled_for(int rows, int cols, int bytes) {

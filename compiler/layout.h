@@ -74,6 +74,8 @@
 
 #include "ir.h"
 
+typedef struct AxisInfo AxisInfo;
+
 typedef enum {
     LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOT_OPERAND, LAYOUT_SHARED, LAYOUT_NVMMA
 } LayoutKind;
@@ -159,6 +161,15 @@ void layout_draw_shared(Buf *out, const Function *f, int li, Type t);
  * one cell per element, "T<thread>" or "T<t>:<reg>". */
 void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
 
+/* The widest vector (a power of two, at most 16 bytes) of a memory access by
+ * a block of pointers in map tm: registers r..r+v-1 consecutive along the
+ * map's contig_dim in every group, no wider than the axis analysis allows
+ * (ptr: the pointer's contiguity and alignment in bytes; mask, if not NULL:
+ * its constancy along that dim). The layout pass sized sizePerThread from the
+ * same facts; this keeps loads, stores and async copies safe when a layout
+ * came from elsewhere. */
+int layout_vector_width(const ThreadMap *tm, const AxisInfo *ptr, const AxisInfo *mask, int bytes);
+
 /* ---- passes ---- */
 /* Axis analysis: per integer/pointer value and dimension, contiguity,
  * divisibility and constancy (Triton's AxisInfo):
@@ -169,24 +180,23 @@ void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
  *   constancy[d]:    the value is constant in groups of this many along d.
  * Scalars use index 0. All are powers of two, at least 1, and contiguity and
  * constancy at most the dim's size; divisibility saturates at 2^62. */
-typedef struct AxisInfo {
+struct AxisInfo {
     int64_t contiguity[IR_MAX_RANK];
     int64_t divisibility[IR_MAX_RANK];
     int64_t constancy[IR_MAX_RANK];
     bool has_value;                     /* every element equals `value` (ints only) */
     int64_t value;
-} AxisInfo;
+};
 /* One AxisInfo per value (index = ValueId), allocated in f's arena. Values
  * that are not integers, booleans or pointers get the pessimistic info
  * (1, 1, 1) except for constancy of splats and broadcasts. */
 AxisInfo *axis_analyze(Function *f);
 
 /* The layout pass: anchors -> propagate -> resolve conflicts -> rewrite
- * (inserts CONVERT_LAYOUT). Sets Value.layout for every block value and
- * Function.shared_bytes. Returns false (with a source-located diagnostic) when
- * the kernel cannot be laid out (e.g. shared memory over max_shared bytes).
- * `axis` is axis_analyze(f) of the IR as it was before this pass; max_shared
- * <= 0 means no limit.
+ * (inserts CONVERT_LAYOUT). Sets Value.layout for every block value. Returns
+ * false (with a source-located diagnostic) when the kernel cannot be laid out
+ * (a block too large for its registers). `axis` is axis_analyze(f) of the IR
+ * as it was before this pass.
  *
  * After it, each op's block operands have the layout the op wants (see
  * layout_pass.c) or one with the same ThreadMap for that shape; DOT operands
@@ -197,6 +207,6 @@ AxisInfo *axis_analyze(Function *f);
  * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
  * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
  * RESHAPE moves data through shared memory like CONVERT_LAYOUT. */
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int max_shared);
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis);
 
 #endif

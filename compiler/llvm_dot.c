@@ -350,9 +350,10 @@ static int ld_pad(const LdPlan *p) { return (p->C * 2 / 16) % 2 ? 0 : 8; }
 
 static int64_t ld_bytes(const LdPlan *p) { return ((int64_t)p->R * p->C + (int64_t)p->R * ld_pad(p)) * 2; }
 
-/* Read the converted block's fragments from the staged copy at byte_off. */
-static void ld_read(Lower *L, Inst *in, const LdPlan *p, int64_t byte_off) {
-    ValueId d = in->results[0];
+/* Read the fragments of value d: from the staged copy at byte_off of the
+ * scratch (padded rows), or, when buf is not 0, from that swizzled buffer at
+ * base. */
+static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, ValueId buf, LLVMValueRef base) {
     DType dt = (DType)L->f->values[d].type.dtype;
     const ThreadMap *tt = llvm_tm(L, d);
     int pad = ld_pad(p), row_log2 = __builtin_ctz((unsigned)p->C);
@@ -373,8 +374,15 @@ static void ld_read(Lower *L, Inst *in, const LdPlan *p, int64_t byte_off) {
                                             llvm_i32(L, p->R - 1), "");
             LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p->tw), ""),
                                             llvm_i32(L, p->C - 1), "");
-            LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
-            LLVMValueRef ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
+            LLVMValueRef ptr;
+            if (buf) {
+                LLVMValueRef idx[2] = {row, col};
+                LLVMValueRef off = llvm_shared_offset(L, L->f->values[buf].layout, L->f->values[buf].type, idx);
+                ptr = LLVMBuildGEP2(L->b, llvm_type(L, dt), base, &off, 1, "");
+            } else {
+                LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
+                ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
+            }
             LLVMValueRef res = ldmatrix(L, p->a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
             for (int slot = 0; slot < p->nslot; slot++) {
                 LLVMValueRef v = LLVMBuildBitCast(L->b, LLVMBuildExtractValue(L->b, res, (unsigned)slot, ""), vt, "");
@@ -394,14 +402,32 @@ static void ld_round(Lower *L, Inst **cv, LdPlan *p, int n, Span sp) {
         total = (total + ld_bytes(&p[i]) + 15) & ~(int64_t)15;
     }
     llvm_smem_use(L, total, sp);
-    llvm_barrier(L);
     for (int i = 0; i < n; i++) {
         ValueId s = cv[i]->args[0];
         llvm_smem_stage(L, llvm_tm(L, s), llvm_val(L, s)->r, (DType)L->f->values[s].type.dtype, ld_pad(&p[i]), off[i]);
     }
     llvm_barrier(L);
     for (int i = 0; i < n; i++)
-        ld_read(L, cv[i], &p[i], off[i]);
+        ld_read(L, cv[i]->results[0], &p[i], off[i], 0, NULL);
+}
+
+/* A local_load of a 16-bit buffer with 16-byte swizzle groups, row-major (as
+ * the pipeliner makes them), into an mma operand: ldmatrix straight from the
+ * buffer. Each 8x8 matrix row is one 16-byte group, so the XOR keeps it whole
+ * and 8 rows land in 8 bank groups. */
+bool llvm_local_load_ldmatrix(Lower *L, Inst *in, LLVMValueRef base) {
+    Function *f = L->f;
+    ValueId buf = in->args[0], d = in->results[0];
+    const Layout *dl = &f->layouts[f->values[d].layout], *bl = &f->layouts[f->values[buf].layout];
+    Type bt = f->values[buf].type;
+    LdPlan p;
+    if (dl->kind != LAYOUT_DOT_OPERAND || dl->k_width != 2 || dt_bits((DType)bt.dtype) != 16 ||
+        f->layouts[dl->parent].kind != LAYOUT_MMA || bl->kind != LAYOUT_SHARED || bl->rank != 2 || bt.rank != 2 ||
+        bl->order[0] != 1 || (bl->max_phase > 1 && bl->vec % 8) || !llvm_tm(L, d) ||
+        !plan_ldmatrix(L, llvm_tm(L, d), dl->op_idx == 0, &p))
+        return false;
+    ld_read(L, d, &p, 0, buf, base);
+    return true;
 }
 
 /* A convert whose only use is the A or B operand of a dot in the same block
@@ -543,7 +569,6 @@ static void lower_fma(Lower *L, Inst *in) {
     int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1], bytes = llvm_dt_bytes(ct);
     int64_t boff = (M * K * bytes + 15) & ~(int64_t)15;
     llvm_smem_use(L, boff + K * N * bytes, in->span);
-    llvm_barrier(L);
     stage(L, a, ct, 0);
     stage(L, b, ct, boff);
     llvm_barrier(L);

@@ -11,4 +11,17 @@
 /* combine.c: add(acc, dot(a, b, 0)) -> dot(a, b, acc). */
 bool combine_pass(Diag *d, Function *f);
 
+/* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
+ * of shared buffers filled num_stages-1 iterations ahead by async copies.
+ * sm: the target's compute capability (nothing before sm_80). */
+bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared);
+
+/* smem.c: offsets of every buffer and scratch area, Function.shared_bytes and
+ * the arch's limit (smem_alloc_pass); barriers where threads share shared
+ * memory (barrier_pass, after it). */
+bool smem_alloc_pass(Diag *d, Function *f, int max_shared);
+/* The shared scratch op `in` may use (0: none), as smem_alloc_pass reserves it. */
+int64_t smem_scratch_bound(const Function *f, const Inst *in);
+bool barrier_pass(Diag *d, Function *f);
+
 #endif
