@@ -321,13 +321,17 @@ static LLVMValueRef warp_base(Lower *L, const ThreadMap *tt, int d) {
     return llvm_base(L, &w, d);
 }
 
-static LLVMValueRef ldmatrix(Lower *L, bool a, LLVMValueRef addr) {
+enum { LD_A, LD_B, LD_B2 }; /* .x4 (A), .x2.trans (one B tile), .x4.trans (two B tiles) */
+
+static LLVMValueRef ldmatrix(Lower *L, int mode, LLVMValueRef addr) {
     LLVMTypeRef i32s[4] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32};
-    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, a ? 4 : 2, 0);
+    int n = mode == LD_B ? 2 : 4;
+    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, (unsigned)n, 0);
     LLVMTypeRef fty = LLVMFunctionType(rt, &L->t_i64, 1, 0);
-    const char *text = a ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
-                         : "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];";
-    const char *cons = a ? "=r,=r,=r,=r,l" : "=r,=r,l";
+    const char *text = mode == LD_A   ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
+                       : mode == LD_B ? "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];"
+                                      : "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];";
+    const char *cons = n == 4 ? "=r,=r,=r,=r,l" : "=r,=r,l";
     LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
                                        LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(L->b, fty, fn, &addr, 1, "");
@@ -359,17 +363,24 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
     int pad = ld_pad(p), row_log2 = __builtin_ctz((unsigned)p->C);
     LLVMValueRef q = LLVMBuildLShr(L->b, L->lane, llvm_i32(L, 3), ""), r8 = LLVMBuildAnd(L->b, L->lane, llvm_i32(L, 7), "");
     LLVMValueRef qrow = LLVMBuildMul(L->b, LLVMBuildAnd(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
-    LLVMValueRef qcol = LLVMBuildMul(L->b, LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
+    LLVMValueRef qhi = LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""); /* matrices 2, 3 of an .x4 */
     LLVMValueRef wrow = p->a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p->a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
     LLVMValueRef lrow = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, wrow, qrow, ""), r8, "");
-    LLVMValueRef lcol = p->a ? qcol : wcol;
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
     LLVMValueRef *regs = llvm_new_regs(L, tt->nregs);
-    for (int tr = 0; tr < p->ntr; tr++)
-        for (int tc = 0; tc < p->ntc; tc++) {
-            const int *m = &p->map[(tr * p->ntc + tc) * p->nslot * 2];
-            if (m[0] < 0)
-                continue;
+    int *held = malloc(sizeof *held * (size_t)(p->ntc + 1));
+    for (int tr = 0; tr < p->ntr && held; tr++) {
+        int nh = 0;
+        for (int tc = 0; tc < p->ntc; tc++)
+            if (p->map[(tr * p->ntc + tc) * p->nslot * 2] >= 0)
+                held[nh++] = tc;
+        /* A: one .x4 per 16x16 tile. B: two held 16x8 tiles (the next one
+         * along N this thread holds, `step` tiles on) with one .x4.trans,
+         * matrices 2 and 3 at `step` * 8 columns; a last odd one .x2.trans. */
+        for (int h = 0; h < nh;) {
+            int tc = held[h], pair = !p->a && h + 1 < nh, step = pair ? held[h + 1] - tc : 0;
+            LLVMValueRef lcol = p->a ? LLVMBuildMul(L->b, qhi, llvm_i32(L, 8), "")
+                                     : LLVMBuildAdd(L->b, wcol, LLVMBuildMul(L->b, qhi, llvm_i32(L, 8 * step), ""), "");
             LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p->th), ""),
                                             llvm_i32(L, p->R - 1), "");
             LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p->tw), ""),
@@ -383,13 +394,21 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
                 LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
                 ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
             }
-            LLVMValueRef res = ldmatrix(L, p->a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
-            for (int slot = 0; slot < p->nslot; slot++) {
-                LLVMValueRef v = LLVMBuildBitCast(L->b, LLVMBuildExtractValue(L->b, res, (unsigned)slot, ""), vt, "");
-                for (int j = 0; j < 2; j++)
-                    regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+            int mode = p->a ? LD_A : pair ? LD_B2 : LD_B;
+            LLVMValueRef res = ldmatrix(L, mode, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
+            for (int t = 0; t < 1 + pair; t++) {
+                const int *m = &p->map[(tr * p->ntc + held[h + t]) * p->nslot * 2];
+                for (int slot = 0; slot < p->nslot; slot++) {
+                    LLVMValueRef x = LLVMBuildExtractValue(L->b, res, (unsigned)(t * p->nslot + slot), "");
+                    LLVMValueRef v = LLVMBuildBitCast(L->b, x, vt, "");
+                    for (int j = 0; j < 2; j++)
+                        regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+                }
             }
+            h += 1 + pair;
         }
+    }
+    free(held);
     llvm_set(L, d, regs, tt->nregs);
 }
 
