@@ -4,10 +4,16 @@
  *   parse     source -> AST                                     [lang/]
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
- *   axis      contiguity / divisibility / constancy of every value [axis.c]
- *   layout    which thread owns which element: blocked, slice, MMA, dot
- *             operand; convert_layout where they must change  [layout_pass.c]
- *   codegen   LLVM IR through the LLVM-C API, optimised, PTX from NVPTX
+ *   combine   acc + dot(a, b, 0) -> dot(a, b, acc)              [combine.c]
+ *   layout    axis analysis (contiguity / divisibility / constancy), then
+ *             which thread owns which element: blocked, slice, MMA, dot
+ *             operand; convert_layout where they must change  [axis.c, layout_pass.c]
+ *   pipeline  loads feeding a dot -> rings of shared buffers filled
+ *             num_stages-1 iterations ahead by cp.async       [pipeline.c]
+ *   smem-alloc  offsets of buffers and scratch, the launch's shared
+ *             memory, the arch's limit                         [smem.c]
+ *   barriers  bar.sync where threads share shared memory       [smem.c]
+ *   codegen   LLVM IR through the LLVM-C API, optimised (-O), PTX from NVPTX
  *                                                               [llvm*.c, ptx.c]
  *
  * The verifier runs after every pass that rewrites IR, so a broken pass is
@@ -18,8 +24,9 @@
 
 #include "codegen.h"
 #include "layout.h"
+#include "passes.h"
 
-const char *const compile_pass_names[] = {"sema", "layout", NULL};
+const char *const compile_pass_names[] = {"sema", "combine", "layout", "pipeline", "smem-alloc", "barriers", NULL};
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -53,7 +60,61 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     Function *f = sema_kernel(a, d, src, module, &so);
     bool ok = f && after_pass(d, f, "sema", hooks);
     compile_time(times, STAGE_SEMA, &t0);
+    /* Target-independent, so the interpreter runs the folded dot too. */
+    ok = ok && combine_pass(d, f) && after_pass(d, f, "combine", hooks);
+    compile_time(times, STAGE_COMBINE, &t0);
     return ok ? f : NULL;
+}
+
+static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return combine_pass(d, f);
+}
+
+static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    const AxisInfo *axis = axis_analyze(f);
+    return axis && layout_pass(d, f, axis);
+}
+
+static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) { return pipeline_pass(d, f, t->sm, t->max_shared); }
+static bool run_smem(Diag *d, Function *f, const PtxArch *t) { return smem_alloc_pass(d, f, t->max_shared); }
+static bool run_barriers(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return barrier_pass(d, f);
+}
+
+/* The passes after sema in pipeline order, by their --dump-after names and
+ * with the stage their time goes to; also how a pass runs alone on parsed
+ * IR (compile_run_passes). combine runs in compile_kernel. */
+static const struct {
+    const char *name;
+    bool (*run)(Diag *, Function *, const PtxArch *);
+    CompileStage stage;
+} pass_table[] = {
+    {"combine", run_combine, STAGE_COMBINE},       {"layout", run_layout, STAGE_LAYOUT},
+    {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
+    {"barriers", run_barriers, STAGE_BARRIERS},
+};
+enum { FIRST_GPU_PASS = 1 };
+
+bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *target, const CompileHooks *hooks) {
+    if (!target)
+        target = ptx_arch(NULL);
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0, np = sizeof pass_table / sizeof pass_table[0];
+        while (i < np && (strlen(pass_table[i].name) != n || strncmp(pass_table[i].name, p, n)))
+            i++;
+        if (i == np) {
+            diag_plain(d, DIAG_ERROR, "unknown pass '%.*s' for --passes", (int)n, p);
+            return false;
+        }
+        if (!pass_table[i].run(d, f, target) || !after_pass(d, f, pass_table[i].name, hooks))
+            return false;
+        p += n + (p[n] == ',');
+    }
+    return true;
 }
 
 bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
@@ -64,12 +125,12 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
     double t0 = compile_clock();
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
-        const AxisInfo *axis = axis_analyze(f);
-        compile_time(times, STAGE_AXIS, &t0);
-        bool ok = axis && layout_pass(d, f, axis, target->max_shared) && after_pass(d, f, "layout", hooks);
-        compile_time(times, STAGE_LAYOUT, &t0);
-        if (!ok)
-            return false;
+        for (size_t p = FIRST_GPU_PASS; p < sizeof pass_table / sizeof pass_table[0]; p++) {
+            bool ok = pass_table[p].run(d, f, target) && after_pass(d, f, pass_table[p].name, hooks);
+            compile_time(times, pass_table[p].stage, &t0);
+            if (!ok)
+                return false;
+        }
         if (hooks && hooks->ir_gpu)
             ir_print_func(hooks->ir_gpu, f);
     }

@@ -39,6 +39,12 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
 bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
                  const CompileHooks *hooks, Buf *ptx);
 
+
+/* Run the named passes (comma-separated, as --dump-after names them) on one
+ * verified function, verifying after each: `tlc --ir-in FILE --passes=...`
+ * tests a pass alone on IR text. target NULL: sm_90. */
+bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *target, const CompileHooks *hooks);
+
 /* Names of the passes, in pipeline order, for --dump-after. */
 extern const char *const compile_pass_names[];
 

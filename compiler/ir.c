@@ -40,7 +40,7 @@ Type ir_with_dtype(Type t, DType dt) {
 }
 
 bool ir_type_eq(Type a, Type b) {
-    if (a.dtype != b.dtype || a.rank != b.rank || (a.dtype == DT_PTR && a.pointee != b.pointee))
+    if (a.dtype != b.dtype || a.rank != b.rank || a.mem != b.mem || (a.dtype == DT_PTR && a.pointee != b.pointee))
         return false;
     for (int i = 0; i < a.rank; i++)
         if (a.shape[i] != b.shape[i])
@@ -90,7 +90,9 @@ DType dt_from_name(const char *s) {
 }
 
 void ir_type_print(Buf *b, Type t) {
-    if (t.rank)
+    if (ir_is_smem(t))
+        buf_puts(b, "!smem");
+    if (t.rank || ir_is_smem(t))
         buf_putc(b, '<');
     for (int i = 0; i < t.rank; i++)
         buf_printf(b, "%dx", t.shape[i]);
@@ -98,7 +100,7 @@ void ir_type_print(Buf *b, Type t) {
         buf_printf(b, "!ptr<%s>", dt_name(t.pointee));
     else
         buf_puts(b, dt_name(t.dtype));
-    if (t.rank)
+    if (t.rank || ir_is_smem(t))
         buf_putc(b, '>');
 }
 

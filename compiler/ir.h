@@ -47,8 +47,16 @@ typedef struct Type {
     uint8_t dtype;             /* DType of each element */
     uint8_t pointee;           /* for DT_PTR: element type pointed to (never DT_PTR) */
     uint8_t rank;              /* 0 = scalar */
+    uint8_t mem;               /* IR_MEM_REGS: a value; IR_MEM_SHARED: a shared-memory buffer */
     int32_t shape[IR_MAX_RANK];
 } Type;
+
+/* Where a block lives. A value (the default) is held in the registers of the
+ * program's threads; a shared-memory buffer (`!smem<3x128x32xf16>`, Triton's
+ * memdesc) is a place, not a value: only the shared-memory ops below read,
+ * write or index it. */
+enum { IR_MEM_REGS = 0, IR_MEM_SHARED = 1 };
+static inline bool ir_is_smem(Type t) { return t.mem == IR_MEM_SHARED; }
 
 /* Type helpers (ir.c). */
 Type ir_scalar(DType dt);
@@ -64,7 +72,7 @@ bool dt_is_float(DType dt);
 int dt_bits(DType dt);         /* 1, 8, 16, 32, 64; pointers 64 */
 const char *dt_name(DType dt); /* "i32", "f16", "bf16", "ptr" ... */
 DType dt_from_name(const char *s); /* DT_VOID if unknown; accepts "fp32"/"f32"/"float32" */
-/* Print "i32", "<128x64xf16>", "!ptr<f32>", "<128x!ptr<f16>>". */
+/* Print "i32", "<128x64xf16>", "!ptr<f32>", "<128x!ptr<f16>>", "!smem<2x64x32xf16>". */
 void ir_type_print(Buf *b, Type t);
 
 /* ---- ops ----
@@ -139,6 +147,16 @@ void ir_type_print(Buf *b, Type t);
     X(BARRIER, "barrier", 0, 0)                                                                    \
     /* layouts (only after the layout pass): identity on the values, moves them */                 \
     X(CONVERT_LAYOUT, "convert_layout", 1, OPF_PURE) /* between threads; same type */              \
+    /* shared memory (after the layout pass; buffers are !smem<...> with a shared layout) */       \
+    X(LOCAL_ALLOC, "local_alloc", 0, 0)       /* attr.offset: bytes into shared memory, -1 before */ \
+                                              /* allocation; result !smem<[stages x] shape x dt> */ \
+    X(MEMDESC_INDEX, "memdesc_index", 2, OPF_PURE) /* buf <S x shape>, i32 i: the buffer of stage i */ \
+    X(LOCAL_STORE, "local_store", 2, 0)       /* buf, value (registers -> shared) */                 \
+    X(LOCAL_LOAD, "local_load", 1, 0)         /* buf -> value in a distributed layout */             \
+    X(ASYNC_COPY, "async_copy", -1, 0)        /* buf, ptr [, mask]: global -> shared without */      \
+                                              /* registers; zeros where mask is 0 */                 \
+    X(ASYNC_COMMIT, "async_commit", 0, 0)     /* close the group of this thread's async copies */    \
+    X(ASYNC_WAIT, "async_wait", 0, 0)         /* attr.num: wait until at most num groups pend */     \
     /* structured control flow */                                                                  \
     X(FOR, "for", -1, 0)     /* lb, ub, step, inits...; body args (iv, carried...); results carried */ \
     X(IF, "if", -1, 0)       /* cond, then-block, else-block; results from their yields */          \
@@ -185,6 +203,10 @@ typedef struct Attr {
     bool hex;          /* PRINT */
     const char *str;   /* PRINT prefix, ASSERT message */
     bool reverse;      /* SCAN: from the last element to the first */
+    int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
+    int num;           /* ASYNC_WAIT: groups that may still be in flight */
+    int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
+                          num_stages); 0: the function's */
 } Attr;
 
 typedef int ValueId; /* index into Function.values; 0 is never a valid value */
@@ -201,6 +223,8 @@ typedef struct Inst {
     Block *regions[2]; /* FOR: body; IF: then, else; WHILE: before, after */
     int nregions;
     Span span;         /* source location, for diagnostics and runtime errors */
+    int scratch_off, scratch_size; /* shared scratch of the op's lowering (convert, reduce,
+                                      dot...), bytes: set by smem_alloc_pass (smem.c) */
 } Inst;
 
 struct Block {
@@ -236,7 +260,8 @@ typedef struct Function {
     int num_warps, num_stages; /* launch options carried with the kernel */
     struct Layout *layouts;    /* layout table (layout.h), layouts[0] unused; set by the layout pass */
     int nlayouts;
-    int shared_bytes;          /* shared memory the lowering needs (set by the layout pass) */
+    int shared_bytes;          /* dynamic shared memory of a launch (set by smem_alloc_pass) */
+    bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */
     Arena *arena;
     const Source *src;
 } Function;

@@ -14,6 +14,7 @@
  * most MAX_DEPTH deep, value numbers are bounded, and the lexer relies only on
  * the source ending in a NUL (Source's contract), so every scan stops there. */
 #include "ir.h"
+#include "layout.h"
 
 #include <limits.h>
 #include <math.h>
@@ -27,9 +28,10 @@ enum {
     MAX_DEPTH = 64,      /* nested regions; real kernels use a handful */
     MAX_VALUE = 1 << 20, /* largest %N: values[] is sized by it */
     MAX_ATTRS = 8,       /* entries in one {...}: more than any op has */
+    MAX_ALIASES = 64,    /* #name = #kind<...> lines before one function */
 };
 
-typedef enum { T_EOF = 256, T_IDENT, T_INT, T_FLOAT, T_VALUE, T_GLOBAL, T_LABEL, T_STRING } TokKind;
+typedef enum { T_EOF = 256, T_IDENT, T_INT, T_FLOAT, T_VALUE, T_GLOBAL, T_LABEL, T_STRING, T_HASH } TokKind;
 
 typedef struct Tok {
     int kind;          /* a TokKind, or the character of a punctuation token */
@@ -39,7 +41,7 @@ typedef struct Tok {
     uint64_t u;        /* T_INT: the literal; T_VALUE: the number N */
     bool big;          /* T_INT: did not fit 64 bits */
     double f;          /* T_FLOAT */
-    const char *name;  /* T_VALUE: the name before ".N" or NULL; T_GLOBAL, T_LABEL: after the sigil */
+    const char *name;  /* T_VALUE: the name before ".N" or NULL; T_GLOBAL, T_LABEL, T_HASH: after the sigil */
     size_t name_len;
     const char *str;   /* T_STRING: the decoded contents, in the arena */
 } Tok;
@@ -53,7 +55,9 @@ typedef struct Parser {
     int line;
     Tok tok;                /* the current token */
     bool failed;            /* an error was reported: unwind */
-    Function *f;            /* the function being parsed */
+    Function *f;            /* the function being parsed (made at its first alias line) */
+    struct { const char *name; size_t len; int layout; } alias[MAX_ALIASES];
+    int nalias;             /* the layout aliases of f */
     char what[48];          /* scratch for describing a token in a message */
 } Parser;
 
@@ -123,12 +127,13 @@ static int hex_val(int c) {
     return is_digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
 }
 
-/* Blanks and '#' comments (to the end of the line). */
+/* Blanks and '#' comments (to the end of the line). A '#' right before a
+ * letter is a layout name (#blocked1), not a comment. */
 static const char *skip_blank(const char *q, const char *end) {
     while (q < end) {
         if (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')
             q++;
-        else if (*q == '#')
+        else if (*q == '#' && !(q + 1 < end && is_alpha(q[1])))
             while (q < end && *q != '\n')
                 q++;
         else
@@ -225,9 +230,9 @@ static const char *lex_value(Parser *P, Tok *t, const char *q) {
     return q;
 }
 
-/* GLOBAL = '@' NAME,  LABEL = '^' NAME */
+/* GLOBAL = '@' NAME,  LABEL = '^' NAME,  HASH = '#' NAME */
 static const char *lex_sigil(Parser *P, Tok *t, const char *q) {
-    t->kind = *q == '@' ? T_GLOBAL : T_LABEL;
+    t->kind = *q == '@' ? T_GLOBAL : *q == '^' ? T_LABEL : T_HASH;
     t->name = ++q;
     while (is_alnum(*q))
         q++;
@@ -295,7 +300,7 @@ static void next(Parser *P) {
         q = lex_number(P, &t, q);
     } else if (*q == '%') {
         q = lex_value(P, &t, q);
-    } else if (*q == '@' || *q == '^') {
+    } else if (*q == '@' || *q == '^' || *q == '#') {
         q = lex_sigil(P, &t, q);
     } else if (*q == '"') {
         q = lex_string(P, &t, q);
@@ -401,12 +406,296 @@ static const char *scan_elem(Parser *P, const char *q, Type *t) {
     return q + ptr;
 }
 
-/* type = elem | '<' DIM 'x' {DIM 'x'} elem '>'      (no blanks inside)
- * The current token is the type's first; the type is scanned byte by byte
- * because "4xf32" is not a sequence of ordinary tokens. */
-static bool parse_type(Parser *P, Type *out) {
+/* ---- layouts ---- */
+
+static bool parse_lit(Parser *P, Lit *l, bool in_list);
+static bool int_of(Parser *P, const Lit *l, int64_t lo, int64_t hi, int64_t *out);
+static bool parse_layout(Parser *P, int *li);
+
+static Function *current_func(Parser *P) {
+    if (!P->f) {
+        P->f = ir_func_new(P->arena, "");
+        P->f->src = P->src;
+        P->nalias = 0;
+    }
+    return P->f;
+}
+
+/* One key = value of a layout: its literal, or a nested layout (parent). */
+typedef struct LayoutEntry {
+    const char *key;
+    size_t len;
+    Lit lit;
+    int layout;
+    Span span;
+} LayoutEntry;
+
+static const LayoutEntry *entry(const LayoutEntry *es, int n, const char *key) {
+    for (int i = 0; i < n; i++)
+        if (strlen(key) == es[i].len && !memcmp(es[i].key, key, es[i].len))
+            return &es[i];
+    return NULL;
+}
+
+static bool pow2(int64_t v) { return v >= 1 && !(v & (v - 1)); }
+
+/* An integer key, within [lo, hi]. */
+static bool key_int(Parser *P, const LayoutEntry *es, int n, const char *key, int64_t lo, int64_t hi, Span sp,
+                    int *out) {
+    const LayoutEntry *e = entry(es, n, key);
+    int64_t v;
+    if (!e)
+        return error_at(P, sp, "the layout needs '%s'", key);
+    if (e->lit.kind == L_BOOL && lo == 0 && hi == 1) {
+        *out = e->lit.b;
+        return true;
+    }
+    if (!int_of(P, &e->lit, lo, hi, &v))
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* A list key of 1..4 entries; *rank is set by the first list read, later ones
+ * must have as many. */
+static bool key_list(Parser *P, const LayoutEntry *es, int n, const char *key, Span sp, int *rank, int *out,
+                     bool need_pow2) {
+    const LayoutEntry *e = entry(es, n, key);
+    if (!e)
+        return error_at(P, sp, "the layout needs '%s'", key);
+    if (e->lit.kind != L_LIST || e->lit.nlist < 1)
+        return error_at(P, e->span, "'%s' needs a list of 1 to %d integers", key, IR_MAX_RANK);
+    if (*rank && e->lit.nlist != *rank)
+        return error_at(P, e->span, "'%s' has %d entries, the layout's other lists %d", key, e->lit.nlist, *rank);
+    *rank = e->lit.nlist;
+    for (int i = 0; i < *rank; i++) {
+        int64_t v = e->lit.list[i];
+        if (v < 0 || v > 1 << 20 || (need_pow2 && !pow2(v)))
+            return error_at(P, e->span, "'%s' needs %s", key, need_pow2 ? "powers of two" : "small integers");
+        out[i] = (int)v;
+    }
+    return true;
+}
+
+static bool is_permutation(const int *v, int n) {
+    bool seen[IR_MAX_RANK] = {false};
+    for (int i = 0; i < n; i++) {
+        if (v[i] < 0 || v[i] >= n || seen[v[i]])
+            return false;
+        seen[v[i]] = true;
+    }
+    return true;
+}
+
+static bool key_parent(Parser *P, const LayoutEntry *es, int n, Span sp, int *out) {
+    const LayoutEntry *e = entry(es, n, "parent");
+    if (!e || !e->layout)
+        return error_at(P, e ? e->span : sp, "the layout needs a parent layout (parent = #name)");
+    *out = e->layout;
+    return true;
+}
+
+/* The keys each kind takes, in its printed order. */
+static const struct { const char *kind; LayoutKind k; const char *keys; } layout_kinds[] = {
+    {"blocked", LAYOUT_BLOCKED, "spt tpw wpc order"},
+    {"slice", LAYOUT_SLICE, "dim parent"},
+    {"mma", LAYOUT_MMA, "version wpc instr"},
+    {"dot_op", LAYOUT_DOT_OPERAND, "op_idx k_width parent"},
+    {"shared", LAYOUT_SHARED, "vec per_phase max_phase order"},
+    {"nvmma", LAYOUT_NVMMA, "swizzle elem_bits transposed"},
+};
+
+/* Build the layout of kind k from its entries, checking what a thread map
+ * relies on (so no later pass divides by a zero read from the text). */
+static bool build_layout(Parser *P, LayoutKind k, const LayoutEntry *es, int n, Span sp, Layout *l) {
+    *l = (Layout){.kind = k};
+    const Function *f = P->f;
+    switch (k) {
+    case LAYOUT_BLOCKED: {
+        int tp = 1;
+        if (!key_list(P, es, n, "spt", sp, &l->rank, l->size_per_thread, true) ||
+            !key_list(P, es, n, "tpw", sp, &l->rank, l->threads_per_warp, true) ||
+            !key_list(P, es, n, "wpc", sp, &l->rank, l->warps_per_cta, true) ||
+            !key_list(P, es, n, "order", sp, &l->rank, l->order, false))
+            return false;
+        for (int d = 0; d < l->rank; d++)
+            tp *= l->threads_per_warp[d];
+        if (tp != 32)
+            return error_at(P, sp, "tpw must multiply to 32 lanes, not %d", tp);
+        if (!is_permutation(l->order, l->rank))
+            return error_at(P, sp, "order must be a permutation of the %d dimensions", l->rank);
+        return true;
+    }
+    case LAYOUT_SLICE: {
+        if (!key_parent(P, es, n, sp, &l->parent))
+            return false;
+        const Layout *p = &f->layouts[l->parent];
+        if (layout_is_shared(p->kind) || p->rank < 2)
+            return error_at(P, sp, "a slice's parent must be a distributed layout of rank 2 or more");
+        l->rank = p->rank - 1;
+        return key_int(P, es, n, "dim", 0, p->rank - 1, sp, &l->dim);
+    }
+    case LAYOUT_MMA: {
+        int instr[IR_MAX_RANK] = {0}, ir = 0;
+        if (!key_int(P, es, n, "version", 2, 2, sp, &l->version) ||
+            !key_list(P, es, n, "wpc", sp, &l->rank, l->warps_per_cta, true) ||
+            !key_list(P, es, n, "instr", sp, &ir, instr, false))
+            return false;
+        if (l->rank != 2 || ir != 2 || instr[0] != 16 || instr[1] != 8)
+            return error_at(P, sp, "mma version 2 is 2-D with instr = [16, 8]");
+        return true;
+    }
+    case LAYOUT_DOT_OPERAND: {
+        if (!key_parent(P, es, n, sp, &l->parent) || !key_int(P, es, n, "op_idx", 0, 1, sp, &l->op_idx) ||
+            !key_int(P, es, n, "k_width", 0, 8, sp, &l->k_width))
+            return false;
+        const Layout *p = &f->layouts[l->parent];
+        if ((p->kind != LAYOUT_MMA && p->kind != LAYOUT_BLOCKED) || p->rank != 2)
+            return error_at(P, sp, "a dot operand's parent must be a 2-D mma or blocked layout");
+        if (p->kind == LAYOUT_MMA && l->k_width != 1 && l->k_width != 2 && l->k_width != 4)
+            return error_at(P, sp, "an mma operand has k_width 1, 2 or 4");
+        l->rank = 2;
+        return true;
+    }
+    case LAYOUT_SHARED:
+        if (!key_list(P, es, n, "order", sp, &l->rank, l->order, false) ||
+            !key_int(P, es, n, "vec", 1, 1 << 10, sp, &l->vec) ||
+            !key_int(P, es, n, "per_phase", 1, 1 << 10, sp, &l->per_phase) ||
+            !key_int(P, es, n, "max_phase", 1, 1 << 10, sp, &l->max_phase))
+            return false;
+        if (!is_permutation(l->order, l->rank))
+            return error_at(P, sp, "order must be a permutation of the %d dimensions", l->rank);
+        if (!pow2(l->vec) || !pow2(l->max_phase))
+            return error_at(P, sp, "vec and max_phase must be powers of two");
+        return true;
+    case LAYOUT_NVMMA:
+        if (!key_int(P, es, n, "swizzle", 0, 128, sp, &l->swizzle) ||
+            !key_int(P, es, n, "elem_bits", 8, 64, sp, &l->elem_bits))
+            return false;
+        {
+            int tr = 0;
+            if (!key_int(P, es, n, "transposed", 0, 1, sp, &tr))
+                return false;
+            l->transposed = tr;
+        }
+        if (l->swizzle != 0 && l->swizzle != 32 && l->swizzle != 64 && l->swizzle != 128)
+            return error_at(P, sp, "swizzle is 0, 32, 64 or 128 (bytes)");
+        if (!pow2(l->elem_bits))
+            return error_at(P, sp, "elem_bits must be 8, 16, 32 or 64");
+        l->rank = 2;
+        return true;
+    case LAYOUT_NONE:
+        break;
+    }
+    return error_at(P, sp, "unknown layout kind");
+}
+
+/* '#' KIND '<' '{' NAME '=' (value | layout) {',' ...} '}' '>'   (the current token is #KIND) */
+static bool parse_layout_def(Parser *P, int *li) {
+    Span sp = P->tok.span;
+    size_t nk = sizeof layout_kinds / sizeof layout_kinds[0], k = 0;
+    while (k < nk && (strlen(layout_kinds[k].kind) != P->tok.name_len ||
+                      memcmp(layout_kinds[k].kind, P->tok.name, P->tok.name_len)))
+        k++;
+    if (k == nk)
+        return error_at(P, sp, "unknown layout kind '#%.*s' (expected blocked, slice, mma, dot_op, shared, nvmma)",
+                        (int)(P->tok.name_len > 24 ? 24 : P->tok.name_len), P->tok.name);
+    next(P);
+    LayoutEntry es[8];
+    int n = 0;
+    if (!expect(P, '<') || !expect(P, '{'))
+        return false;
+    do {
+        if (P->tok.kind != T_IDENT)
+            return error_at(P, P->tok.span, "expected a layout key, found %s", found(P));
+        if (n == 8)
+            return error_at(P, P->tok.span, "too many layout keys");
+        LayoutEntry *e = &es[n++];
+        *e = (LayoutEntry){.key = P->tok.start, .len = P->tok.len, .span = P->tok.span};
+        char key[24];
+        snprintf(key, sizeof key, "%.*s", (int)(e->len < 23 ? e->len : 23), e->key);
+        bool known = false;
+        for (const char *q = layout_kinds[k].keys; *q;) {
+            size_t m = strcspn(q, " ");
+            known |= m == e->len && !memcmp(q, e->key, m);
+            q += m + (q[m] == ' ');
+        }
+        if (!known || entry(es, n - 1, key))
+            return error_at(P, e->span, known ? "'%s' is given twice" : "#%s has no key '%s'",
+                            known ? key : layout_kinds[k].kind, key);
+        next(P);
+        if (!expect(P, '='))
+            return false;
+        if (P->tok.kind == T_HASH) {
+            if (!parse_layout(P, &e->layout))
+                return false;
+        } else if (!parse_lit(P, &e->lit, false)) {
+            return false;
+        }
+    } while (accept(P, ','));
+    if (!expect(P, '}') || P->failed)
+        return false;
+    if (P->tok.kind != '>')
+        return error_at(P, P->tok.span, "expected '>' to close the layout, found %s", found(P));
+    Layout l;
+    if (!build_layout(P, layout_kinds[k].k, es, n, sp, &l))
+        return false;
+    next(P);
+    *li = layout_intern(current_func(P), &l);
+    return *li > 0 || error_at(P, sp, "out of memory");
+}
+
+/* layout = '#' NAME (an alias of this function) | layout-def */
+static bool parse_layout(Parser *P, int *li) {
+    if (P->tok.kind != T_HASH)
+        return error_at(P, P->tok.span, "expected a layout (#name), found %s", found(P));
+    const char *q = P->tok.start + P->tok.len;
+    if (*q == '<')
+        return parse_layout_def(P, li);
+    for (int i = 0; i < P->nalias; i++)
+        if (P->alias[i].len == P->tok.name_len && !memcmp(P->alias[i].name, P->tok.name, P->tok.name_len)) {
+            *li = P->alias[i].layout;
+            next(P);
+            return !P->failed;
+        }
+    return error_at(P, P->tok.span, "undefined layout '#%.*s'", (int)(P->tok.name_len > 24 ? 24 : P->tok.name_len),
+                    P->tok.name);
+}
+
+/* alias = '#' NAME '=' layout-def      (before the func that uses it) */
+static bool parse_alias(Parser *P) {
+    current_func(P);
+    Tok name = P->tok;
+    for (int i = 0; i < P->nalias; i++)
+        if (P->alias[i].len == name.name_len && !memcmp(P->alias[i].name, name.name, name.name_len))
+            return error_at(P, name.span, "layout '#%.*s' is defined twice", (int)name.name_len, name.name);
+    if (P->nalias == MAX_ALIASES)
+        return error_at(P, name.span, "more than %d layout aliases", MAX_ALIASES);
+    next(P);
+    int li;
+    if (!expect(P, '=') || P->tok.kind != T_HASH || P->tok.start[P->tok.len] != '<')
+        return P->failed || error_at(P, P->tok.span, "expected a layout definition (#kind<{...}>), found %s", found(P));
+    if (!parse_layout_def(P, &li))
+        return false;
+    P->alias[P->nalias].name = name.name;
+    P->alias[P->nalias].len = name.name_len;
+    P->alias[P->nalias++].layout = li;
+    return true;
+}
+
+/* type = elem | '<' DIM 'x' {DIM 'x'} elem [',' layout] '>'
+ *      | '!smem<' DIM 'x' {DIM 'x'} elem [',' layout] '>'
+ * (no blanks inside, up to the layout.) The current token is the type's
+ * first; the type is scanned byte by byte because "4xf32" is not a sequence
+ * of ordinary tokens. *layout (when not NULL) gets the layout, 0 if none. */
+static bool parse_type(Parser *P, Type *out, int *layout) {
     const char *q = P->tok.start;
     Type t = {0};
+    bool smem = !strncmp(q, "!smem<", 6);
+    if (smem) {
+        q += 5;
+        t.mem = IR_MEM_SHARED;
+    }
     if (*q == '<') {
         for (q++; is_digit(*q);) {
             const char *d = q;
@@ -428,8 +717,21 @@ static bool parse_type(Parser *P, Type *out) {
     }
     if (!(q = scan_elem(P, q, &t)))
         return false;
-    if (t.rank && *q++ != '>')
+    if (layout)
+        *layout = 0;
+    if (t.rank && *q == ',') { /* ", #layout>": tokens from here */
+        if (!layout)
+            return error_at(P, span_from(P, q, 1), "a parameter has no layout");
+        advance_to(P, q + 1);
+        next(P);
+        if (!parse_layout(P, layout))
+            return false;
+        if (P->tok.kind != '>')
+            return error_at(P, P->tok.span, "expected '>' to close the block type, found %s", found(P));
+        q = P->tok.start + 1;
+    } else if (t.rank && *q++ != '>') {
         return error_at(P, span_from(P, q - 1, 1), "expected '>' to close the block type");
+    }
     advance_to(P, q);
     next(P);
     *out = t;
@@ -437,11 +739,12 @@ static bool parse_type(Parser *P, Type *out) {
 }
 
 /* types = type {',' type} */
-static bool parse_types(Parser *P, Type **out, int *n) {
-    int cap = 0;
+static bool parse_types(Parser *P, Type **out, int **layouts, int *n) {
+    int cap = 0, lcap = 0;
     do {
         *out = grow(P, *out, *n, &cap, sizeof **out);
-        if (!parse_type(P, &(*out)[*n]))
+        *layouts = grow(P, *layouts, *n, &lcap, sizeof **layouts);
+        if (!*out || !*layouts || !parse_type(P, &(*out)[*n], &(*layouts)[*n]))
             return false;
         (*n)++;
     } while (accept(P, ','));
@@ -490,7 +793,7 @@ static bool parse_operands(Parser *P, ValueId **ids, int *n, int *cap) {
 
 /* Gives %N its type and definer: the table grows to hold N, and the slots
  * below that the text never defines stay empty. */
-static bool define_value(Parser *P, const Ref *r, Type t, Inst *def, Block *blk) {
+static bool define_value(Parser *P, const Ref *r, Type t, int layout, Inst *def, Block *blk) {
     Function *f = P->f;
     while (f->nvalues <= r->id)
         ir_value_new(f, (Type){0});
@@ -498,6 +801,7 @@ static bool define_value(Parser *P, const Ref *r, Type t, Inst *def, Block *blk)
         return error_at(P, r->span, "%%%d is defined twice", r->id);
     Value *v = &f->values[r->id];
     v->type = t;
+    v->layout = layout;
     v->def = def;
     v->block = blk;
     v->name = r->name ? arena_strndup(P->arena, r->name, r->name_len) : NULL;
@@ -661,6 +965,12 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return set_const(P, in, l);
     if (!strcmp(k, "axis"))
         return int32_of(P, l, &a->axis);
+    if (!strcmp(k, "offset"))
+        return int32_of(P, l, &a->offset);
+    if (!strcmp(k, "num"))
+        return int32_of(P, l, &a->num);
+    if (!strcmp(k, "num_stages"))
+        return int32_of(P, l, &a->num_stages);
     if (!strcmp(k, "start"))
         return int_of(P, l, INT64_MIN, INT64_MAX, &a->start);
     if (!strcmp(k, "end"))
@@ -724,9 +1034,10 @@ static Block *parse_region(Parser *P, Inst *parent, int depth) {
         if (P->tok.kind != ')') {
             do {
                 Type t;
+                int li;
                 refs = grow(P, refs, n, &cap, sizeof *refs);
-                if (!parse_ref(P, &refs[n]) || !expect(P, ':') || !parse_type(P, &t) ||
-                    !define_value(P, &refs[n], t, NULL, blk))
+                if (!parse_ref(P, &refs[n]) || !expect(P, ':') || !parse_type(P, &t, &li) ||
+                    !define_value(P, &refs[n], t, li, NULL, blk))
                     return NULL;
                 n++;
             } while (accept(P, ','));
@@ -786,10 +1097,10 @@ static bool parse_inst(Parser *P, Block *b, int depth) {
     if (at_attr_dict(P) && !parse_attr_dict(P, attrs, &nattrs))
         return false;
     Type *types = NULL;
-    int ntypes = 0;
+    int *layouts = NULL, ntypes = 0;
     if (nres && P->tok.kind != ':')
         return error_at(P, P->tok.span, "expected ':' and the result types, found %s", found(P));
-    if (accept(P, ':') && !parse_types(P, &types, &ntypes))
+    if (accept(P, ':') && !parse_types(P, &types, &layouts, &ntypes))
         return false;
     if (P->failed)
         return false;
@@ -800,12 +1111,12 @@ static bool parse_inst(Parser *P, Block *b, int depth) {
     Inst *in = ir_inst_new(f, b, op, args, nargs, NULL, 0, opspan);
     in->results = arena_alloc(P->arena, sizeof(ValueId) * (size_t)(nres ? nres : 1));
     for (int i = 0; i < nres; i++) {
-        if (!define_value(P, &res[i], types[i], in, NULL))
+        if (!define_value(P, &res[i], types[i], layouts[i], in, NULL))
             return false;
         in->results[in->nresults++] = res[i].id;
     }
     /* The operand count is how the text says whether there is a mask / other. */
-    in->attr.has_mask = op == IR_LOAD ? nargs >= 2 : (op == IR_STORE || op == IR_ATOMIC_RMW) && nargs >= 3;
+    in->attr.has_mask = op == IR_LOAD ? nargs >= 2 : (op == IR_STORE || op == IR_ATOMIC_RMW || op == IR_ASYNC_COPY) && nargs >= 3;
     in->attr.has_other = op == IR_LOAD && nargs >= 3;
     for (int i = 0; i < nattrs; i++)
         if (!apply_attr(P, in, &attrs[i]))
@@ -846,7 +1157,7 @@ static bool parse_param(Parser *P) {
         return error_at(P, v.span, "parameters are numbered %%1, %%2, ... in order: expected %%%d",
                         f->nparams + 1);
     next(P);
-    if (!expect(P, ':') || !parse_type(P, &t))
+    if (!expect(P, ':') || !parse_type(P, &t, NULL))
         return false;
     ir_param(f, v.name ? arena_strndup(P->arena, v.name, v.name_len) : "", t);
     Param *p = &f->params[f->nparams - 1];
@@ -869,7 +1180,7 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages) */
+ * (attributes: num_warps, num_stages; shared: the bytes smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
         return NULL;
@@ -877,9 +1188,8 @@ static Function *parse_func(Parser *P) {
         error_at(P, P->tok.span, "expected a function name (@name), found %s", found(P));
         return NULL;
     }
-    Function *f = ir_func_new(P->arena, arena_strndup(P->arena, P->tok.name, P->tok.name_len));
-    f->src = P->src;
-    P->f = f;
+    Function *f = current_func(P); /* made already if layout aliases came first */
+    f->name = arena_strndup(P->arena, P->tok.name, P->tok.name_len);
     next(P);
     if (!expect(P, '('))
         return NULL;
@@ -896,20 +1206,21 @@ static Function *parse_func(Parser *P) {
     if (at_attr_dict(P) && !parse_attr_dict(P, es, &n))
         return NULL;
     for (int i = 0; i < n; i++) {
-        bool warps = !strcmp(es[i].key, "num_warps");
-        if (!warps && strcmp(es[i].key, "num_stages")) {
+        bool warps = !strcmp(es[i].key, "num_warps"), shared = !strcmp(es[i].key, "shared");
+        if (!warps && !shared && strcmp(es[i].key, "num_stages")) {
             error_at(P, es[i].span, "unknown function attribute '%s'", es[i].key);
             return NULL;
         }
-        if (!int32_of(P, &es[i].val, warps ? &f->num_warps : &f->num_stages))
+        if (!int32_of(P, &es[i].val, warps ? &f->num_warps : shared ? &f->shared_bytes : &f->num_stages))
             return NULL;
+        f->smem_allocated |= shared;
     }
     if (!expect(P, '{') || !parse_insts(P, f->body, 0))
         return NULL;
     return f;
 }
 
-/* module = func* */
+/* module = { {alias} func } */
 Module *ir_parse(Arena *a, Diag *d, const Source *src) {
     Parser P = {
         .arena = a, .d = d, .src = src,
@@ -918,10 +1229,14 @@ Module *ir_parse(Arena *a, Diag *d, const Source *src) {
     Module *m = ir_module_new(a);
     next(&P);
     while (P.tok.kind != T_EOF) {
+        while (P.tok.kind == T_HASH)
+            if (!parse_alias(&P))
+                return NULL;
         Function *f = parse_func(&P);
         if (!f)
             break;
         ir_module_add(m, f);
+        P.f = NULL;
     }
     return P.failed ? NULL : m;
 }

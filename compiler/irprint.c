@@ -54,6 +54,9 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_SCAN] = "axis reverse",
     [IR_REDUCE_FN] = "axis keep_dims",
     [IR_GATHER] = "axis",
+    [IR_LOCAL_ALLOC] = "offset",
+    [IR_ASYNC_WAIT] = "num",
+    [IR_FOR] = "num_stages", /* printed only when set (tl.range(..., num_stages=N)) */
 };
 
 /* Region labels of the ops that own regions; their number is the op's number
@@ -182,13 +185,19 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->hex ? "true" : "false");
     } else if (IS("reverse")) {
         buf_puts(b, a->reverse ? "true" : "false");
+    } else if (IS("offset")) {
+        buf_printf(b, "%d", a->offset);
+    } else if (IS("num")) {
+        buf_printf(b, "%d", a->num);
+    } else if (IS("num_stages")) {
+        buf_printf(b, "%d", a->num_stages);
     }
 #undef IS
 }
 
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
-    if (!k)
+    if (!k || (in->op == IR_FOR && !in->attr.num_stages))
         return;
     buf_puts(b, " {");
     for (bool first = true; *k; first = false) {
@@ -281,7 +290,10 @@ void ir_print_func(Buf *out, const Function *f) {
         if (*sep == ',')
             buf_putc(out, '}');
     }
-    buf_printf(out, ") {num_warps = %d, num_stages = %d} {\n", f->num_warps, f->num_stages);
+    buf_printf(out, ") {num_warps = %d, num_stages = %d", f->num_warps, f->num_stages);
+    if (f->smem_allocated)
+        buf_printf(out, ", shared = %d", f->shared_bytes);
+    buf_puts(out, "} {\n");
     for (int i = 0; f->body && i < f->body->ninsts; i++)
         print_inst(out, f, f->body->insts[i], 1);
     buf_puts(out, "}\n");

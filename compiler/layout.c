@@ -37,6 +37,7 @@ static Layout normalize(const Layout *l) {
     case LAYOUT_MMA:
         for (int d = 0; d < r; d++)
             n.warps_per_cta[d] = l->warps_per_cta[d];
+        n.version = l->version ? l->version : 2;
         break;
     case LAYOUT_DOT_OPERAND:
         n.parent = l->parent;
@@ -49,6 +50,11 @@ static Layout normalize(const Layout *l) {
         n.vec = l->vec;
         n.per_phase = l->per_phase;
         n.max_phase = l->max_phase;
+        break;
+    case LAYOUT_NVMMA:
+        n.swizzle = l->swizzle;
+        n.elem_bits = l->elem_bits;
+        n.transposed = l->transposed;
         break;
     case LAYOUT_NONE:
         break;
@@ -377,6 +383,7 @@ static const ThreadMap *map_of(const Function *f, int li, int rank, const int32_
         break;
     }
     case LAYOUT_SHARED:
+    case LAYOUT_NVMMA:
     case LAYOUT_NONE:
         return NULL;
     }
@@ -415,6 +422,133 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     return true;
 }
 
+int layout_vector_width(const ThreadMap *tm, const AxisInfo *p, const AxisInfo *mask, int bytes) {
+    if (!tm || tm->contig_dim < 0)
+        return 1;
+    int fd = tm->contig_dim, v = tm->contig;
+    if (p) {
+        if (p->contiguity[fd] < v)
+            v = (int)p->contiguity[fd];
+        while (v > 1 && p->divisibility[fd] < (int64_t)v * bytes)
+            v /= 2;
+    }
+    if (mask && mask->constancy[fd] < v)
+        v = (int)mask->constancy[fd];
+    while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
+        v /= 2;
+    for (; v > 1; v /= 2) {
+        bool ok = true;
+        for (int r = 0; r < tm->nregs && ok; r += v) {
+            ok = tm->reg_off[r][fd] % v == 0;
+            for (int i = 1; i < v && ok; i++)
+                for (int d = 0; d < tm->rank && ok; d++)
+                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
+        }
+        if (ok)
+            return v;
+    }
+    return v < 1 ? 1 : v;
+}
+
+/* ---- shared layouts ---- */
+
+Layout layout_swizzled_for(int rows, int cols, int bytes) {
+    Layout l = {.kind = LAYOUT_SHARED, .rank = 2, .order = {1, 0}};
+    int vec = 16 / bytes > 0 ? 16 / bytes : 1, row_bytes = cols * bytes;
+    if (vec > cols)
+        vec = cols;
+    l.vec = vec;
+    l.per_phase = row_bytes >= 128 ? 1 : 128 / row_bytes;
+    int groups = cols / vec;
+    l.max_phase = groups < 8 ? groups : 8;
+    if (l.per_phase * l.max_phase > rows) /* fewer rows than one full pattern: it still permutes */
+        l.max_phase = rows / l.per_phase > 1 ? rows / l.per_phase : 1;
+    if (l.max_phase < 1)
+        l.max_phase = 1;
+    return l;
+}
+
+/* SHARED: the tile dims (the last l->rank of t) row-major along order, the
+ * vec groups of each row XOR-ed with its phase; stage dims outermost. */
+static int64_t swizzled_offset(const Layout *l, Type t, const int32_t *idx) {
+    int lead = t.rank - l->rank;
+    int64_t off = 0;
+    for (int d = 0; d < lead; d++)
+        off = off * t.shape[d] + idx[d];
+    const int32_t *ti = idx + lead, *ts = t.shape + lead;
+    int64_t tile = 0, numel = 1;
+    for (int k = l->rank - 1; k >= 1; k--) { /* all but the fastest dim, slowest first */
+        int d = l->order[k];
+        tile = tile * ts[d] + ti[d];
+        numel *= ts[d];
+    }
+    int inner = l->order[0], cols = ts[inner], col = ti[inner];
+    int64_t row = tile; /* rows are the slower dims, linearised */
+    if (l->vec > 0 && l->per_phase > 0 && l->max_phase > 0 && l->rank >= 2) {
+        int phase = (int)((row / l->per_phase) % l->max_phase);
+        col = ((col / l->vec) ^ phase) * l->vec + col % l->vec;
+    }
+    return (off * numel + row) * cols + col;
+}
+
+/* NVMMA: atoms of `swizzle` bytes along the inner dim, each atom column a
+ * row-major stack of rows; inside an atom, CUTLASS's Swizzle<B, 4, 3> on the
+ * byte offset: bits [4, 4+B) ^= bits [7, 7+B), B = log2(swizzle / 16). */
+static int64_t nvmma_offset(const Layout *l, Type t, const int32_t *idx) {
+    if (t.rank < 2 || l->elem_bits < 8)
+        return -1;
+    int bytes = l->elem_bits / 8;
+    int lead = t.rank - 2, id = l->transposed ? t.rank - 2 : t.rank - 1, od = l->transposed ? t.rank - 1 : t.rank - 2;
+    int64_t stage = 0;
+    for (int d = 0; d < lead; d++)
+        stage = stage * t.shape[d] + idx[d];
+    int atom_bytes = l->swizzle ? l->swizzle : 16, atom = atom_bytes / bytes;
+    if (atom < 1 || t.shape[id] % atom)
+        return -1;
+    int64_t rows = t.shape[od], inner = t.shape[id];
+    int64_t byte = ((int64_t)(idx[id] / atom) * rows + idx[od]) * atom_bytes + (int64_t)(idx[id] % atom) * bytes;
+    int b = l->swizzle == 128 ? 3 : l->swizzle == 64 ? 2 : l->swizzle == 32 ? 1 : 0;
+    byte ^= ((byte >> 7) & ((1 << b) - 1)) << 4;
+    return stage * rows * inner + byte / bytes;
+}
+
+int64_t layout_shared_offset(const Function *f, int li, Type t, const int32_t *idx) {
+    const Layout *l = get(f, li);
+    if (!l || !layout_is_shared(l->kind))
+        return -1;
+    if (l->kind == LAYOUT_NVMMA)
+        return nvmma_offset(l, t, idx);
+    if (l->rank < 1 || l->rank > t.rank)
+        return -1;
+    return swizzled_offset(l, t, idx);
+}
+
+void layout_draw_shared(Buf *out, const Function *f, int li, Type t) {
+    buf_puts(out, "layout ");
+    layout_print(out, f, li);
+    buf_puts(out, " on ");
+    ir_type_print(out, t);
+    int bytes = dt_bits(t.dtype) / 8 > 0 ? dt_bits(t.dtype) / 8 : 1, per_chunk = 16 / bytes > 0 ? 16 / bytes : 1;
+    buf_printf(out, "\n(each cell: 16-byte chunk:element within it, of the element's place in the buffer)\n");
+    if (t.rank != 2)
+        return;
+    char s[32];
+    int width = snprintf(s, sizeof s, "%lld:%d", (long long)(ir_numel(t) / per_chunk), per_chunk - 1);
+    buf_printf(out, "%5s", "");
+    for (int c = 0; c < t.shape[1]; c++)
+        buf_printf(out, " %*d", width, c);
+    buf_putc(out, '\n');
+    for (int r = 0; r < t.shape[0]; r++) {
+        buf_printf(out, "%5d", r);
+        for (int c = 0; c < t.shape[1]; c++) {
+            int64_t o = layout_shared_offset(f, li, t, (int32_t[]){r, c});
+            snprintf(s, sizeof s, "%lld:%lld", (long long)(o / per_chunk), (long long)(o % per_chunk));
+            buf_printf(out, " %*s", width, s);
+        }
+        buf_putc(out, '\n');
+    }
+}
+
 /* ---- printing ---- */
 
 static void put_ints(Buf *b, const int *v, int n) {
@@ -425,7 +559,8 @@ static void put_ints(Buf *b, const int *v, int n) {
 }
 
 static const char *alias_base(LayoutKind k) {
-    return k == LAYOUT_BLOCKED ? "#blocked" : k == LAYOUT_MMA ? "#mma" : k == LAYOUT_SHARED ? "#shared" : NULL;
+    return k == LAYOUT_BLOCKED ? "#blocked" : k == LAYOUT_MMA ? "#mma" : k == LAYOUT_SHARED ? "#shared"
+           : k == LAYOUT_NVMMA ? "#nvmma" : NULL;
 }
 
 /* Parents print through `parent` so the same code serves the inline form
@@ -454,7 +589,7 @@ static void print_layout(Buf *b, const Function *f, int li, void (*parent)(Buf *
         buf_puts(b, "}>");
         break;
     case LAYOUT_MMA:
-        buf_puts(b, "#mma<{version = 2, wpc = ");
+        buf_printf(b, "#mma<{version = %d, wpc = ", l->version ? l->version : 2);
         put_ints(b, l->warps_per_cta, l->rank);
         buf_puts(b, ", instr = [16, 8]}>");
         break;
@@ -468,6 +603,10 @@ static void print_layout(Buf *b, const Function *f, int li, void (*parent)(Buf *
                    l->max_phase);
         put_ints(b, l->order, l->rank);
         buf_puts(b, "}>");
+        break;
+    case LAYOUT_NVMMA:
+        buf_printf(b, "#nvmma<{swizzle = %d, elem_bits = %d, transposed = %s}>", l->swizzle, l->elem_bits,
+                   l->transposed ? "true" : "false");
         break;
     case LAYOUT_NONE:
         buf_puts(b, "#none");

@@ -45,9 +45,18 @@
  *     K (registers: for each row, k = 0..K-1), B the parent's columns with
  *     the whole K (for each k, each column); threads of the other dim hold
  *     copies. k_width is 0.
- *  SHARED [#shared]: not held in registers: a block staged in shared memory,
- *     row-major in `order` with an XOR swizzle (vec, per_phase, max_phase)
- *     that keeps the fragment reads free of bank conflicts. No ThreadMap.
+ *  SHARED [#shared, Triton's swizzled_shared]: the layout of a shared-memory
+ *     buffer (!smem<...>), not of registers: row-major along `order` (rank
+ *     dims; the buffer's leading dims beyond them, such as a pipeline's
+ *     stages, are outermost), and within each row the vec-element groups are
+ *     XOR-permuted by the row's phase = (row / per_phase) % max_phase, so the
+ *     8 rows one ldmatrix reads land in 8 different bank groups. No ThreadMap.
+ *  NVMMA [#nvmma, Triton's nvmma_shared]: the layouts wgmma's shared-memory
+ *     descriptors read: the inner dim cut into atoms of `swizzle` bytes (32,
+ *     64 or 128; 0: no swizzle, 16-byte atoms), each atom column stored
+ *     row after row, and inside every 8 rows of 128 bytes the 16-byte chunks
+ *     XOR-permuted by the row (CUTLASS's Swizzle<log2(swizzle/16), 4, 3>).
+ *     `transposed`: the inner dim is dim 0 instead of the last. No ThreadMap.
  *
  * Registers never repeat inside a thread: where the tile is larger than the
  * block (sizePerThread 4 on a dim of 2, a slice's removed dim) the map keeps
@@ -65,7 +74,11 @@
 
 #include "ir.h"
 
-typedef enum { LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOT_OPERAND, LAYOUT_SHARED } LayoutKind;
+typedef struct AxisInfo AxisInfo;
+
+typedef enum {
+    LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOT_OPERAND, LAYOUT_SHARED, LAYOUT_NVMMA
+} LayoutKind;
 
 typedef struct Layout {
     LayoutKind kind;
@@ -78,7 +91,13 @@ typedef struct Layout {
     int dim;                            /* SLICE: the removed dimension */
     int op_idx, k_width;                /* DOT_OPERAND */
     int vec, per_phase, max_phase;      /* SHARED swizzle */
+    int version;                        /* MMA: 2 (mma.sync); 0 reads as 2 */
+    int swizzle, elem_bits;             /* NVMMA: atom width in bytes (0, 32, 64, 128), element bits */
+    bool transposed;                    /* NVMMA: the inner (contiguous) dim is dim 0 */
 } Layout;
+
+/* A layout of shared memory (SHARED, NVMMA) rather than of registers. */
+static inline bool layout_is_shared(LayoutKind k) { return k == LAYOUT_SHARED || k == LAYOUT_NVMMA; }
 
 typedef struct ThreadMap {
     int rank;
@@ -124,9 +143,32 @@ void layout_print_aliases(Buf *out, const Function *f);
 /* A value's type with its layout: "<128x64xf16, #blocked1>"; a scalar or a
  * value without layout prints as ir_type_print does. */
 void layout_print_type(Buf *out, const Function *f, ValueId v);
+/* Shared layouts: the element offset (in elements from the buffer's start) of
+ * the element at idx[0..t.rank) of a buffer of type t (stage dims included:
+ * they are outermost) in shared layout li; -1 when li is not a shared layout
+ * that fits t. Every element gets its own offset in [0, numel). */
+int64_t layout_shared_offset(const Function *f, int li, Type t, const int32_t *idx);
+/* The swizzled layout (SHARED) a 2-D tile of `rows` x `cols` elements of
+ * `bytes` each, row-major, wants so that 8 consecutive rows of one 16-byte
+ * column (an ldmatrix, or any 8 lanes reading down) hit 8 different bank
+ * groups: vec = 16 bytes of elements, per_phase = rows sharing one 128-byte
+ * line, max_phase = 16-byte groups per row (at most 8). */
+Layout layout_swizzled_for(int rows, int cols, int bytes);
+/* Draw a shared layout: each cell the offset of the element, in 16-byte
+ * chunks and the element within ("c:e"), for a 2-D block. */
+void layout_draw_shared(Buf *out, const Function *f, int li, Type t);
 /* Draw which thread owns which element of a block (docs/layouts.md, tests):
  * one cell per element, "T<thread>" or "T<t>:<reg>". */
 void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
+
+/* The widest vector (a power of two, at most 16 bytes) of a memory access by
+ * a block of pointers in map tm: registers r..r+v-1 consecutive along the
+ * map's contig_dim in every group, no wider than the axis analysis allows
+ * (ptr: the pointer's contiguity and alignment in bytes; mask, if not NULL:
+ * its constancy along that dim). The layout pass sized sizePerThread from the
+ * same facts; this keeps loads, stores and async copies safe when a layout
+ * came from elsewhere. */
+int layout_vector_width(const ThreadMap *tm, const AxisInfo *ptr, const AxisInfo *mask, int bytes);
 
 /* ---- passes ---- */
 /* Axis analysis: per integer/pointer value and dimension, contiguity,
@@ -138,24 +180,23 @@ void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
  *   constancy[d]:    the value is constant in groups of this many along d.
  * Scalars use index 0. All are powers of two, at least 1, and contiguity and
  * constancy at most the dim's size; divisibility saturates at 2^62. */
-typedef struct AxisInfo {
+struct AxisInfo {
     int64_t contiguity[IR_MAX_RANK];
     int64_t divisibility[IR_MAX_RANK];
     int64_t constancy[IR_MAX_RANK];
     bool has_value;                     /* every element equals `value` (ints only) */
     int64_t value;
-} AxisInfo;
+};
 /* One AxisInfo per value (index = ValueId), allocated in f's arena. Values
  * that are not integers, booleans or pointers get the pessimistic info
  * (1, 1, 1) except for constancy of splats and broadcasts. */
 AxisInfo *axis_analyze(Function *f);
 
 /* The layout pass: anchors -> propagate -> resolve conflicts -> rewrite
- * (inserts CONVERT_LAYOUT). Sets Value.layout for every block value and
- * Function.shared_bytes. Returns false (with a source-located diagnostic) when
- * the kernel cannot be laid out (e.g. shared memory over max_shared bytes).
- * `axis` is axis_analyze(f) of the IR as it was before this pass; max_shared
- * <= 0 means no limit.
+ * (inserts CONVERT_LAYOUT). Sets Value.layout for every block value. Returns
+ * false (with a source-located diagnostic) when the kernel cannot be laid out
+ * (a block too large for its registers). `axis` is axis_analyze(f) of the IR
+ * as it was before this pass.
  *
  * After it, each op's block operands have the layout the op wants (see
  * layout_pass.c) or one with the same ThreadMap for that shape; DOT operands
@@ -166,6 +207,6 @@ AxisInfo *axis_analyze(Function *f);
  * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
  * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
  * RESHAPE moves data through shared memory like CONVERT_LAYOUT. */
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int max_shared);
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis);
 
 #endif

@@ -6,8 +6,8 @@
  * Ensures:  every block value has a layout (Value.layout != 0), scalars have
  *           none; every op's block operands have the layout the op wants, or
  *           one with the same ThreadMap (want(), below); f->layouts holds
- *           only layouts in use; f->shared_bytes is the scratch the converts,
- *           reshapes and cross-warp reductions need.
+ *           only layouts in use. (Shared memory is smem.c's: the scratch of
+ *           converts, reshapes and reductions, and its limit.)
  *
  * Algorithm:
  *  1. anchors    Each load, store and atomic gets the BLOCKED layout under
@@ -42,8 +42,8 @@
  *                value every iteration and all users share the convert.
  *  4. rewrite    Insert those ops, drop originals the copies left without
  *                users, record Value.layout, keep only the layouts in use,
- *                check registers and shared memory, and check that every
- *                block value has a layout.
+ *                check registers, and check that every block value has a
+ *                layout.
  *
  * docs/layouts.md draws each layout and walks through a matmul. */
 #include "layout.h"
@@ -1088,62 +1088,6 @@ static bool fits_registers(Pass *P, ValueId v) {
     return false;
 }
 
-static int elem_bytes(Type t) { return imax(1, dt_bits(t.dtype) / 8); }
-
-/* Shared memory an op needs: a convert or reshape stages the whole block; a
- * reduction across warps stages one partial result per warp along the axis
- * (argmin/argmax with its index). */
-static int64_t scratch_bytes(Pass *P, const Inst *in) {
-    if (in->op == IR_CONVERT_LAYOUT || in->op == IR_RESHAPE || in->op == IR_GATHER) {
-        Type t = vtype(P, in->args[0]);
-        return ir_numel(t) * elem_bytes(t);
-    }
-    if (in->op == IR_HISTOGRAM)
-        return ir_numel(vtype(P, in->results[0])) * 4;
-    if (in->op != IR_REDUCE)
-        return 0;
-    Type t = vtype(P, in->args[0]);
-    const ThreadMap *tm = map_for(P, P->f->values[in->args[0]].layout, t);
-    if (!tm)
-        return 0;
-    int64_t warps = tm->dim[in->attr.axis].wmod;
-    while (warps > 1 && (int64_t)(warps / 2) * tm->dim[in->attr.axis].wmul >= t.shape[in->attr.axis])
-        warps /= 2; /* warps that wrap onto the same rows hold copies */
-    if (warps <= 1)
-        return 0;
-    int64_t per = elem_bytes(t) + (in->attr.reduce == RED_ARGMAX || in->attr.reduce == RED_ARGMIN ? 4 : 0);
-    return ir_numel(t) / t.shape[in->attr.axis] * warps * per;
-}
-
-/* The op needing the most scratch, walking the blocks as they are now
- * (with the pass's converts). */
-static void most_scratch(Pass *P, const Block *b, int64_t *most, const Inst **at) {
-    for (int i = 0; b && i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        int64_t n = scratch_bytes(P, in);
-        if (n > *most) {
-            *most = n;
-            *at = in;
-        }
-        for (int r = 0; r < in->nregions; r++)
-            most_scratch(P, in->regions[r], most, at);
-    }
-}
-
-static bool check_shared(Pass *P, int max_shared) {
-    int64_t most = 0;
-    const Inst *at = NULL;
-    most_scratch(P, P->f->body, &most, &at);
-    P->f->shared_bytes = (int)(most > 0x7fffffff ? 0x7fffffff : most);
-    if (max_shared > 0 && most > max_shared) {
-        diag_error(P->d, P->f->src, at->span,
-                   "%s needs %lld bytes of shared memory, more than the %d available; use a smaller block",
-                   ir_ops[at->op].name, (long long)most, max_shared);
-        return false;
-    }
-    return true;
-}
-
 /* Number a layout (its parent first) the first time the printed IR shows it. */
 static void number(const Function *f, int li, int *newidx, int *next) {
     if (li <= 0 || li >= f->nlayouts || newidx[li])
@@ -1292,7 +1236,7 @@ static bool setup(Pass *P) {
     return P->use_start && P->uses && P->vblock;
 }
 
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int max_shared) {
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis) {
     int nw = f->num_warps;
     if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
         diag_plain(d, DIAG_ERROR, "num_warps=%d: must be a power of two from 1 to 32", nw);
@@ -1311,6 +1255,5 @@ bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int max_shared) {
     drop_dead(&P);
     compact(&P);
     P.nmaps = 0; /* indices moved */
-    return each_value(&P, f->body, laid_out) && each_value(&P, f->body, fits_registers) &&
-           check_shared(&P, max_shared);
+    return each_value(&P, f->body, laid_out) && each_value(&P, f->body, fits_registers);
 }

@@ -237,16 +237,26 @@ static int64_t ct_linear(const ThreadMap *tm, int lane, int warp, int r, const i
 
 /* ---- shared memory and moving values between thread maps ---- */
 
+/* The op's scratch is the area smem_alloc_pass gave it; barrier_pass put a
+ * barrier op before it where others used the area; a second use within the
+ * op waits for the op's own first. */
 void llvm_smem_use(Lower *L, int64_t bytes, Span sp) {
-    bytes = (bytes + 15) & ~(int64_t)15;
-    if (bytes > L->smem_need) {
-        L->smem_need = bytes > INT32_MAX ? INT32_MAX : (int)bytes;
-        L->smem_span = sp;
+    (void)sp;
+    if (!L->f->smem_allocated || bytes > L->scratch_cap) {
+        if (!L->failed)
+            diag_internal(L->d, "in @%s: an op needs %lld bytes of shared scratch, smem-alloc gave it %d",
+                          L->f->name, (long long)bytes, L->scratch_cap);
+        L->failed = true;
+        return;
     }
+    if (L->scratch_used)
+        llvm_barrier(L);
+    L->scratch_used = true;
 }
 
 LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t byte_off) {
     LLVMValueRef p = L->smem;
+    byte_off += L->scratch_off;
     if (byte_off) {
         LLVMValueRef o = llvm_i32(L, byte_off);
         p = LLVMBuildGEP2(L->b, L->t_i8, p, &o, 1, "");
@@ -402,7 +412,6 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
     int sv = smem_vec(src, strides, bytes), dv = smem_vec(dst, coef, bytes);
     int pad = smem_pad(src, bytes, &row_log2, &sv, &dv);
     llvm_smem_use(L, (numel + (numel >> row_log2) * pad) * bytes, sp);
-    llvm_barrier(L);
     stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
     for (int r = 0; r < dst->nregs; r += dv)
@@ -659,7 +668,21 @@ static void lower_convert(Lower *L, Inst *in) {
     llvm_set(L, d, r, dt->nregs);
 }
 
+static void lower_op(Lower *L, Inst *in);
+
+/* Each op lowers with its own scratch (smem.c), restored after an op with
+ * regions lowered its body. */
 static void lower_inst(Lower *L, Inst *in) {
+    int off = L->scratch_off, cap = L->scratch_cap;
+    bool used = L->scratch_used;
+    L->scratch_off = in->scratch_off;
+    L->scratch_cap = in->scratch_size;
+    L->scratch_used = false;
+    lower_op(L, in);
+    L->scratch_off = off, L->scratch_cap = cap, L->scratch_used = used;
+}
+
+static void lower_op(Lower *L, Inst *in) {
     switch (in->op) {
     case IR_FOR: lower_for(L, in); return;
     case IR_IF: lower_if(L, in); return;
@@ -682,6 +705,10 @@ static void lower_inst(Lower *L, Inst *in) {
     case IR_HISTOGRAM: llvm_lower_histogram(L, in); return;
     case IR_DOT: llvm_lower_dot(L, in); return;
     case IR_CONVERT_LAYOUT: lower_convert(L, in); return;
+    case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
+    case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
+        llvm_lower_shared(L, in);
+        return;
     default:
         if (!llvm_lower_simple(L, in)) {
             diag_internal(L->d, "op '%s' has no GPU lowering", ir_ops[in->op].name);
@@ -730,16 +757,19 @@ static bool map_values(Lower *L) {
     mark_uses(L, f->body);
     for (ValueId v = 1; v < f->nvalues; v++) {
         const Value *x = &f->values[v];
-        if (!x->type.rank)
+        if (!x->type.rank || (!x->block && !L->def_block[v])) /* a scalar, or no op defines it now */
             continue;
         if (!x->layout || x->layout >= f->nlayouts) {
             diag_internal(L->d, "block value %%%d has no layout (the layout pass did not run?)", v);
             return false;
         }
-        if (f->layouts[x->layout].kind == LAYOUT_SHARED) {
-            diag_internal(L->d, "value %%%d has a shared-memory layout; the lowering expects registers", v);
+        if (layout_is_shared(f->layouts[x->layout].kind) != ir_is_smem(x->type)) {
+            diag_internal(L->d, "value %%%d: a %s layout on a %s", v,
+                          ir_is_smem(x->type) ? "register" : "shared-memory", ir_is_smem(x->type) ? "buffer" : "value");
             return false;
         }
+        if (ir_is_smem(x->type))
+            continue; /* a buffer is one register: its shared-memory address */
         const ThreadMap *tm = layout_thread_map(f, x->layout, x->type, f->num_warps);
         if (!tm) {
             diag_internal(L->d, "no thread map for value %%%d", v);
@@ -831,8 +861,12 @@ static void finish_kernel(Lower *L) {
 static bool lower_function(Lower *L, Function *f) {
     L->f = f;
     L->failed = false;
-    L->smem_need = 0;
-    L->smem_span = (Span){0};
+    L->scratch_off = L->scratch_cap = 0;
+    L->scratch_used = false;
+    if (!f->smem_allocated) {
+        diag_internal(L->d, "@%s: smem-alloc has not run (the lowering needs its offsets)", f->name);
+        return false;
+    }
     L->bases = NULL;
     L->nbases = L->cap_bases = 0;
     L->vals = arena_alloc(f->arena, sizeof(LVal) * (size_t)f->nvalues);
@@ -853,18 +887,11 @@ static bool lower_function(Lower *L, Function *f) {
     if (L->failed)
         return false;
     finish_kernel(L);
-    f->shared_bytes = L->smem_need;
     /* The PTX names what the launch must pass, for readers of a .ptx file
-     * (the runtime itself takes Function.shared_bytes). */
+     * (the runtime itself takes Function.shared_bytes, from smem-alloc). */
     char note[256];
     snprintf(note, sizeof note, "// tl.shared_bytes %s %d", f->name, f->shared_bytes);
     LLVMAppendModuleInlineAsm(L->mod, note, strlen(note));
-    if (L->smem_need > L->arch->max_shared) {
-        diag_error(L->d, f->src, L->smem_span,
-                   "this op needs %d bytes of shared memory, more than the %d bytes a block may use on %s",
-                   L->smem_need, L->arch->max_shared, L->arch->name);
-        return false;
-    }
     return true;
 }
 

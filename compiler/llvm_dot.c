@@ -321,13 +321,17 @@ static LLVMValueRef warp_base(Lower *L, const ThreadMap *tt, int d) {
     return llvm_base(L, &w, d);
 }
 
-static LLVMValueRef ldmatrix(Lower *L, bool a, LLVMValueRef addr) {
+enum { LD_A, LD_B, LD_B2 }; /* .x4 (A), .x2.trans (one B tile), .x4.trans (two B tiles) */
+
+static LLVMValueRef ldmatrix(Lower *L, int mode, LLVMValueRef addr) {
     LLVMTypeRef i32s[4] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32};
-    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, a ? 4 : 2, 0);
+    int n = mode == LD_B ? 2 : 4;
+    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, (unsigned)n, 0);
     LLVMTypeRef fty = LLVMFunctionType(rt, &L->t_i64, 1, 0);
-    const char *text = a ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
-                         : "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];";
-    const char *cons = a ? "=r,=r,=r,=r,l" : "=r,=r,l";
+    const char *text = mode == LD_A   ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
+                       : mode == LD_B ? "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];"
+                                      : "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];";
+    const char *cons = n == 4 ? "=r,=r,=r,=r,l" : "=r,=r,l";
     LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
                                        LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(L->b, fty, fn, &addr, 1, "");
@@ -350,38 +354,61 @@ static int ld_pad(const LdPlan *p) { return (p->C * 2 / 16) % 2 ? 0 : 8; }
 
 static int64_t ld_bytes(const LdPlan *p) { return ((int64_t)p->R * p->C + (int64_t)p->R * ld_pad(p)) * 2; }
 
-/* Read the converted block's fragments from the staged copy at byte_off. */
-static void ld_read(Lower *L, Inst *in, const LdPlan *p, int64_t byte_off) {
-    ValueId d = in->results[0];
+/* Read the fragments of value d: from the staged copy at byte_off of the
+ * scratch (padded rows), or, when buf is not 0, from that swizzled buffer at
+ * base. */
+static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, ValueId buf, LLVMValueRef base) {
     DType dt = (DType)L->f->values[d].type.dtype;
     const ThreadMap *tt = llvm_tm(L, d);
     int pad = ld_pad(p), row_log2 = __builtin_ctz((unsigned)p->C);
     LLVMValueRef q = LLVMBuildLShr(L->b, L->lane, llvm_i32(L, 3), ""), r8 = LLVMBuildAnd(L->b, L->lane, llvm_i32(L, 7), "");
     LLVMValueRef qrow = LLVMBuildMul(L->b, LLVMBuildAnd(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
-    LLVMValueRef qcol = LLVMBuildMul(L->b, LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""), llvm_i32(L, 8), "");
+    LLVMValueRef qhi = LLVMBuildLShr(L->b, q, llvm_i32(L, 1), ""); /* matrices 2, 3 of an .x4 */
     LLVMValueRef wrow = p->a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p->a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
     LLVMValueRef lrow = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, wrow, qrow, ""), r8, "");
-    LLVMValueRef lcol = p->a ? qcol : wcol;
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
     LLVMValueRef *regs = llvm_new_regs(L, tt->nregs);
-    for (int tr = 0; tr < p->ntr; tr++)
-        for (int tc = 0; tc < p->ntc; tc++) {
-            const int *m = &p->map[(tr * p->ntc + tc) * p->nslot * 2];
-            if (m[0] < 0)
-                continue;
+    int *held = malloc(sizeof *held * (size_t)(p->ntc + 1));
+    for (int tr = 0; tr < p->ntr && held; tr++) {
+        int nh = 0;
+        for (int tc = 0; tc < p->ntc; tc++)
+            if (p->map[(tr * p->ntc + tc) * p->nslot * 2] >= 0)
+                held[nh++] = tc;
+        /* A: one .x4 per 16x16 tile. B: two held 16x8 tiles (the next one
+         * along N this thread holds, `step` tiles on) with one .x4.trans,
+         * matrices 2 and 3 at `step` * 8 columns; a last odd one .x2.trans. */
+        for (int h = 0; h < nh;) {
+            int tc = held[h], pair = !p->a && h + 1 < nh, step = pair ? held[h + 1] - tc : 0;
+            LLVMValueRef lcol = p->a ? LLVMBuildMul(L->b, qhi, llvm_i32(L, 8), "")
+                                     : LLVMBuildAdd(L->b, wcol, LLVMBuildMul(L->b, qhi, llvm_i32(L, 8 * step), ""), "");
             LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p->th), ""),
                                             llvm_i32(L, p->R - 1), "");
             LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p->tw), ""),
                                             llvm_i32(L, p->C - 1), "");
-            LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
-            LLVMValueRef ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
-            LLVMValueRef res = ldmatrix(L, p->a, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
-            for (int slot = 0; slot < p->nslot; slot++) {
-                LLVMValueRef v = LLVMBuildBitCast(L->b, LLVMBuildExtractValue(L->b, res, (unsigned)slot, ""), vt, "");
-                for (int j = 0; j < 2; j++)
-                    regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+            LLVMValueRef ptr;
+            if (buf) {
+                LLVMValueRef idx[2] = {row, col};
+                LLVMValueRef off = llvm_shared_offset(L, L->f->values[buf].layout, L->f->values[buf].type, idx);
+                ptr = LLVMBuildGEP2(L->b, llvm_type(L, dt), base, &off, 1, "");
+            } else {
+                LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
+                ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
             }
+            int mode = p->a ? LD_A : pair ? LD_B2 : LD_B;
+            LLVMValueRef res = ldmatrix(L, mode, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
+            for (int t = 0; t < 1 + pair; t++) {
+                const int *m = &p->map[(tr * p->ntc + held[h + t]) * p->nslot * 2];
+                for (int slot = 0; slot < p->nslot; slot++) {
+                    LLVMValueRef x = LLVMBuildExtractValue(L->b, res, (unsigned)(t * p->nslot + slot), "");
+                    LLVMValueRef v = LLVMBuildBitCast(L->b, x, vt, "");
+                    for (int j = 0; j < 2; j++)
+                        regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+                }
+            }
+            h += 1 + pair;
         }
+    }
+    free(held);
     llvm_set(L, d, regs, tt->nregs);
 }
 
@@ -394,14 +421,32 @@ static void ld_round(Lower *L, Inst **cv, LdPlan *p, int n, Span sp) {
         total = (total + ld_bytes(&p[i]) + 15) & ~(int64_t)15;
     }
     llvm_smem_use(L, total, sp);
-    llvm_barrier(L);
     for (int i = 0; i < n; i++) {
         ValueId s = cv[i]->args[0];
         llvm_smem_stage(L, llvm_tm(L, s), llvm_val(L, s)->r, (DType)L->f->values[s].type.dtype, ld_pad(&p[i]), off[i]);
     }
     llvm_barrier(L);
     for (int i = 0; i < n; i++)
-        ld_read(L, cv[i], &p[i], off[i]);
+        ld_read(L, cv[i]->results[0], &p[i], off[i], 0, NULL);
+}
+
+/* A local_load of a 16-bit buffer with 16-byte swizzle groups, row-major (as
+ * the pipeliner makes them), into an mma operand: ldmatrix straight from the
+ * buffer. Each 8x8 matrix row is one 16-byte group, so the XOR keeps it whole
+ * and 8 rows land in 8 bank groups. */
+bool llvm_local_load_ldmatrix(Lower *L, Inst *in, LLVMValueRef base) {
+    Function *f = L->f;
+    ValueId buf = in->args[0], d = in->results[0];
+    const Layout *dl = &f->layouts[f->values[d].layout], *bl = &f->layouts[f->values[buf].layout];
+    Type bt = f->values[buf].type;
+    LdPlan p;
+    if (dl->kind != LAYOUT_DOT_OPERAND || dl->k_width != 2 || dt_bits((DType)bt.dtype) != 16 ||
+        f->layouts[dl->parent].kind != LAYOUT_MMA || bl->kind != LAYOUT_SHARED || bl->rank != 2 || bt.rank != 2 ||
+        bl->order[0] != 1 || (bl->max_phase > 1 && bl->vec % 8) || !llvm_tm(L, d) ||
+        !plan_ldmatrix(L, llvm_tm(L, d), dl->op_idx == 0, &p))
+        return false;
+    ld_read(L, d, &p, 0, buf, base);
+    return true;
 }
 
 /* A convert whose only use is the A or B operand of a dot in the same block
@@ -543,7 +588,6 @@ static void lower_fma(Lower *L, Inst *in) {
     int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1], bytes = llvm_dt_bytes(ct);
     int64_t boff = (M * K * bytes + 15) & ~(int64_t)15;
     llvm_smem_use(L, boff + K * N * bytes, in->span);
-    llvm_barrier(L);
     stage(L, a, ct, 0);
     stage(L, b, ct, boff);
     llvm_barrier(L);

@@ -44,8 +44,8 @@ typedef struct Lower {
     LLVMValueRef tid, lane, warp; /* i32, computed once in the entry block */
     LVal *vals;              /* per ValueId */
     const ThreadMap **tms;   /* per ValueId; NULL for scalars */
-    int smem_need;           /* the largest scratch any op needs, in bytes */
-    Span smem_span;          /* ... and the op that needs it */
+    int scratch_off, scratch_cap; /* the op being lowered: its scratch area (smem.c) */
+    bool scratch_used;       /* ... it used the area already (a second use waits) */
     BaseKey *bases;          /* cache of llvm_base, per kernel */
     int nbases, cap_bases;
     const AxisInfo *axis;    /* axis_analyze(f): caps vector widths */
@@ -93,7 +93,8 @@ void llvm_row_major(int rank, const int32_t *shape, int64_t *strides);
  * Returns NULL when every thread owns every register. */
 LLVMValueRef llvm_owner(Lower *L, const ThreadMap *tm, int r);
 
-/* Shared-memory scratch: record that an op at sp needs `bytes`. */
+/* Shared-memory scratch: the op being lowered uses `bytes` of its area (an
+ * internal error if smem-alloc gave it less), after a barrier where needed. */
 void llvm_smem_use(Lower *L, int64_t bytes, Span sp);
 LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t byte_off);
 /* Scratch element of row-major index lin when each row (2^row_log2
@@ -151,11 +152,20 @@ void llvm_lower_scan(Lower *L, Inst *in);
 void llvm_lower_gather(Lower *L, Inst *in);
 void llvm_lower_histogram(Lower *L, Inst *in);
 
+/* ---- llvm_shared.c: local_alloc, memdesc_index, local_load / store, async copies ---- */
+void llvm_lower_shared(Lower *L, Inst *in);
+/* The element offset (i32) of the element at idx (per dim, i32) of a buffer of
+ * type t in shared layout li (layout_shared_offset at run time). */
+LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx);
+
 /* ---- llvm_dot.c ---- */
 void llvm_lower_dot(Lower *L, Inst *in);
 /* convert_layout into a 16-bit mma operand through ldmatrix; false when the
  * convert is not one (the caller then uses llvm_move). */
 bool llvm_convert_ldmatrix(Lower *L, Inst *in);
+/* local_load of a swizzled 16-bit buffer into an mma operand through
+ * ldmatrix; false when it is not one (the caller reads element-wise). */
+bool llvm_local_load_ldmatrix(Lower *L, Inst *in, LLVMValueRef base);
 
 /* ---- ptx.c: target machine, optimisation, emission ---- */
 LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err);

@@ -28,39 +28,10 @@ static LLVMValueRef *per_reg(Lower *L, ValueId v, ValueId ptr, Span sp) {
     return r;
 }
 
-/* The widest vector (a power of two, at most 16 bytes) whose registers are
- * consecutive along the map's contig_dim in every group, no wider than the
- * axis analysis allows: the pointer's contiguity, its alignment (divisibility
- * in bytes) and the mask's constancy along that dim. The layout pass already
- * sized sizePerThread from the same facts; this keeps the lowering safe when
- * a layout came from elsewhere. */
+/* The widest vector the map and the axis analysis allow (layout.h). */
 static int vector_width(Lower *L, const ThreadMap *tm, ValueId ptr, ValueId mask, int bytes) {
-    if (!tm || tm->contig_dim < 0)
-        return 1;
-    int fd = tm->contig_dim, v = tm->contig;
-    if (L->axis) {
-        const AxisInfo *p = &L->axis[ptr];
-        if (p->contiguity[fd] < v)
-            v = (int)p->contiguity[fd];
-        while (v > 1 && p->divisibility[fd] < (int64_t)v * bytes)
-            v /= 2;
-        if (mask && llvm_tm(L, mask) && L->axis[mask].constancy[fd] < v) /* a scalar mask is uniform */
-            v = (int)L->axis[mask].constancy[fd];
-    }
-    while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
-        v /= 2;
-    for (; v > 1; v /= 2) {
-        bool ok = true;
-        for (int r = 0; r < tm->nregs && ok; r += v) {
-            ok = tm->reg_off[r][fd] % v == 0;
-            for (int i = 1; i < v && ok; i++)
-                for (int d = 0; d < tm->rank && ok; d++)
-                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
-        }
-        if (ok)
-            return v;
-    }
-    return v < 1 ? 1 : v;
+    const AxisInfo *m = mask && llvm_tm(L, mask) && L->axis ? &L->axis[mask] : NULL; /* a scalar mask is uniform */
+    return layout_vector_width(tm, L->axis ? &L->axis[ptr] : NULL, m, bytes);
 }
 
 /* The in-memory type of a v-element access: whole 32-bit words when the
@@ -242,7 +213,6 @@ static void share_from_owners(Lower *L, Inst *in, DType dt, const ThreadMap *tm,
     }
     int n = tm ? tm->nregs : 1;
     llvm_smem_use(L, numel * llvm_dt_bytes(dt), in->span);
-    llvm_barrier(L);
     for (int i = 0; i < n; i++) {
         LLVMBasicBlockRef cont = llvm_guard_begin(L, owner[i]);
         LLVMValueRef idx = tm ? llvm_linear(L, tm, i, strides) : llvm_i32(L, 0);

@@ -201,7 +201,6 @@ static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, 
     LLVMValueRef slot = LLVMBuildAnd(L->b, LLVMBuildUDiv(L->b, L->warp, llvm_i32(L, tm->dim[axis].wdiv), ""),
                                      llvm_i32(L, nw - 1), "");
     LLVMValueRef *at = llvm_new_regs(L, ng);
-    llvm_barrier(L);
     for (int i = 0; i < ng; i++) {
         at[i] = LLVMBuildMul(L->b, llvm_linear(L, tm, rep[i], pstride), llvm_i32(L, nw), "");
         LLVMValueRef p = LLVMBuildAdd(L->b, at[i], slot, "");

@@ -1364,6 +1364,8 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
     ir_set_regions(in, body, NULL);
+    if (v[3].k == V_INT && v[3].i > 0 && v[3].i <= 16) /* tl.range(..., num_stages=N): this loop's pipelining */
+        in->attr.num_stages = (int)v[3].i;
     rebind_after_loop(s, live, c, nc, in, target->name, tb ? &tgt_live : NULL);
 }
 

@@ -4,9 +4,10 @@
 #include <time.h>
 
 const char *const compile_stage_names[STAGE__COUNT] = {
-    [STAGE_PARSE] = "parse",       [STAGE_SEMA] = "sema",         [STAGE_AXIS] = "axis",
-    [STAGE_LAYOUT] = "layout",     [STAGE_LOWER] = "llvm-ir",     [STAGE_OPTIMIZE] = "llvm-opt",
-    [STAGE_EMIT] = "ptx-emit",     [STAGE_LINK] = "link",
+    [STAGE_PARSE] = "parse",         [STAGE_SEMA] = "sema",         [STAGE_COMBINE] = "combine",
+    [STAGE_LAYOUT] = "layout",       [STAGE_PIPELINE] = "pipeline", [STAGE_SMEM] = "smem-alloc",
+    [STAGE_BARRIERS] = "barriers",   [STAGE_LOWER] = "llvm-ir",     [STAGE_OPTIMIZE] = "llvm-opt",
+    [STAGE_EMIT] = "ptx-emit",       [STAGE_LINK] = "link",
 };
 
 double compile_clock(void) {

@@ -6,8 +6,11 @@
 typedef enum CompileStage {
     STAGE_PARSE,    /* source -> AST */
     STAGE_SEMA,     /* AST -> typed tile IR (kernel info included) */
-    STAGE_AXIS,     /* axis analysis */
-    STAGE_LAYOUT,   /* layout pass */
+    STAGE_COMBINE,  /* acc + dot folded into the dot */
+    STAGE_LAYOUT,   /* axis analysis and the layout pass */
+    STAGE_PIPELINE, /* software pipelining */
+    STAGE_SMEM,     /* shared-memory allocation */
+    STAGE_BARRIERS, /* barrier insertion */
     STAGE_LOWER,    /* laid-out IR -> LLVM IR, and its verification */
     STAGE_OPTIMIZE, /* LLVM's pass pipeline */
     STAGE_EMIT,     /* NVPTX: LLVM IR -> PTX */

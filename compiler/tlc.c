@@ -49,7 +49,9 @@ static void usage(FILE *f) {
           "                       time C source and header with a launcher: docs/aot.md)\n"
           "  --embed=FORM         for --emit=c: ptx (default) or cubin images\n"
           "  --ir-in              the input is IR text: parse, verify and print it\n"
-          "  --dump-after=PASS    also print the IR after PASS (sema, layout) to stderr\n"
+          "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
+          "  --dump-after=PASS    also print the IR after PASS (sema, combine, layout, pipeline,\n"
+          "                       smem-alloc, barriers) to stderr\n"
           "  --time-passes        print the time each compile stage took to stderr\n",
           f);
     for (int i = 0; i < option_nspecs; i++) {
@@ -133,6 +135,7 @@ typedef struct Driver {
     CompileTimes *times;          /* --time-passes */
     const char *archs[MAX_ARCHS]; /* --arch, a list for --emit=c; none: the default */
     int narchs;
+    const char *passes;
     CompileOptions opts;
 } Driver;
 
@@ -292,7 +295,8 @@ static void run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *
     if (!m)
         return;
     for (int i = 0; i < m->nfuncs; i++)
-        if (!ir_verify(d, m->funcs[i]))
+        if (!ir_verify(d, m->funcs[i]) ||
+            (dr->passes && !compile_run_passes(d, m->funcs[i], dr->passes, dr->opts.arch, NULL)))
             return;
     ir_print_module(out, m);
 }
@@ -568,7 +572,8 @@ int main(int argc, char **argv) {
     Arena arena = {0};
 
     /* Long options: the driver's own, then the shared compile options. */
-    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_EMBED, OPT_TIME_PASSES, OPT_SHARED = 512 };
+    enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_EMBED, OPT_TIME_PASSES, OPT_PASSES,
+           OPT_SHARED = 512 };
     CompileTimes times = {0};
     struct option longopts[32];
     int n = 0;
@@ -579,6 +584,7 @@ int main(int argc, char **argv) {
     longopts[n++] = (struct option){"ir-in", no_argument, NULL, OPT_IR_IN};
     longopts[n++] = (struct option){"dump-after", required_argument, NULL, OPT_DUMP_AFTER};
     longopts[n++] = (struct option){"time-passes", no_argument, NULL, OPT_TIME_PASSES};
+    longopts[n++] = (struct option){"passes", required_argument, NULL, OPT_PASSES};
     for (int i = 0; i < option_nspecs; i++)
         if (option_specs[i].name[1])
             longopts[n++] = (struct option){option_specs[i].name,
@@ -632,6 +638,9 @@ int main(int argc, char **argv) {
             dr.dump_after = optarg;
             break;
         }
+        case OPT_PASSES:
+            dr.passes = optarg;
+            break;
         case 'D':
         case 'O':
             if (!options_set(&dr.opts, &arena, c == 'D' ? "D" : "O", optarg, &err))
@@ -661,6 +670,8 @@ int main(int argc, char **argv) {
         return usage_error("%s", "no input file");
     if (argc - optind > 1)
         return usage_error("more than one input file ('%s' is extra)", argv[optind + 1]);
+    if (dr.passes && !dr.ir_in)
+        return usage_error("%s", "--passes runs passes on IR text: use it with --ir-in");
     if (dr.ir_in && dr.emit != EMIT_IR && dr.emit != EMIT_PTX)
         return usage_error("%s", "--ir-in prints the IR back: use it with --emit=ir or alone");
     if (dr.narchs > 1 && dr.emit != EMIT_C)

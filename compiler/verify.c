@@ -14,6 +14,7 @@
  * can index shapes freely. Every violation is an internal error (a pass made
  * bad IR) in the form "verifier: in @f: %5 = add: message". */
 #include "ir.h"
+#include "layout.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -102,9 +103,12 @@ static const char *type_problem(Type t) {
     if (t.rank > IR_MAX_RANK)
         return "has more than 4 dimensions";
     int64_t n = 1;
+    if (ir_is_smem(t) && !t.rank)
+        return "is a buffer without dimensions";
     for (int i = 0; i < t.rank; i++) {
-        if (t.shape[i] < 1 || (t.shape[i] & (t.shape[i] - 1)))
-            return "has a dimension that is not a power of two";
+        bool stages = ir_is_smem(t) && i == 0 && t.rank >= 2; /* a buffer's first dim counts stages */
+        if (t.shape[i] < 1 || (!stages && (t.shape[i] & (t.shape[i] - 1))))
+            return stages ? "has no stages" : "has a dimension that is not a power of two";
         if ((n *= t.shape[i]) > IR_MAX_NUMEL)
             return "has more than 1048576 elements";
     }
@@ -175,6 +179,7 @@ static int want_results(int op) {
         return -1;
     case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER:
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
+    case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
         return 0;
     default:
         return 1;
@@ -186,7 +191,7 @@ static void nargs_range(int op, int *lo, int *hi) {
     *lo = *hi = ir_ops[op].nargs;
     switch (op) {
     case IR_LOAD: *lo = 1; *hi = 3; break;
-    case IR_STORE: case IR_ATOMIC_RMW: *lo = 2; *hi = 3; break;
+    case IR_STORE: case IR_ATOMIC_RMW: case IR_ASYNC_COPY: *lo = 2; *hi = 3; break;
     case IR_IF: *lo = *hi = 1; break;
     case IR_FOR: *lo = 3; *hi = INT_MAX; break;
     case IR_CONDITION: *lo = 1; *hi = INT_MAX; break;
@@ -620,6 +625,101 @@ static void check_histogram(Verifier *V, const Inst *in) {
         fail(V, in, "the result has type %s, want a 1-D block of i32", ty(V, r));
 }
 
+/* ---- shared memory ---- */
+
+/* A buffer operand: operand i is !smem<...>; *tile is its shape as a value. */
+static bool buffer_operand(Verifier *V, const Inst *in, int i, Type *tile) {
+    Type b = arg(V, in, i);
+    if (!ir_is_smem(b))
+        return fail(V, in, "operand %d has type %s, want a shared-memory buffer !smem<...>", i + 1, ty(V, b));
+    *tile = b;
+    tile->mem = IR_MEM_REGS;
+    return true;
+}
+
+static void check_local_alloc(Verifier *V, const Inst *in) {
+    Type r = res(V, in, 0);
+    if (!ir_is_smem(r) || !r.rank || r.dtype == DT_PTR || r.dtype == DT_I1)
+        fail(V, in, "allocates !smem<...> of numbers, not %s", ty(V, r));
+    if (in->attr.offset < -1)
+        fail(V, in, "offset %d is negative", in->attr.offset);
+}
+
+static void check_memdesc_index(Verifier *V, const Inst *in) {
+    Type b, want;
+    if (!buffer_operand(V, in, 0, &b))
+        return;
+    Type i = arg(V, in, 1);
+    if (i.rank || dtype_class(i.dtype) != C_INT)
+        fail(V, in, "the stage index has type %s, want an integer scalar", ty(V, i));
+    if (b.rank < 2) {
+        fail(V, in, "indexes a buffer of rank 2 or more, not %s", ty(V, arg(V, in, 0)));
+        return;
+    }
+    want = arg(V, in, 0);
+    want.rank--;
+    for (int d = 0; d < want.rank; d++)
+        want.shape[d] = b.shape[d + 1];
+    want.shape[want.rank] = 0;
+    want_type(V, in, "the result", res(V, in, 0), want);
+}
+
+static void check_async_copy(Verifier *V, const Inst *in) {
+    Type tile, p = arg(V, in, 1);
+    if (!buffer_operand(V, in, 0, &tile))
+        return;
+    if (p.dtype != DT_PTR || !p.rank) {
+        fail(V, in, "operand 2 has type %s, want a block of pointers", ty(V, p));
+        return;
+    }
+    want_type(V, in, "the buffer", tile, ir_with_dtype(p, p.pointee));
+    if (in->nargs == 3)
+        want_type(V, in, "the mask", arg(V, in, 2), ir_with_dtype(p, DT_I1));
+    if (in->attr.has_mask != (in->nargs == 3))
+        fail(V, in, "has_mask disagrees with the %d operands", in->nargs);
+}
+
+/* Buffers are places: only these ops take them, and only as their first operand. */
+static bool takes_buffer(const Inst *in, int k) {
+    switch (in->op) {
+    case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
+        return k == 0;
+    default:
+        return false;
+    }
+}
+
+static void check_buffers(Verifier *V, const Inst *in) {
+    for (int k = 0; k < in->nargs; k++)
+        if (ir_is_smem(arg(V, in, k)) != takes_buffer(in, k))
+            fail(V, in, ir_is_smem(arg(V, in, k)) ? "operand %d is a shared-memory buffer, which this op does not take"
+                                                  : "operand %d is not a shared-memory buffer", k + 1);
+    bool makes = in->op == IR_LOCAL_ALLOC || in->op == IR_MEMDESC_INDEX;
+    for (int r = 0; r < in->nresults; r++)
+        if (ir_is_smem(res(V, in, r)) != makes)
+            fail(V, in, makes ? "makes %s, want a shared-memory buffer" : "makes a shared-memory buffer %s",
+                 ty(V, res(V, in, r)));
+}
+
+/* After the layout pass: a value's layout is in the table, of a kind that
+ * fits where the value lives (registers or shared memory) and its rank. */
+static void check_layout(Verifier *V, const Inst *in, ValueId v) {
+    const Function *f = V->f;
+    int li = f->values[v].layout;
+    Type t = f->values[v].type;
+    if (!li)
+        return;
+    if (li < 0 || li >= f->nlayouts || !t.rank) {
+        fail(V, in, "%%%d has layout %d, which %s", v, li, t.rank ? "is not in the table" : "a scalar cannot have");
+        return;
+    }
+    const Layout *l = &f->layouts[li];
+    if (layout_is_shared(l->kind) != ir_is_smem(t))
+        fail(V, in, "%%%d %s has a %s layout", v, ty(V, t), layout_is_shared(l->kind) ? "shared-memory" : "register");
+    else if (l->kind == LAYOUT_NVMMA ? t.rank < 2 : l->kind == LAYOUT_SHARED ? l->rank > t.rank : l->rank != t.rank)
+        fail(V, in, "%%%d %s has a layout of rank %d", v, ty(V, t), l->rank);
+}
+
 /* The terminator of blk (if it is `term`; verify_block reports otherwise)
  * passes its operands from `first` on, which must match want[0..n). */
 static void check_passes(Verifier *V, const Inst *in, const Block *blk, int term, int first, const ValueId *want,
@@ -727,6 +827,25 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_FOR: check_for(V, in); break;
     case IR_IF: check_if(V, in); break;
     case IR_WHILE: check_while(V, in); break;
+    case IR_LOCAL_ALLOC: check_local_alloc(V, in); break;
+    case IR_MEMDESC_INDEX: check_memdesc_index(V, in); break;
+    case IR_LOCAL_STORE: {
+        Type tile;
+        if (buffer_operand(V, in, 0, &tile))
+            want_type(V, in, "the value", arg(V, in, 1), tile);
+        break;
+    }
+    case IR_LOCAL_LOAD: {
+        Type tile;
+        if (buffer_operand(V, in, 0, &tile))
+            want_type(V, in, "the result", res(V, in, 0), tile);
+        break;
+    }
+    case IR_ASYNC_COPY: check_async_copy(V, in); break;
+    case IR_ASYNC_WAIT:
+        if (in->attr.num < 0)
+            fail(V, in, "num %d is negative", in->attr.num);
+        break;
     default: break; /* print, barrier, terminators: nothing beyond counts and placement */
     }
 }
@@ -742,8 +861,12 @@ static void verify_inst(Verifier *V, const Inst *in, int depth) {
     }
     bool counts = check_counts(V, in);
     bool exist = check_operands(V, in);
-    if (counts && exist && values_sound(V, in->args, in->nargs) && values_sound(V, in->results, in->nresults))
+    if (counts && exist && values_sound(V, in->args, in->nargs) && values_sound(V, in->results, in->nresults)) {
+        check_buffers(V, in);
         check_op(V, in);
+        for (int r = 0; r < in->nresults; r++)
+            check_layout(V, in, in->results[r]);
+    }
     for (int r = 0; r < in->nregions && r < 2; r++) {
         if (!in->regions[r])
             continue;
@@ -772,8 +895,14 @@ static void verify_block(Verifier *V, const Block *blk, const Inst *parent, int 
     const char *label = parent && (int)parent->op >= 0 && parent->op < IR__NUM ? ir_region_labels[parent->op][region] : NULL;
     if (blk->parent != parent)
         fail(V, parent, "region %s does not point back to its op", label ? label : "(body)");
-    for (int i = 0; i < blk->nargs; i++)
+    for (int i = 0; i < blk->nargs; i++) {
         define(V, parent, blk->args[i], NULL, blk);
+        if (valid_id(V, blk->args[i]) && !type_problem(type_of(V, blk->args[i]))) {
+            if (ir_is_smem(type_of(V, blk->args[i])))
+                fail(V, parent, "region argument %%%d is a shared-memory buffer; loops carry values", blk->args[i]);
+            check_layout(V, parent, blk->args[i]);
+        }
+    }
     for (int i = 0; i < blk->ninsts; i++) {
         const Inst *in = blk->insts[i];
         if (is_terminator(in->op) && (in->op != (OpCode)term || i != blk->ninsts - 1))

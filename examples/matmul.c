@@ -5,6 +5,9 @@
  * seed's shapes, and seed 003's forward with relu plus its backward pass (two
  * matmuls on transposed operands).
  *
+ * On a GPU each case runs again with num_stages 1 to 4 (the pipeliner's
+ * rings of 1 to 4 shared buffers, K tails included).
+ *
  * Kernels that load without masks (naive, grouped, autotuned, tutorial, and
  * seed 003 along M/N) read whole tiles: the host pads A's rows and B's columns
  * to tile multiples with zeros, as their seeds' constraints require. */
@@ -173,6 +176,10 @@ int main(void) {
          TL_F32, TL_F32, 37, 42, 73, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
         {"puzzle fp32 128x256x64", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
          TL_F32, TL_F32, 128, 256, 64, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle fp32 1x130x77", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
+         TL_F32, TL_F32, 1, 130, 77, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
+        {"puzzle fp32 131x1x50", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
+         TL_F32, TL_F32, 131, 1, 50, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
         {"puzzle grouped fp32 512x512x512", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2",
          TL_F32, TL_F32, 512, 512, 512, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
         {"puzzle grouped fp32 37x42x73", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped --autotune-config 2",
@@ -182,12 +189,25 @@ int main(void) {
         {"fwd fp16 256x384x200 relu (seed 003)", "matmul_fwd.tl", fwd_relu,
          TL_F16, TL_F16, 256, 384, 200, 128, 128, GRID_1D, 1, 1, ACT_RELU_FP16, FP16_TOL},
     };
+    /* On a GPU every kernel also runs with 1 to 4 pipeline stages (1: no
+     * software pipelining; the default is its autotune config's); the
+     * interpreter ignores num_stages, so it runs each case once. */
+    int max_stages = tl_context_device(ctx) == TL_DEVICE_CPU ? 0 : 4;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const Case *c = &cases[i];
-        float *a = random_matrix((size_t)c->M * c->K), *b = random_matrix((size_t)c->K * c->N);
-        run_case(ctx, c, a, b, NULL);
-        free(a);
-        free(b);
+        for (int st = 0; st <= max_stages; st++) {
+            Case c = cases[i];
+            char name[160], options[320];
+            if (st) {
+                snprintf(name, sizeof name, "%s num_stages=%d", c.name, st);
+                snprintf(options, sizeof options, "%s --num-stages %d", c.options, st);
+                c.name = name;
+                c.options = options;
+            }
+            float *a = random_matrix((size_t)c.M * c.K), *b = random_matrix((size_t)c.K * c.N);
+            run_case(ctx, &c, a, b, NULL);
+            free(a);
+            free(b);
+        }
     }
 
     /* Autotuned at launch, as Triton's users launch them: no config named,

@@ -879,7 +879,8 @@ void tl_context_stats(const TlContext *ctx, TlStats *out) {
     pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
     *out = ctx->stats;
     const double *t = ctx->times.seconds;
-    out->parse_seconds = t[STAGE_PARSE], out->sema_seconds = t[STAGE_SEMA], out->axis_seconds = t[STAGE_AXIS];
+    out->parse_seconds = t[STAGE_PARSE], out->sema_seconds = t[STAGE_SEMA], out->combine_seconds = t[STAGE_COMBINE];
+    out->pipeline_seconds = t[STAGE_PIPELINE], out->smem_seconds = t[STAGE_SMEM] + t[STAGE_BARRIERS];
     out->layout_seconds = t[STAGE_LAYOUT], out->llvm_ir_seconds = t[STAGE_LOWER];
     out->llvm_opt_seconds = t[STAGE_OPTIMIZE], out->ptx_emit_seconds = t[STAGE_EMIT], out->link_seconds = t[STAGE_LINK];
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);

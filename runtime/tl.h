@@ -242,9 +242,10 @@ typedef struct TlStats {
     unsigned long cache_corrupt;  /* cache entries found damaged, dropped and rebuilt */
     double compile_seconds;       /* time spent compiling (front end to cubin or IR) */
     /* The same time by stage (tlc --time-passes shows these): the front end,
-     * semantic analysis, axis analysis, layouts, building the LLVM IR, LLVM's
-     * optimisation, PTX emission, and the driver's link to a cubin + load. */
-    double parse_seconds, sema_seconds, axis_seconds, layout_seconds;
+     * semantic analysis, the passes (combine, axis analysis + layouts,
+     * pipelining, shared-memory allocation and barriers), building the LLVM
+     * IR, LLVM's optimisation, PTX emission, and the driver's link + load. */
+    double parse_seconds, sema_seconds, combine_seconds, layout_seconds, pipeline_seconds, smem_seconds;
     double llvm_ir_seconds, llvm_opt_seconds, ptx_emit_seconds, link_seconds;
 } TlStats;
 TL_API void tl_context_stats(const TlContext *ctx, TlStats *out);

@@ -408,10 +408,12 @@ static void bench_compile(const char *file, const char *opts, TlDType dt, const 
         tl_kernel_destroy(l.k);
     }
     printf("compile %-20s %-60s cold %7.1f ms   warm (disk cache) %6.2f ms\n", file, opts, ms[0], ms[1]);
-    printf("        stages of the cold one (ms): parse %.2f  sema %.2f  axis %.2f  layout %.2f  llvm-ir %.2f  "
+    printf("        stages of the cold one (ms): parse %.2f  sema %.2f  combine %.2f  layout %.2f  pipeline %.2f  "
+           "smem %.2f  llvm-ir %.2f  "
            "llvm-opt %.1f  ptx-emit %.1f  link %.1f\n",
            (after.parse_seconds - before.parse_seconds) * 1e3, (after.sema_seconds - before.sema_seconds) * 1e3,
-           (after.axis_seconds - before.axis_seconds) * 1e3, (after.layout_seconds - before.layout_seconds) * 1e3,
+           (after.combine_seconds - before.combine_seconds) * 1e3, (after.layout_seconds - before.layout_seconds) * 1e3,
+           (after.pipeline_seconds - before.pipeline_seconds) * 1e3, (after.smem_seconds - before.smem_seconds) * 1e3,
            (after.llvm_ir_seconds - before.llvm_ir_seconds) * 1e3,
            (after.llvm_opt_seconds - before.llvm_opt_seconds) * 1e3,
            (after.ptx_emit_seconds - before.ptx_emit_seconds) * 1e3, (after.link_seconds - before.link_seconds) * 1e3);

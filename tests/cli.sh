@@ -72,6 +72,6 @@ if want cli/time_passes; then
     log=$T/cli_time_passes.log
     $TLC --time-passes examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" -o /dev/null 2> $log
     rc=$?
-    tr -s ' ' < $log | cut -d' ' -f2 | tr '\n' ' ' | grep -q "^time parse sema axis layout llvm-ir llvm-opt ptx-emit link total $"
+    tr -s ' ' < $log | cut -d' ' -f2 | tr '\n' ' ' | grep -q "^time parse sema combine layout pipeline smem-alloc barriers llvm-ir llvm-opt ptx-emit link total $"
     report cli/time_passes $(( rc != 0 || $? != 0 )) $log
 fi

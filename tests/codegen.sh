@@ -64,7 +64,7 @@ cg_build_harness() {
     libs="$(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread"
     local flags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Ilang -Icompiler $lc"
     local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/layout.c compiler/axis.c compiler/llvm*.c
-                compiler/ptx.c compiler/arch.c compiler/timing.c tests/codegen/harness.c"
+                compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c tests/codegen/harness.c"
     ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $cg_h $libs > $log 2>&1 ||
         ${CC:-cc} $flags $srcs -o $cg_h $libs >> $log 2>&1
     local rc=$?
@@ -116,7 +116,7 @@ cg_harness() {
         local rc=$?
         ok=0
         [ $rc = 1 ] || { echo "exit $rc, want 1" >> $log; ok=1; }
-        grep -q "error: this op needs 133120 bytes of shared memory, more than the 101376 bytes a block may use on sm_86" $log ||
+        grep -q "error: convert_layout needs 133120 bytes of shared memory, more than the 101376 available; use a smaller block" $log ||
             { echo "missing the shared memory error" >> $log; ok=1; }
         cg_run_h big_convert --arch=sm_90 > /dev/null 2>> $log || { echo "sm_90 (227 KB) should fit" >> $log; ok=1; }
         report $n $ok $log

@@ -7,7 +7,8 @@
 #                         (layout_test [RUN-ARGS] FILE; --axis prints the axis
 #                         analysis instead), checked by FileCheck against the
 #                         file's "# CHECK" lines
-#   tests/layout/*.tl     `tlc --emit=ir-gpu` with the file's "# RUN-ARGS:"
+#   tests/layout/*.tl     `tlc --dump-after=layout` (the IR the layout pass
+#                         leaves) with the file's "# RUN-ARGS:"
 #                         line, stdout and stderr checked by FileCheck; the exit
 #                         status must be the "# RUN-RC:" line's (default 0)
 lt_bin=$T/layout_test
@@ -42,7 +43,7 @@ lt_tl() { # file
     local f=$1 args
     args=$(sed -n 's/^# RUN-ARGS: //p' "$f")
     eval "set -- $args"
-    lt_check "layout/$(basename "$f")" "$f" $TLC --emit=ir-gpu "$@" "$f"
+    lt_check "layout/$(basename "$f")" "$f" $TLC --emit=ir-gpu --dump-after=layout -o /dev/null "$@" "$f"
 }
 
 lt_any=0

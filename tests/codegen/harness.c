@@ -15,6 +15,8 @@
 
 #include "codegen.h"
 #include "layout.h"
+#include "passes.h"
+#include "ptx.h"
 
 static Arena arena;
 static Function *F;
@@ -505,12 +507,16 @@ int main(int argc, char **argv) {
     }
     Diag d = {0};
     Buf ir = {0}, ptx = {0};
-    const PtxArch *target = ptx_arch(arch);
-    if (!target) {
+    /* shared memory is placed by its pass, as in the compiler's pipeline */
+    const PtxArch *pa = ptx_arch(arch);
+    if (!pa) {
         fprintf(stderr, "harness: unknown arch '%s' (expected %s)\n", arch, ptx_arch_names());
         return 2;
     }
-    bool ok = codegen_module(&d, fs, n, target, opt, &ir, &ptx, NULL);
+    bool ok = true;
+    for (int i = 0; ok && i < n; i++)
+        ok = smem_alloc_pass(&d, fs[i], pa->max_shared) && barrier_pass(&d, fs[i]);
+    ok = ok && codegen_module(&d, fs, n, pa, opt, &ir, &ptx, NULL);
     if (d.out.len)
         fputs(d.out.data, stderr);
     if (!ok)

@@ -1,0 +1,238 @@
+/* llvm_shared.c: shared-memory buffers and async copies (docs/ir.md, "Shared
+ * memory"; docs/codegen.md).
+ *
+ * A buffer value (!smem<...>) is one register in every thread: its address in
+ * shared memory (addrspace 3), @global_smem + the offset smem_alloc_pass gave
+ * its local_alloc; memdesc_index adds stage * (bytes of a stage). An element's
+ * place inside is its shared layout's (layout_shared_offset, computed here at
+ * run time by llvm_shared_offset): the swizzled #shared layout XORs the
+ * 16-byte groups of a row with the row's phase, #nvmma the 16-byte chunks of
+ * each 128-byte line with the line.
+ *
+ *   async_copy   cp.async.cg.shared.global [dst], [src], 16, src_size (or .ca
+ *                for 4 and 8 bytes): each thread copies its registers' vectors
+ *                (layout_vector_width, as a load would read them); a masked
+ *                vector copies 0 bytes from global memory and zero-fills the
+ *                16 (src_size = 0), so no branch and no access.
+ *   async_commit cp.async.commit_group;  async_wait N: cp.async.wait_group N.
+ *   local_load   into an mma operand of 16-bit elements from a swizzled
+ *                buffer: ldmatrix (llvm_dot.c); otherwise each thread loads
+ *                its elements, in vectors along the buffer's contiguous dim
+ *                as far as the swizzle keeps them together.
+ *   local_store  the same, storing.
+ * Barriers are ops of their own (barrier_pass, smem.c). */
+#include <stdio.h>
+
+#include "llvm_int.h"
+
+static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
+
+LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx) {
+    const Layout *l = &L->f->layouts[li];
+    LLVMBuilderRef b = L->b;
+    if (l->kind == LAYOUT_NVMMA) {
+        int bytes = l->elem_bits / 8, lead = t.rank - 2;
+        int id = l->transposed ? t.rank - 2 : t.rank - 1, od = l->transposed ? t.rank - 1 : t.rank - 2;
+        int atom_bytes = l->swizzle ? l->swizzle : 16, atom = atom_bytes / bytes;
+        LLVMValueRef stage = llvm_i32(L, 0);
+        for (int d = 0; d < lead; d++)
+            stage = LLVMBuildAdd(b, LLVMBuildMul(b, stage, llvm_i32(L, t.shape[d]), ""), idx[d], "");
+        LLVMValueRef acol = LLVMBuildUDiv(b, idx[id], llvm_i32(L, atom), "");
+        LLVMValueRef ain = LLVMBuildURem(b, idx[id], llvm_i32(L, atom), "");
+        LLVMValueRef byte = LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, acol, llvm_i32(L, t.shape[od]), ""), idx[od], ""),
+                                         llvm_i32(L, atom_bytes), "");
+        byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, ain, llvm_i32(L, bytes), ""), "");
+        int bits = l->swizzle == 128 ? 3 : l->swizzle == 64 ? 2 : l->swizzle == 32 ? 1 : 0;
+        if (bits) {
+            LLVMValueRef x = LLVMBuildAnd(b, LLVMBuildLShr(b, byte, llvm_i32(L, 7), ""), llvm_i32(L, (1 << bits) - 1), "");
+            byte = LLVMBuildXor(b, byte, LLVMBuildShl(b, x, llvm_i32(L, 4), ""), "");
+        }
+        LLVMValueRef el = LLVMBuildUDiv(b, byte, llvm_i32(L, bytes), "");
+        int64_t plane = (int64_t)t.shape[od] * t.shape[id];
+        return LLVMBuildAdd(b, LLVMBuildMul(b, stage, llvm_i32(L, plane), ""), el, "");
+    }
+    int lead = t.rank - l->rank;
+    LLVMValueRef off = llvm_i32(L, 0);
+    for (int d = 0; d < lead; d++)
+        off = LLVMBuildAdd(b, LLVMBuildMul(b, off, llvm_i32(L, t.shape[d]), ""), idx[d], "");
+    LLVMValueRef *ti = idx + lead;
+    const int32_t *ts = t.shape + lead;
+    LLVMValueRef row = llvm_i32(L, 0);
+    int64_t rows = 1;
+    for (int k = l->rank - 1; k >= 1; k--) {
+        int d = l->order[k];
+        row = LLVMBuildAdd(b, LLVMBuildMul(b, row, llvm_i32(L, ts[d]), ""), ti[d], "");
+        rows *= ts[d];
+    }
+    int inner = l->order[0], cols = ts[inner];
+    LLVMValueRef col = ti[inner];
+    if (l->rank >= 2 && l->max_phase > 1) {
+        LLVMValueRef phase = LLVMBuildURem(b, LLVMBuildUDiv(b, row, llvm_i32(L, l->per_phase), ""),
+                                           llvm_i32(L, l->max_phase), "");
+        LLVMValueRef grp = LLVMBuildXor(b, LLVMBuildUDiv(b, col, llvm_i32(L, l->vec), ""), phase, "");
+        col = LLVMBuildAdd(b, LLVMBuildMul(b, grp, llvm_i32(L, l->vec), ""),
+                           LLVMBuildURem(b, col, llvm_i32(L, l->vec), ""), "");
+    }
+    LLVMValueRef tile = LLVMBuildAdd(b, LLVMBuildMul(b, row, llvm_i32(L, cols), ""), col, "");
+    return LLVMBuildAdd(b, LLVMBuildMul(b, off, llvm_i32(L, rows * cols), ""), tile, "");
+}
+
+/* The address of element idx of a buffer (base: its register). */
+static LLVMValueRef elem_ptr(Lower *L, LLVMValueRef base, ValueId buf, LLVMValueRef *idx) {
+    Type t = L->f->values[buf].type;
+    LLVMValueRef off = llvm_shared_offset(L, L->f->values[buf].layout, t, idx);
+    return LLVMBuildGEP2(L->b, llvm_mem_type(L, (DType)t.dtype), base, &off, 1, "");
+}
+
+static void indices(Lower *L, const ThreadMap *tm, int r, LLVMValueRef *idx) {
+    for (int d = 0; d < tm->rank; d++)
+        idx[d] = llvm_index(L, tm, r, d);
+}
+
+/* Elements per shared access for registers of map tm in buffer buf: a run
+ * along the buffer's contiguous dim that the swizzle keeps in one group and
+ * every thread starts aligned, at most 16 bytes. */
+static int access_width(Lower *L, const ThreadMap *tm, ValueId buf, int bytes) {
+    const Layout *l = &L->f->layouts[L->f->values[buf].layout];
+    Type t = L->f->values[buf].type;
+    int inner = l->kind == LAYOUT_NVMMA ? (l->transposed ? t.rank - 2 : t.rank - 1) : t.rank - l->rank + l->order[0];
+    int group = l->kind == LAYOUT_NVMMA ? 16 / bytes : l->rank >= 2 && l->max_phase > 1 ? l->vec : 1 << 30;
+    int fd = tm->contig_dim;
+    if (fd != inner || fd < 0)
+        return 1;
+    int v = tm->contig;
+    while (v > 1 && (v * bytes > 16 || v > group || tm->nregs % v))
+        v /= 2;
+    const typeof(tm->dim[0]) *p = &tm->dim[fd];
+    for (; v > 1; v /= 2) { /* runs start at multiples of v in every thread */
+        bool ok = (p->lmod <= 1 || p->lmul % v == 0) && (p->wmod <= 1 || p->wmul % v == 0);
+        for (int r = 0; r < tm->nregs && ok; r += v) {
+            ok = tm->reg_off[r][fd] % v == 0;
+            for (int i = 1; i < v && ok; i++)
+                for (int d = 0; d < tm->rank && ok; d++)
+                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
+        }
+        if (ok)
+            return v;
+    }
+    return 1;
+}
+
+static void lower_alloc(Lower *L, Inst *in) {
+    if (in->attr.offset < 0) {
+        diag_internal(L->d, "in @%s: local_alloc %%%d has no offset (smem-alloc did not place it)", L->f->name,
+                      in->results[0]);
+        L->failed = true;
+        return;
+    }
+    LLVMValueRef o = llvm_i32(L, in->attr.offset), *r = llvm_new_regs(L, 1);
+    r[0] = LLVMBuildGEP2(L->b, L->t_i8, L->smem, &o, 1, "");
+    llvm_set(L, in->results[0], r, 1);
+}
+
+static void lower_index(Lower *L, Inst *in) {
+    Type vt = L->f->values[in->results[0]].type;
+    LLVMValueRef i = llvm_val(L, in->args[1])->r[0];
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(i)) != 32)
+        i = LLVMBuildIntCast2(L->b, i, L->t_i32, dt_is_signed(dtype_of(L, in->args[1])), "");
+    LLVMValueRef o = LLVMBuildMul(L->b, i, llvm_i32(L, ir_numel(vt) * llvm_dt_bytes((DType)vt.dtype)), "");
+    LLVMValueRef *r = llvm_new_regs(L, 1);
+    r[0] = LLVMBuildGEP2(L->b, L->t_i8, llvm_val(L, in->args[0])->r[0], &o, 1, "");
+    llvm_set(L, in->results[0], r, 1);
+}
+
+static void lower_copy(Lower *L, Inst *in) {
+    ValueId buf = in->args[0], ptr = in->args[1], mask = in->nargs > 2 ? in->args[2] : 0;
+    const ThreadMap *tm = llvm_tm(L, ptr);
+    DType dt = dtype_of(L, buf);
+    int bytes = llvm_dt_bytes(dt);
+    const AxisInfo *m = mask && llvm_tm(L, mask) ? &L->axis[mask] : NULL;
+    int v = layout_vector_width(tm, &L->axis[ptr], m, bytes);
+    int vb = v * bytes, sw = access_width(L, tm, buf, bytes);
+    if ((vb != 4 && vb != 8 && vb != 16) || sw < v) {
+        diag_internal(L->d, "in @%s: async_copy of %d-byte vectors (%d elements in shared memory): cp.async moves "
+                      "4, 8 or 16 contiguous bytes", L->f->name, vb, sw);
+        L->failed = true;
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s", vb == 16 ? "cg" : "ca", vb);
+    LLVMValueRef base = llvm_val(L, buf)->r[0];
+    LLVMValueRef *pm = mask ? llvm_regs_like(L, mask, ptr, in->span) : NULL;
+    LLVMValueRef full = llvm_i32(L, vb), none = llvm_i32(L, 0);
+    for (int r = 0; r < tm->nregs; r += v) {
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, llvm_owner(L, tm, r));
+        LLVMValueRef idx[IR_MAX_RANK];
+        indices(L, tm, r, idx);
+        LLVMValueRef args[3] = {elem_ptr(L, base, buf, idx), llvm_val(L, ptr)->r[r],
+                                pm ? LLVMBuildSelect(L->b, pm[r], full, none, "") : full};
+        llvm_call(L, name, L->t_void, args, 3);
+        llvm_guard_end(L, cont);
+    }
+}
+
+/* local_load / local_store element-wise, in vectors where the swizzle allows. */
+static void move_elems(Lower *L, ValueId buf, ValueId val, bool load) {
+    const ThreadMap *tm = llvm_tm(L, val);
+    DType dt = dtype_of(L, val);
+    int bytes = llvm_dt_bytes(dt), v = access_width(L, tm, buf, bytes);
+    LLVMTypeRef et = llvm_mem_type(L, dt), at = v > 1 ? LLVMVectorType(et, (unsigned)v) : et;
+    LLVMValueRef base = llvm_val(L, buf)->r[0];
+    LLVMValueRef *regs = load ? llvm_new_regs(L, tm->nregs) : llvm_val(L, val)->r;
+    for (int r = 0; r < tm->nregs; r += v) {
+        LLVMValueRef idx[IR_MAX_RANK];
+        indices(L, tm, r, idx);
+        LLVMValueRef p = elem_ptr(L, base, buf, idx);
+        if (load) {
+            LLVMValueRef x = LLVMBuildLoad2(L->b, at, p, "");
+            LLVMSetAlignment(x, (unsigned)(v * bytes));
+            for (int i = 0; i < v; i++) {
+                LLVMValueRef e = v > 1 ? LLVMBuildExtractElement(L->b, x, llvm_i32(L, i), "") : x;
+                regs[r + i] = dt == DT_I1 ? LLVMBuildTrunc(L->b, e, L->t_i1, "") : e;
+            }
+            continue;
+        }
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, llvm_owner(L, tm, r));
+        LLVMValueRef x = v > 1 ? LLVMGetUndef(at) : NULL;
+        for (int i = 0; i < v; i++) {
+            LLVMValueRef e = dt == DT_I1 ? LLVMBuildZExt(L->b, regs[r + i], L->t_i8, "") : regs[r + i];
+            x = v > 1 ? LLVMBuildInsertElement(L->b, x, e, llvm_i32(L, i), "") : e;
+        }
+        LLVMSetAlignment(LLVMBuildStore(L->b, x, p), (unsigned)(v * bytes));
+        llvm_guard_end(L, cont);
+    }
+    if (load)
+        llvm_set(L, val, regs, tm->nregs);
+}
+
+void llvm_lower_shared(Lower *L, Inst *in) {
+    switch (in->op) {
+    case IR_LOCAL_ALLOC:
+        lower_alloc(L, in);
+        return;
+    case IR_MEMDESC_INDEX:
+        lower_index(L, in);
+        return;
+    case IR_ASYNC_COPY:
+        lower_copy(L, in);
+        return;
+    case IR_ASYNC_COMMIT:
+        llvm_call(L, "llvm.nvvm.cp.async.commit.group", L->t_void, NULL, 0);
+        return;
+    case IR_ASYNC_WAIT: {
+        LLVMValueRef n = llvm_i32(L, in->attr.num);
+        llvm_call(L, "llvm.nvvm.cp.async.wait.group", L->t_void, &n, 1);
+        return;
+    }
+    case IR_LOCAL_LOAD:
+        if (!llvm_local_load_ldmatrix(L, in, llvm_val(L, in->args[0])->r[0]))
+            move_elems(L, in->args[0], in->results[0], true);
+        return;
+    case IR_LOCAL_STORE:
+        move_elems(L, in->args[0], in->args[1], false);
+        return;
+    default:
+        diag_internal(L->d, "op '%s' is not a shared-memory op", ir_ops[in->op].name);
+        L->failed = true;
+    }
+}

@@ -1,0 +1,27 @@
+/* passes.h: the passes on the tile IR after sema, in pipeline order
+ * (compile.c runs them). Each file's header comment says what its pass
+ * requires and ensures; each returns false with a diagnostic in d when the
+ * kernel cannot be compiled (a source error) or the pass found a bug (an
+ * internal error). The layout pass and the axis analysis are in layout.h. */
+#ifndef TL_PASSES_H
+#define TL_PASSES_H
+
+#include "ir.h"
+
+/* combine.c: add(acc, dot(a, b, 0)) -> dot(a, b, acc). */
+bool combine_pass(Diag *d, Function *f);
+
+/* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
+ * of shared buffers filled num_stages-1 iterations ahead by async copies.
+ * sm: the target's compute capability (nothing before sm_80). */
+bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared);
+
+/* smem.c: offsets of every buffer and scratch area, Function.shared_bytes and
+ * the arch's limit (smem_alloc_pass); barriers where threads share shared
+ * memory (barrier_pass, after it). */
+bool smem_alloc_pass(Diag *d, Function *f, int max_shared);
+/* The shared scratch op `in` may use (0: none), as smem_alloc_pass reserves it. */
+int64_t smem_scratch_bound(const Function *f, const Inst *in);
+bool barrier_pass(Diag *d, Function *f);
+
+#endif

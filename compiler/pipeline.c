@@ -1,0 +1,656 @@
+/* pipeline.c: software pipelining of the loads in a loop (Triton's
+ * SoftwarePipeliner, the cp.async form of sm_80 and later).
+ *
+ * Requires: laid-out, verified IR (after the layout pass); an arch with
+ *           cp.async (sm_80+) and its shared-memory limit.
+ * Ensures:  in each `for` whose top-level loads feed a dot (every top-level
+ *           load when the loop says {num_stages = N}, tl.range's), with S
+ *           stages (the loop's num_stages, else the function's; S >= 2):
+ *             - each such load has a ring of S shared buffers
+ *               (local_alloc !smem<S x shape>, a swizzled #shared layout);
+ *             - before the loop, a prologue issues the copies of iterations
+ *               0 .. S-2 (async_copy into stage j, one async_commit each);
+ *             - in the loop, iteration i waits for its own copies
+ *               (async_wait {num = S-2}), issues the copies of iteration
+ *               i+S-1 into stage (i+S-1) mod S (the one iteration i-1 read)
+ *               and commits them, then reads stage i mod S (local_load into
+ *               the layout its convert_layout produced, which it replaces),
+ *               so one barrier per iteration orders both;
+ *             - after the loop, async_wait {num = 0} drains the ring.
+ *           Copies of iterations past the loop's end are masked off entirely
+ *           (`iv < ub` in the mask): cp.async writes zeros and reads nothing,
+ *           so K tails and masks keep their meaning. The interpreter never
+ *           sees this IR: it ignores num_stages.
+ *
+ * Which loads: a top-level `load` of the loop body feeding a dot through a
+ * convert_layout into its operand layout (any load in a tl.range loop with
+ * num_stages), with no `other` or a zero
+ * one (masked elements become zeros), whose vector is 4, 8 or 16 bytes (what
+ * cp.async copies; layout_vector_width), and whose pointer and mask the body
+ * computes from the induction variable, loop invariants and carried values
+ * that are themselves updated only by pure ops of the body (the usual
+ * `ptrs += BLOCK_K * stride`). That "address slice" is cloned for each
+ * prologue iteration and once in the body, where it runs S-1 iterations
+ * ahead on carried copies of those values; the originals are left to
+ * themselves, and a dead-code sweep of the loop removes what only the old
+ * loads used. The buffers are sized and S lowered until the rings fit the
+ * arch's shared memory; barriers are barrier_pass's business (smem.c).
+ *
+ * Algorithm per loop: collect candidates -> address slice -> allocate rings
+ * -> prologue -> rewrite the body (wait, local_loads, prefetch, ring indices)
+ * -> drain -> sweep dead carried values. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+enum { MAX_LOADS = 8 };
+
+typedef struct Cand {
+    Inst *load;     /* the load */
+    Inst *convert;  /* its only user when that is a convert_layout into a dot operand, else NULL */
+    ValueId out;    /* the value the rest of the loop reads (the convert's result, else the load's) */
+    ValueId buf;    /* the ring */
+    int bytes;      /* of one stage */
+} Cand;
+
+typedef struct Pipe {
+    Diag *d;
+    Function *f;
+    const AxisInfo *axis;
+    int n0;               /* values before the pass: axis and the use counts cover these */
+    int *uses;            /* per value: operand slots reading it */
+    Block **home;         /* per value: the block defining it */
+    ValueId *map;         /* clone map: original -> copy (0: itself) */
+    uint8_t *in_slice;    /* per value: computed by the address slice */
+    int max_shared;
+} Pipe;
+
+/* ---- small helpers ---- */
+
+static Type vtype(const Pipe *P, ValueId v) { return P->f->values[v].type; }
+
+static int index_of(const Block *b, const Inst *in) {
+    for (int i = 0; i < b->ninsts; i++)
+        if (b->insts[i] == in)
+            return i;
+    return -1;
+}
+
+static void remove_at(Block *b, int i) {
+    memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
+    b->ninsts--;
+}
+
+static void insert_at(Function *f, Block *b, int at, Inst *in) {
+    if (b->ninsts == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 8;
+        Inst **ni = arena_alloc(f->arena, sizeof *ni * (size_t)cap);
+        if (b->ninsts)
+            memcpy(ni, b->insts, sizeof *ni * (size_t)b->ninsts);
+        b->insts = ni;
+        b->cap = cap;
+    }
+    memmove(b->insts + at + 1, b->insts + at, sizeof *b->insts * (size_t)(b->ninsts - at));
+    b->insts[at] = in;
+    b->ninsts++;
+}
+
+/* Where new ops go: block b before index at (which advances). */
+typedef struct Cursor {
+    Block *b;
+    int at;
+} Cursor;
+
+static Inst *put(Pipe *P, Cursor *c, OpCode op, const ValueId *args, int n, const Type *t, int layout, Span sp) {
+    Inst *in = ir_inst_new(P->f, NULL, op, args, n, t, t ? 1 : 0, sp);
+    if (t)
+        P->f->values[in->results[0]].layout = layout;
+    insert_at(P->f, c->b, c->at++, in);
+    return in;
+}
+
+static ValueId put1(Pipe *P, Cursor *c, OpCode op, const ValueId *args, int n, Type t, int layout, Span sp) {
+    return put(P, c, op, args, n, &t, layout, sp)->results[0];
+}
+
+static ValueId put_const(Pipe *P, Cursor *c, Type t, int64_t v, Span sp) {
+    Inst *in = put(P, c, IR_CONST, NULL, 0, &t, 0, sp);
+    in->attr.i = v;
+    return in->results[0];
+}
+
+static ValueId put_cmp(Pipe *P, Cursor *c, int pred, ValueId a, ValueId b, Span sp) {
+    Inst *in = put(P, c, IR_CMP, (ValueId[]){a, b}, 2, (Type[]){ir_scalar(DT_I1)}, 0, sp);
+    in->attr.pred = pred;
+    return in->results[0];
+}
+
+/* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
+static bool is_zero(const Function *f, ValueId v) {
+    const Inst *def = f->values[v].def;
+    /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */
+    while (def && (def->op == IR_SPLAT || def->op == IR_BROADCAST || def->op == IR_CAST ||
+                   def->op == IR_CONVERT_LAYOUT) && def->nargs == 1)
+        def = f->values[def->args[0]].def;
+    if (!def || def->op != IR_CONST)
+        return false;
+    DType dt = (DType)f->values[def->results[0]].type.dtype;
+    return dt_is_float(dt) ? def->attr.f == 0.0 : def->attr.i == 0;
+}
+
+static void count_uses(const Block *b, int *uses, Block **home) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        for (int k = 0; k < in->nargs; k++)
+            uses[in->args[k]]++;
+        for (int r = 0; r < in->nresults; r++)
+            home[in->results[r]] = (Block *)b;
+        for (int r = 0; r < in->nregions; r++) {
+            const Block *rb = in->regions[r];
+            for (int a = 0; rb && a < rb->nargs; a++)
+                home[rb->args[a]] = (Block *)rb;
+            count_uses(rb, uses, home);
+        }
+    }
+}
+
+/* The one op of b (at any depth) reading v, and which operand. */
+static Inst *sole_user(const Block *b, ValueId v, int *k) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++)
+            if (in->args[a] == v) {
+                *k = a;
+                return in;
+            }
+        for (int r = 0; r < in->nregions; r++) {
+            Inst *u = sole_user(in->regions[r], v, k);
+            if (u)
+                return u;
+        }
+    }
+    return NULL;
+}
+
+static void replace_uses(Block *b, ValueId from, ValueId to) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++)
+            if (in->args[a] == from)
+                in->args[a] = to;
+        for (int r = 0; r < in->nregions; r++)
+            replace_uses(in->regions[r], from, to);
+    }
+}
+
+/* ---- which loads ---- */
+
+/* The address slice of v in loop body B: mark the body's ops (and carried
+ * values) that v depends on; false when one cannot run ahead (not pure, owns
+ * regions, a dot, or a carried value updated otherwise). */
+static bool slice_of(Pipe *P, Block *B, Inst *loop, ValueId v, uint8_t *carried) {
+    if (v >= P->n0 || P->in_slice[v])
+        return true;
+    Function *f = P->f;
+    if (P->home[v] != B) /* a loop invariant (or a parameter) */
+        return true;
+    P->in_slice[v] = 1;
+    Inst *def = f->values[v].def;
+    if (!def) { /* an argument of the body: the induction variable or a carried value */
+        int k = 0;
+        while (k < B->nargs && B->args[k] != v)
+            k++;
+        if (k == 0 || k >= B->nargs)
+            return k == 0;
+        carried[k - 1] = 1;
+        const Inst *y = B->insts[B->ninsts - 1];
+        return y->op == IR_YIELD && k - 1 < y->nargs && slice_of(P, B, loop, y->args[k - 1], carried);
+    }
+    if (!(ir_ops[def->op].flags & OPF_PURE) || def->nregions || def->op == IR_DOT || def->nresults != 1)
+        return false;
+    for (int a = 0; a < def->nargs; a++)
+        if (!slice_of(P, B, loop, def->args[a], carried))
+            return false;
+    return true;
+}
+
+/* Bytes per copy: the load's vector (cp.async moves 4, 8 or 16). */
+static int copy_bytes(Pipe *P, const Inst *ld) {
+    ValueId ptr = ld->args[0], mask = ld->nargs > 1 ? ld->args[1] : 0;
+    Type t = vtype(P, ptr);
+    if (ptr >= P->n0 || (mask && mask >= P->n0))
+        return 0;
+    const ThreadMap *tm = layout_thread_map(P->f, P->f->values[ptr].layout, t, P->f->num_warps);
+    int bytes = dt_bits(t.pointee) / 8;
+    if (!tm || bytes < 1)
+        return 0;
+    const AxisInfo *m = mask && vtype(P, mask).rank ? &P->axis[mask] : NULL;
+    return layout_vector_width(tm, &P->axis[ptr], m, bytes) * bytes;
+}
+
+/* A load this loop can pipeline; fills c. */
+static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Cand *c) {
+    Function *f = P->f;
+    if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
+        return false;
+    if (ld->nargs > 2 && !is_zero(f, ld->args[2]))
+        return false;
+    int cb = copy_bytes(P, ld);
+    if (cb != 4 && cb != 8 && cb != 16)
+        return false;
+    const Layout *lay = &f->layouts[f->values[ld->results[0]].layout];
+    if (lay->kind != LAYOUT_BLOCKED)
+        return false;
+    *c = (Cand){.load = ld, .out = ld->results[0]};
+    /* a load that does not change from one iteration to the next has nothing to prefetch */
+    if (P->home[ld->args[0]] != B && (ld->nargs < 2 || P->home[ld->args[1]] != B))
+        return false;
+    ValueId r = ld->results[0];
+    int k = 0;
+    Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
+    if (u && u->op == IR_CONVERT_LAYOUT && P->uses[u->results[0]] == 1 && P->home[u->results[0]] == B) {
+        Inst *d = sole_user(B, u->results[0], &k);
+        if (d && d->op == IR_DOT && k < 2) { /* load -> convert -> dot: read the operand layout directly */
+            c->convert = u;
+            c->out = u->results[0];
+            return true;
+        }
+    }
+    /* An FMA dot reading the load's own layout stages its operands through
+     * shared memory itself: a ring in front of that costs more shared memory
+     * and barriers than it hides (measured: 27 -> 19 TFLOP/s on the fp32
+     * puzzle kernel); it waits for a dot that reads the ring directly. */
+    return any_use; /* in a tl.range(..., num_stages=N) loop any load is worth it */
+}
+
+/* ---- the rewrite ---- */
+
+/* Copy the slice's ops (body order) at c with the map's substitutions. */
+static void clone_slice(Pipe *P, Block *B, Cursor *c) {
+    Function *f = P->f;
+    int n = 0;
+    Inst **todo = malloc(sizeof *todo * (size_t)(B->ninsts + 1)); /* the cursor may be in B: snapshot it */
+    if (!todo)
+        return;
+    for (int i = 0; i < B->ninsts; i++) {
+        Inst *in = B->insts[i];
+        if (in->nresults && in->results[0] < P->n0 && P->in_slice[in->results[0]] && in->op != IR_LOAD)
+            todo[n++] = in;
+    }
+    for (int i = 0; i < n; i++) {
+        Inst *in = todo[i];
+        ValueId args[8], *ap = in->nargs <= 8 ? args : arena_alloc(f->arena, sizeof *ap * (size_t)in->nargs);
+        for (int a = 0; a < in->nargs; a++)
+            ap[a] = P->map[in->args[a]] ? P->map[in->args[a]] : in->args[a];
+        ValueId r = in->results[0];
+        Inst *cl = put(P, c, in->op, ap, in->nargs, &f->values[r].type, f->values[r].layout, in->span);
+        cl->attr = in->attr;
+        f->values[cl->results[0]].name = f->values[r].name;
+        P->map[r] = cl->results[0];
+    }
+    free(todo);
+}
+
+static ValueId mapped(const Pipe *P, ValueId v) { return P->map[v] ? P->map[v] : v; }
+
+/* The copies of one iteration: each load's pointer and mask through the map,
+ * the mask and-ed with `valid` (is the iteration in the loop?), into stage
+ * `stage` of its ring; then one commit. */
+static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, Span sp) {
+    Function *f = P->f;
+    for (int i = 0; i < n; i++) {
+        Inst *ld = cs[i].load;
+        ValueId ptr = mapped(P, ld->args[0]);
+        Type pt = vtype(P, ptr);
+        int pl = f->values[ptr].layout;
+        ValueId m = put1(P, c, IR_SPLAT, &valid, 1, ir_with_dtype(pt, DT_I1), pl, sp);
+        if (ld->nargs > 1) {
+            ValueId lm = mapped(P, ld->args[1]);
+            m = put1(P, c, IR_AND, (ValueId[]){lm, m}, 2, ir_with_dtype(pt, DT_I1), f->values[lm].layout, sp);
+        }
+        Type bt = vtype(P, cs[i].buf);
+        Type vt = bt;
+        vt.rank--;
+        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
+        vt.shape[vt.rank] = 0;
+        ValueId view = put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, stage}, 2, vt, f->values[cs[i].buf].layout, sp);
+        Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
+        cp->attr.has_mask = true;
+    }
+    put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
+}
+
+/* The shared layout of a ring: the load's order, swizzled for 16-byte reads. */
+static int ring_layout(Pipe *P, const Inst *ld) {
+    Function *f = P->f;
+    Type t = vtype(P, ld->results[0]);
+    const Layout *bl = &f->layouts[f->values[ld->results[0]].layout];
+    int bytes = dt_bits(t.dtype) / 8;
+    Layout l;
+    if (t.rank >= 2) {
+        int o0 = bl->order[0], o1 = bl->order[1];
+        l = layout_swizzled_for(t.shape[o1], t.shape[o0], bytes);
+        l.rank = t.rank;
+        for (int d = 0; d < t.rank; d++)
+            l.order[d] = bl->order[d];
+    } else {
+        l = (Layout){.kind = LAYOUT_SHARED, .rank = 1, .vec = 16 / bytes, .per_phase = 1, .max_phase = 1};
+    }
+    return layout_intern(f, &l);
+}
+
+/* Remove carried values of `loop` nothing reads: their result is unused,
+ * and in the body only the ops computing their own next value read them.
+ * Then drop the body's pure ops left without users. */
+static void sweep_loop(Pipe *P, Inst *loop) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    Inst *y = B->insts[B->ninsts - 1];
+    int n = f->nvalues;
+    uint8_t *live = calloc((size_t)n, 1);
+    int *uses = calloc((size_t)n, sizeof *uses);
+    Block **home = calloc((size_t)n, sizeof *home);
+    if (!live || !uses || !home)
+        goto out;
+    count_uses(f->body, uses, home);
+    /* live ops: effects, regions, and what the live carried values need */
+    bool changed = true;
+    int ncar = loop->nresults;
+    uint8_t *car_live = calloc((size_t)ncar + 1, 1);
+    if (!car_live)
+        goto out;
+    for (int k = 0; k < ncar; k++)
+        car_live[k] = uses[loop->results[k]] > 0;
+    while (changed) {
+        changed = false;
+        for (int i = B->ninsts - 1; i >= 0; i--) {
+            Inst *in = B->insts[i];
+            bool l = in == y ? false : !(ir_ops[in->op].flags & OPF_PURE) || in->nregions;
+            for (int r = 0; r < in->nresults && !l; r++)
+                l = live[in->results[r]];
+            if (!l)
+                continue;
+            for (int a = 0; a < in->nargs; a++)
+                if (!live[in->args[a]]) {
+                    live[in->args[a]] = 1;
+                    changed = true;
+                }
+            if (in->nregions) { /* everything a nested region reads from here is live */
+                for (int r = 0; r < in->nregions; r++) {
+                    int *u2 = calloc((size_t)n, sizeof *u2);
+                    Block **h2 = calloc((size_t)n, sizeof *h2);
+                    if (u2 && h2) {
+                        count_uses(in->regions[r], u2, h2);
+                        for (ValueId v = 1; v < n; v++)
+                            if (u2[v] && !live[v]) {
+                                live[v] = 1;
+                                changed = true;
+                            }
+                    }
+                    free(u2);
+                    free(h2);
+                }
+            }
+        }
+        for (int k = 0; k < ncar; k++) {
+            if (!car_live[k] && live[B->args[k + 1]])
+                car_live[k] = 1, changed = true;
+            if (car_live[k] && k < y->nargs && !live[y->args[k]])
+                live[y->args[k]] = 1, changed = true;
+        }
+    }
+    /* drop dead carried values (from the end so indices stay valid) */
+    for (int k = ncar - 1; k >= 0; k--) {
+        if (car_live[k])
+            continue;
+        memmove(loop->args + 3 + k, loop->args + 4 + k, sizeof *loop->args * (size_t)(loop->nargs - 4 - k));
+        loop->nargs--;
+        memmove(loop->results + k, loop->results + k + 1, sizeof *loop->results * (size_t)(loop->nresults - 1 - k));
+        loop->nresults--;
+        memmove(B->args + 1 + k, B->args + 2 + k, sizeof *B->args * (size_t)(B->nargs - 2 - k));
+        B->nargs--;
+        memmove(y->args + k, y->args + k + 1, sizeof *y->args * (size_t)(y->nargs - 1 - k));
+        y->nargs--;
+    }
+    for (int i = B->ninsts - 1; i >= 0; i--) {
+        Inst *in = B->insts[i];
+        if (in == y || !(ir_ops[in->op].flags & OPF_PURE) || in->nregions || in->nresults != 1)
+            continue;
+        if (!live[in->results[0]])
+            remove_at(B, i);
+    }
+    free(car_live);
+out:
+    free(live);
+    free(uses);
+    free(home);
+}
+
+/* Pipeline one loop, if it has loads worth it. */
+static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    int S = loop->attr.num_stages > 0 ? loop->attr.num_stages : f->num_stages;
+    if (S < 2 || !B || B->ninsts < 1 || B->insts[B->ninsts - 1]->op != IR_YIELD)
+        return;
+    Cand cs[MAX_LOADS];
+    int n = 0, ncar = loop->nresults;
+    uint8_t *carried = calloc((size_t)ncar + 1, 1);
+    if (!carried)
+        return;
+    memset(P->in_slice, 0, (size_t)P->n0);
+    for (int i = 0; i < B->ninsts && n < MAX_LOADS; i++) {
+        Inst *in = B->insts[i];
+        if (!candidate(P, B, loop, in, loop->attr.num_stages > 0, &cs[n]))
+            continue;
+        /* the address slice must run ahead; undo the marks of a failed try */
+        uint8_t *save = malloc((size_t)P->n0), *csave = malloc((size_t)ncar + 1);
+        if (!save || !csave) {
+            free(save);
+            free(csave);
+            break;
+        }
+        memcpy(save, P->in_slice, (size_t)P->n0);
+        memcpy(csave, carried, (size_t)ncar + 1);
+        bool ok = slice_of(P, B, loop, in->args[0], carried) && (in->nargs < 2 || slice_of(P, B, loop, in->args[1], carried));
+        if (ok) {
+            n++;
+        } else {
+            memcpy(P->in_slice, save, (size_t)P->n0);
+            memcpy(carried, csave, (size_t)ncar + 1);
+        }
+        free(save);
+        free(csave);
+    }
+    if (!n) {
+        free(carried);
+        return;
+    }
+    /* rings that fit: fewer stages until they do */
+    int64_t per_stage = 0;
+    for (int i = 0; i < n; i++) {
+        Type t = vtype(P, cs[i].load->results[0]);
+        cs[i].bytes = (int)(ir_numel(t) * (dt_bits(t.dtype) / 8));
+        per_stage += (cs[i].bytes + 127) & ~127;
+    }
+    int64_t scratch = 0; /* what the loop's own ops need beside the rings */
+    for (int i = 0; i < B->ninsts; i++) {
+        int64_t s = smem_scratch_bound(f, B->insts[i]);
+        scratch = s > scratch ? s : scratch;
+    }
+    while (S >= 2 && per_stage * S + scratch > P->max_shared)
+        S--;
+    if (S < 2) {
+        free(carried);
+        return;
+    }
+    int D = S - 1;
+    Span sp = loop->span;
+    ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
+    Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
+    Cursor pre = {parent, index_of(parent, loop)};
+    for (int i = 0; i < n; i++) {
+        Type t = vtype(P, cs[i].load->results[0]);
+        Type bt = t;
+        bt.mem = IR_MEM_SHARED;
+        bt.rank++;
+        memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
+        bt.shape[0] = S;
+        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load), sp);
+        al->attr.offset = -1;
+        cs[i].buf = al->results[0];
+    }
+    /* prologue: iterations 0 .. D-1 */
+    ValueId *cur = calloc((size_t)ncar + 1, sizeof *cur), *ahead = calloc((size_t)ncar + 1, sizeof *ahead);
+    if (!cur || !ahead) {
+        free(cur), free(ahead), free(carried);
+        return;
+    }
+    for (int k = 0; k < ncar; k++)
+        cur[k] = loop->args[3 + k];
+    Inst *y = B->insts[B->ninsts - 1];
+    for (int j = 0; j < D; j++) {
+        memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+        ValueId iv = lb;
+        if (j) {
+            ValueId cj = put_const(P, &pre, ivt, j, sp);
+            ValueId off = put1(P, &pre, IR_MUL, (ValueId[]){cj, step}, 2, ivt, 0, sp);
+            iv = put1(P, &pre, IR_ADD, (ValueId[]){lb, off}, 2, ivt, 0, sp);
+        }
+        ValueId valid = put_cmp(P, &pre, CMP_LT, iv, ub, sp);
+        P->map[B->args[0]] = iv;
+        for (int k = 0; k < ncar; k++)
+            if (carried[k])
+                P->map[B->args[k + 1]] = cur[k];
+        clone_slice(P, B, &pre);
+        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), sp);
+        for (int k = 0; k < ncar; k++)
+            if (carried[k])
+                cur[k] = mapped(P, y->args[k]);
+    }
+    /* the loop carries the running-ahead values and the two ring indices */
+    int nextra = 0;
+    for (int k = 0; k < ncar; k++)
+        nextra += carried[k];
+    int nargs = loop->nargs + nextra + 2, nres = loop->nresults + nextra + 2;
+    ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)nargs);
+    ValueId *res = arena_alloc(f->arena, sizeof *res * (size_t)nres);
+    memcpy(args, loop->args, sizeof *args * (size_t)loop->nargs);
+    memcpy(res, loop->results, sizeof *res * (size_t)loop->nresults);
+    int a = loop->nargs, r = loop->nresults;
+    for (int k = 0; k < ncar; k++) {
+        if (!carried[k])
+            continue;
+        ValueId orig = B->args[k + 1];
+        args[a++] = cur[k];
+        ahead[k] = ir_block_arg(f, B, vtype(P, orig));
+        f->values[ahead[k]].layout = f->values[orig].layout;
+        f->values[ahead[k]].name = f->values[orig].name;
+        res[r] = ir_value_new(f, vtype(P, orig));
+        f->values[res[r]].layout = f->values[orig].layout;
+        f->values[res[r++]].def = loop;
+    }
+    args[a++] = put_const(P, &pre, i32, 0, sp);
+    args[a++] = put_const(P, &pre, i32, D % S, sp);
+    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32);
+    for (int q = 0; q < 2; q++) {
+        res[r] = ir_value_new(f, i32);
+        f->values[res[r++]].def = loop;
+    }
+    loop->args = args, loop->nargs = nargs, loop->results = res, loop->nresults = nres;
+    /* drain after the loop */
+    Cursor post = {parent, index_of(parent, loop) + 1};
+    put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0;
+    /* the body: wait for this iteration's stage, prefetch D ahead (into the
+     * stage the last iteration read), then read this iteration's */
+    int first = B->ninsts;
+    for (int i = 0; i < n; i++)
+        first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
+    Cursor c = {B, first};
+    put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+    ValueId cd = put_const(P, &c, ivt, D, sp);
+    ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
+    ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
+    ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
+    P->map[B->args[0]] = ivn;
+    for (int k = 0; k < ncar; k++)
+        if (carried[k])
+            P->map[B->args[k + 1]] = ahead[k];
+    clone_slice(P, B, &c);
+    issue(P, &c, cs, n, valid, ins, sp);
+    for (int i = 0; i < n; i++) {
+        Type bt = vtype(P, cs[i].buf), vt = bt;
+        vt.rank--;
+        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
+        vt.shape[vt.rank] = 0;
+        ValueId view = put1(P, &c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, ext}, 2, vt, f->values[cs[i].buf].layout, sp);
+        ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), f->values[cs[i].out].layout,
+                         cs[i].load->span);
+        f->values[v].name = f->values[cs[i].out].name;
+        replace_uses(B, cs[i].out, v);
+    }
+    /* the next ring indices, and the running-ahead values, go to the yield */
+    Cursor yc = {B, B->ninsts - 1};
+    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, S, sp), zero = put_const(P, &yc, i32, 0, sp);
+    ValueId nxt[2];
+    for (int q = 0; q < 2; q++) {
+        ValueId x = q ? ins : ext;
+        ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){x, one}, 2, i32, 0, sp);
+        ValueId wrap = put_cmp(P, &yc, CMP_EQ, x1, cs_, sp);
+        nxt[q] = put1(P, &yc, IR_SELECT, (ValueId[]){wrap, zero, x1}, 3, i32, 0, sp);
+    }
+    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + 2));
+    memcpy(yargs, y->args, sizeof *yargs * (size_t)y->nargs);
+    int ya = y->nargs;
+    for (int k = 0; k < ncar; k++)
+        if (carried[k])
+            yargs[ya++] = mapped(P, y->args[k]);
+    yargs[ya++] = nxt[0];
+    yargs[ya++] = nxt[1];
+    y->args = yargs, y->nargs = ya;
+    /* the old loads and converts go */
+    for (int i = 0; i < n; i++) {
+        if (cs[i].convert)
+            remove_at(B, index_of(B, cs[i].convert));
+        remove_at(B, index_of(B, cs[i].load));
+    }
+    free(cur), free(ahead), free(carried);
+    sweep_loop(P, loop);
+}
+
+static void walk(Pipe *P, Block *b) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            walk(P, in->regions[r]);
+        if (in->op == IR_FOR) {
+            int before = b->ninsts;
+            pipeline_loop(P, b, in);
+            i += b->ninsts - before; /* skip the prologue and drain put around it */
+        }
+    }
+}
+
+bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared) {
+    if (sm < 80 || f->nlayouts <= 1)
+        return true; /* no cp.async before sm_80; nothing laid out, nothing to do */
+    Pipe P = {.d = d, .f = f, .n0 = f->nvalues, .max_shared = max_shared};
+    P.axis = axis_analyze(f);
+    P.uses = calloc((size_t)P.n0, sizeof *P.uses);
+    P.home = calloc((size_t)P.n0, sizeof *P.home);
+    P.map = calloc((size_t)P.n0, sizeof *P.map);
+    P.in_slice = calloc((size_t)P.n0, 1);
+    bool ok = P.axis && P.uses && P.home && P.map && P.in_slice;
+    if (ok) {
+        count_uses(f->body, P.uses, P.home);
+        walk(&P, f->body);
+    } else {
+        diag_internal(d, "pipeline: out of memory");
+    }
+    free(P.uses), free(P.home), free(P.map), free(P.in_slice);
+    return ok;
+}

@@ -1,0 +1,574 @@
+/* smem.c: shared memory: where every buffer and scratch area goes
+ * (smem_alloc_pass), and where the threads must meet (barrier_pass).
+ *
+ * ---- smem-alloc ----
+ * Requires: laid-out IR (after the layout and pipeline passes).
+ * Ensures:  every local_alloc has its byte offset (attr.offset); every op
+ *           whose lowering needs shared scratch (a convert_layout or reshape
+ *           that moves data between threads, a reduction across warps, a dot
+ *           staging its operands, an atomic whose old values are replicated)
+ *           has Inst.scratch_off / scratch_size; Function.shared_bytes is
+ *           the dynamic shared memory of a launch, checked here, and only
+ *           here, against the arch's limit (a source error at the op that
+ *           needs the most).
+ * Algorithm: number the ops in program order; a buffer lives from its
+ * local_alloc to its last use (through memdesc_index views), and a use inside
+ * a loop that the buffer was made outside of keeps it alive to the loop's end
+ * (the next iteration reads it again); an op's scratch lives at that op
+ * alone. Then first fit in program order: each item takes the lowest offset
+ * (16-byte aligned, buffers 128) that overlaps no item alive at the same
+ * time. Buffers of a pipelined loop are dead after the loop, so the
+ * epilogue's convert reuses their bytes.
+ * The scratch sizes here are bounds on what the lowering uses (the element
+ * bytes of the block, plus 16 bytes per row of padding); the lowering checks
+ * its exact figure against them (an internal error if it were larger), so
+ * the launch's figure has one owner.
+ *
+ * ---- barriers ----
+ * Requires: smem-alloc ran.
+ * Ensures:  a `barrier` (bar.sync) between any two accesses of overlapping
+ *           shared memory by different threads where one of them writes,
+ *           and none elsewhere: a `barrier` op goes before an access only
+ *           when an earlier one is pending; scratch ops keep the barrier
+ *           between their own writes and reads, in their lowering.
+ * Algorithm (Triton's Membar): walk the ops in order with the set of
+ * accesses since the last barrier (ranges, read or write); an op whose
+ * access conflicts with the set gets a barrier first, which empties it.
+ * Loops run their body to a fixed point from the union of the entry state
+ * and the state at the end of the body; if-branches start from the same
+ * state and join. Async copies write in the background: their ranges stay
+ * "in flight" until an async_wait, and only then does a barrier make them
+ * visible. (A local_load of a stage whose copy is still in flight is the
+ * pipeliner's to prevent, by its async_wait; with whole-buffer ranges this
+ * pass could not tell stages apart.) */
+#include "passes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+/* ---- scratch bounds ---- */
+
+static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
+
+/* A block moved between thread maps through shared memory: its elements and
+ * at most 16 bytes of padding per row. */
+static int64_t move_bound(Type t) {
+    int64_t numel = ir_numel(t), rows = t.rank >= 2 ? numel / t.shape[t.rank - 1] : 1;
+    return align_up(numel * mem_bytes((DType)t.dtype) + (t.rank >= 2 ? rows * 16 : 0), 16);
+}
+
+int64_t smem_scratch_bound(const Function *f, const Inst *in) {
+    switch (in->op) {
+    case IR_CONVERT_LAYOUT: {
+        ValueId s = in->args[0], r = in->results[0];
+        Type t = f->values[s].type;
+        if (!t.rank || layout_same_map(f, f->values[s].layout, f->values[r].layout, t, f->num_warps))
+            return 0;
+        return move_bound(t);
+    }
+    case IR_TRANS: { /* the permuted blocked layout keeps every register where it is */
+        int a = f->values[in->args[0]].layout, r = f->values[in->results[0]].layout;
+        if (a > 0 && r > 0 && a < f->nlayouts && r < f->nlayouts && f->layouts[a].kind == LAYOUT_BLOCKED &&
+            f->layouts[r].kind == LAYOUT_BLOCKED) {
+            const Layout *x = &f->layouts[a], *y = &f->layouts[r];
+            bool same = x->rank == y->rank;
+            int inv[IR_MAX_RANK] = {0};
+            for (int d = 0; d < x->rank; d++)
+                inv[in->attr.perm[d] & (IR_MAX_RANK - 1)] = d;
+            for (int d = 0; d < x->rank && same; d++) {
+                int p = in->attr.perm[d];
+                same &= y->order[d] == inv[x->order[d]];
+                same &= y->size_per_thread[d] == x->size_per_thread[p] && y->threads_per_warp[d] == x->threads_per_warp[p] &&
+                        y->warps_per_cta[d] == x->warps_per_cta[p];
+            }
+            if (same)
+                return 0;
+        }
+        return f->values[in->args[0]].type.rank ? move_bound(f->values[in->args[0]].type) : 0;
+    }
+    case IR_RESHAPE:
+        return f->values[in->args[0]].type.rank ? move_bound(f->values[in->args[0]].type) : 0;
+    case IR_REDUCE: {
+        Type t = f->values[in->args[0]].type;
+        if (!t.rank)
+            return 0;
+        int64_t rest = ir_numel(t) / t.shape[in->attr.axis], ct = mem_bytes((DType)t.dtype) > 4 ? 8 : 4;
+        int64_t across = align_up(rest * f->num_warps * ct, 4) + rest * f->num_warps * 4;
+        Type rt = f->values[in->results[0]].type;
+        int64_t out = rt.rank ? move_bound(ir_with_dtype(rt, ct == 8 ? DT_F64 : DT_F32)) : 0;
+        return align_up(across > out ? across : out, 16);
+    }
+    case IR_DOT: {
+        Type a = f->values[in->args[0]].type, b = f->values[in->args[1]].type, c = f->values[in->args[2]].type;
+        if (a.rank != 2)
+            return 0;
+        int64_t ops = 0;
+        for (int k = 0; k < 2; k++) { /* operand converts the dot does itself (ldmatrix) */
+            const Inst *def = f->values[in->args[k]].def;
+            if (def && def->op == IR_CONVERT_LAYOUT)
+                ops += move_bound(f->values[in->args[k]].type);
+        }
+        /* an FMA dot whose operands are not laid out for it stages them (llvm_dot.c) */
+        int rl = f->values[in->results[0]].layout, al = f->values[in->args[0]].layout;
+        bool mma = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_MMA;
+        bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND;
+        int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
+        if (!mma && !regs)
+            fma = align_up((int64_t)a.shape[0] * a.shape[1] * ct, 16) + (int64_t)b.shape[0] * b.shape[1] * ct;
+        int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
+        int64_t m = ops > fma ? ops : fma;
+        return align_up(m > acc ? m : acc, 16);
+    }
+    case IR_SCAN: case IR_REDUCE_FN: {
+        /* llvm_scan.c / llvm_reduce.c: each warp's partial of every row (for
+         * a scan, of each repeat along the axis too), one array per operand,
+         * values in at most 8 bytes */
+        Type t = f->values[in->args[0]].type;
+        if (!t.rank)
+            return 0;
+        int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
+        if (in->op == IR_SCAN && t.shape[in->attr.axis] > per)
+            per = t.shape[in->attr.axis];
+        return align_up(in->nargs * align_up(rows * per * 8, 8), 16);
+    }
+    case IR_GATHER: { /* the whole source, row-major */
+        Type t = f->values[in->args[0]].type;
+        return align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16);
+    }
+    case IR_HISTOGRAM: /* one i32 counter per bin */
+        return align_up(ir_numel(f->values[in->results[0]].type) * 4, 16);
+    case IR_ATOMIC_RMW: case IR_ATOMIC_CAS: {
+        Type t = f->values[in->results[0]].type;
+        return align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- liveness ---- */
+
+typedef struct Item {
+    Inst *in;          /* the local_alloc, or the op with scratch */
+    int start, end;    /* program positions, inclusive */
+    int64_t size, off;
+    int align;
+} Item;
+
+typedef struct Alloc {
+    Function *f;
+    int pos;
+    int *def_pos, *last;   /* per value */
+    ValueId *root;         /* per value: the local_alloc a buffer view comes from */
+    Inst **loop_of;        /* per value: outermost loop a use is in that the def is not (pending) */
+    int *loop_start;       /* per value: that loop's start */
+    struct { Inst *in; int start, end; } *loops;
+    int nloops, cap_loops;
+    Item *items;
+    int nitems, cap_items;
+    bool oom;
+} Alloc;
+
+typedef struct LoopCtx {
+    Inst *in;
+    int start;
+    const struct LoopCtx *up;
+} LoopCtx;
+
+static void add_item(Alloc *A, Item it) {
+    if (A->nitems == A->cap_items) {
+        A->cap_items = A->cap_items ? 2 * A->cap_items : 16;
+        Item *n = realloc(A->items, sizeof *n * (size_t)A->cap_items);
+        if (!n) {
+            A->oom = true;
+            return;
+        }
+        A->items = n;
+    }
+    A->items[A->nitems++] = it;
+}
+
+static void use(Alloc *A, ValueId v, int p, const LoopCtx *lc) {
+    ValueId b = A->root[v];
+    if (!b)
+        return;
+    if (p > A->last[b])
+        A->last[b] = p;
+    for (const LoopCtx *l = lc; l; l = l->up) /* the outermost loop entered after the buffer was made */
+        if (l->start > A->def_pos[b] && (!A->loop_of[b] || l->start < A->loop_start[b])) {
+            A->loop_of[b] = l->in;
+            A->loop_start[b] = l->start;
+        }
+}
+
+static void walk(Alloc *A, Block *blk, const LoopCtx *lc) {
+    Function *f = A->f;
+    for (int i = 0; blk && i < blk->ninsts; i++) {
+        Inst *in = blk->insts[i];
+        int p = A->pos++;
+        for (int k = 0; k < in->nargs; k++)
+            use(A, in->args[k], p, lc);
+        if (in->op == IR_LOCAL_ALLOC) {
+            ValueId r = in->results[0];
+            A->root[r] = r;
+            A->def_pos[r] = A->last[r] = p;
+        } else if (in->op == IR_MEMDESC_INDEX) {
+            A->root[in->results[0]] = A->root[in->args[0]];
+        }
+        int64_t s = smem_scratch_bound(f, in);
+        in->scratch_off = 0;
+        in->scratch_size = 0;
+        if (s > 0)
+            add_item(A, (Item){.in = in, .start = p, .end = p, .size = s, .align = 16});
+        if (in->nregions) {
+            bool loop = in->op == IR_FOR || in->op == IR_WHILE;
+            LoopCtx here = {in, p, lc};
+            for (int r = 0; r < in->nregions; r++)
+                walk(A, in->regions[r], loop ? &here : lc);
+            if (loop) {
+                if (A->nloops == A->cap_loops) {
+                    A->cap_loops = A->cap_loops ? 2 * A->cap_loops : 8;
+                    void *n = realloc(A->loops, sizeof *A->loops * (size_t)A->cap_loops);
+                    if (!n) {
+                        A->oom = true;
+                        return;
+                    }
+                    A->loops = n;
+                }
+                A->loops[A->nloops].in = in;
+                A->loops[A->nloops].start = p;
+                A->loops[A->nloops++].end = A->pos - 1;
+            }
+        }
+    }
+}
+
+static int loop_end(const Alloc *A, const Inst *loop) {
+    for (int i = 0; i < A->nloops; i++)
+        if (A->loops[i].in == loop)
+            return A->loops[i].end;
+    return 0;
+}
+
+static int by_start(const void *a, const void *b) {
+    const Item *x = a, *y = b;
+    return x->start != y->start ? (x->start > y->start) - (x->start < y->start) : (x->size < y->size) - (x->size > y->size);
+}
+
+/* The lowest offset (aligned) where [off, off+size) misses every placed item
+ * alive at the same time as it. */
+static int64_t first_fit(const Item *items, int n, const Item *it) {
+    int64_t off = 0;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int j = 0; j < n; j++) {
+            const Item *o = &items[j];
+            if (o->end < it->start || o->start > it->end)
+                continue;
+            if (off < o->off + o->size && o->off < off + it->size) {
+                off = align_up(o->off + o->size, it->align);
+                moved = true;
+            }
+        }
+    }
+    return off;
+}
+
+bool smem_alloc_pass(Diag *d, Function *f, int max_shared) {
+    Alloc A = {.f = f};
+    size_t n = (size_t)f->nvalues + 1;
+    A.def_pos = calloc(n, sizeof *A.def_pos);
+    A.last = calloc(n, sizeof *A.last);
+    A.root = calloc(n, sizeof *A.root);
+    A.loop_of = calloc(n, sizeof *A.loop_of);
+    A.loop_start = calloc(n, sizeof *A.loop_start);
+    bool ok = A.def_pos && A.last && A.root && A.loop_of && A.loop_start;
+    if (ok)
+        walk(&A, f->body, NULL);
+    for (ValueId v = 1; ok && v < f->nvalues; v++) {
+        if (A.root[v] != v)
+            continue;
+        Inst *al = f->values[v].def;
+        Type t = f->values[v].type;
+        int end = A.last[v];
+        if (A.loop_of[v] && loop_end(&A, A.loop_of[v]) > end)
+            end = loop_end(&A, A.loop_of[v]);
+        int li = f->values[v].layout;
+        bool nvmma = li > 0 && li < f->nlayouts && f->layouts[li].kind == LAYOUT_NVMMA;
+        add_item(&A, (Item){.in = al, .start = A.def_pos[v], .end = end,
+                            .size = align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16), .align = nvmma ? 1024 : 128});
+    }
+    ok = ok && !A.oom;
+    int64_t total = 0;
+    Inst *worst = NULL;
+    if (ok) {
+        if (A.nitems)
+            qsort(A.items, (size_t)A.nitems, sizeof *A.items, by_start);
+        for (int i = 0; i < A.nitems; i++) {
+            Item *it = &A.items[i];
+            it->off = first_fit(A.items, i, it);
+            if (it->off + it->size > total) {
+                total = it->off + it->size;
+                worst = it->in;
+            }
+            if (it->in->op == IR_LOCAL_ALLOC) {
+                it->in->attr.offset = (int)it->off;
+            } else {
+                it->in->scratch_off = (int)it->off;
+                it->in->scratch_size = (int)it->size;
+            }
+        }
+    } else {
+        diag_internal(d, "smem-alloc: out of memory");
+    }
+    free(A.def_pos), free(A.last), free(A.root), free(A.loop_of), free(A.loop_start), free(A.loops), free(A.items);
+    if (!ok)
+        return false;
+    f->shared_bytes = (int)(total > 0x7fffffff ? 0x7fffffff : align_up(total, 16));
+    f->smem_allocated = true;
+    if (max_shared > 0 && total > max_shared) {
+        if (worst->op == IR_LOCAL_ALLOC)
+            diag_error(d, f->src, worst->span,
+                       "the pipelined loads need %lld bytes of shared memory, more than the %d available; "
+                       "use fewer stages or smaller blocks", (long long)total, max_shared);
+        else
+            diag_error(d, f->src, worst->span,
+                       "%s needs %lld bytes of shared memory, more than the %d available; use a smaller block",
+                       ir_ops[worst->op].name, (long long)total, max_shared);
+        return false;
+    }
+    return true;
+}
+
+/* ---- barriers ---- */
+
+enum { ACC_READ, ACC_WRITE, ACC_ASYNC, ACC_WAITED };
+
+typedef struct Access {
+    int64_t lo, hi;
+    int kind;
+} Access;
+
+typedef struct State {
+    Access *a;
+    int n, cap;
+} State;
+
+typedef struct Bar {
+    Function *f;
+    int64_t *base, *size; /* per value: a buffer's (root's) range */
+    int inserted;
+    bool oom;
+} Bar;
+
+static void st_add(Bar *B, State *s, int64_t lo, int64_t hi, int kind) {
+    for (int i = 0; i < s->n; i++)
+        if (s->a[i].lo == lo && s->a[i].hi == hi && s->a[i].kind == kind)
+            return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 8;
+        Access *n = realloc(s->a, sizeof *n * (size_t)s->cap);
+        if (!n) {
+            B->oom = true;
+            return;
+        }
+        s->a = n;
+    }
+    s->a[s->n++] = (Access){lo, hi, kind};
+}
+
+static void st_union(Bar *B, State *into, const State *from) {
+    for (int i = 0; i < from->n; i++)
+        st_add(B, into, from->a[i].lo, from->a[i].hi, from->a[i].kind);
+}
+
+static void st_copy(Bar *B, State *to, const State *from) {
+    to->n = 0;
+    st_union(B, to, from);
+}
+
+static bool st_equal(const State *x, const State *y) {
+    if (x->n != y->n)
+        return false;
+    for (int i = 0; i < x->n; i++) {
+        bool found = false;
+        for (int j = 0; j < y->n && !found; j++)
+            found = !memcmp(&x->a[i], &y->a[j], sizeof x->a[i]);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* A barrier: what the threads did is now visible to all; copies still in
+ * flight stay so. */
+static void st_sync(State *s) {
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->a[i].kind == ACC_ASYNC)
+            s->a[k++] = s->a[i];
+    s->n = k;
+}
+
+/* Would an access of [lo, hi) (writing or not) race with the pending ones? */
+static bool conflicts(const State *s, int64_t lo, int64_t hi, bool write) {
+    for (int i = 0; i < s->n; i++) {
+        const Access *a = &s->a[i];
+        if (a->hi <= lo || hi <= a->lo || a->kind == ACC_ASYNC)
+            continue;
+        if (write || a->kind != ACC_READ)
+            return true;
+    }
+    return false;
+}
+
+static void bar_block(Bar *B, Block *blk, State *s);
+
+/* Insert a barrier op before index i of blk. */
+static void put_barrier(Bar *B, Block *blk, int i, Span sp) {
+    Function *f = B->f;
+    Inst *b = ir_inst_new(f, NULL, IR_BARRIER, NULL, 0, NULL, 0, sp);
+    if (blk->ninsts == blk->cap) {
+        int cap = blk->cap ? 2 * blk->cap : 8;
+        Inst **ni = arena_alloc(f->arena, sizeof *ni * (size_t)cap);
+        if (blk->ninsts)
+            memcpy(ni, blk->insts, sizeof *ni * (size_t)blk->ninsts);
+        blk->insts = ni;
+        blk->cap = cap;
+    }
+    memmove(blk->insts + i + 1, blk->insts + i, sizeof *blk->insts * (size_t)(blk->ninsts - i));
+    blk->insts[i] = b;
+    blk->ninsts++;
+    B->inserted++;
+}
+
+/* The state after a loop body run from `entry` until it settles; the body
+ * may run zero times, so the exit state joins the entry's. */
+static void bar_loop(Bar *B, Block *const *regions, int nregions, State *s) {
+    State head = {0}, cur = {0};
+    st_copy(B, &head, s);
+    for (int iter = 0; iter < 8; iter++) {
+        st_copy(B, &cur, &head);
+        for (int r = 0; r < nregions; r++)
+            bar_block(B, regions[r], &cur);
+        State next = {0};
+        st_copy(B, &next, &head);
+        st_union(B, &next, &cur);
+        bool same = st_equal(&next, &head);
+        free(head.a);
+        head = next;
+        if (same)
+            break;
+    }
+    st_copy(B, s, &head);
+    free(head.a);
+    free(cur.a);
+}
+
+static void bar_block(Bar *B, Block *blk, State *s) {
+    Function *f = B->f;
+    for (int i = 0; blk && i < blk->ninsts; i++) {
+        Inst *in = blk->insts[i];
+        switch (in->op) {
+        case IR_BARRIER:
+            st_sync(s);
+            continue;
+        case IR_ASYNC_WAIT:
+            for (int k = 0; k < s->n; k++)
+                if (s->a[k].kind == ACC_ASYNC)
+                    s->a[k].kind = ACC_WAITED;
+            continue;
+        case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: {
+            ValueId b = in->args[0];
+            int64_t lo = B->base[b], hi = lo + B->size[b];
+            bool write = in->op != IR_LOCAL_LOAD;
+            if (conflicts(s, lo, hi, write)) {
+                put_barrier(B, blk, i, in->span);
+                st_sync(s);
+                i++; /* in moved one down */
+            }
+            st_add(B, s, lo, hi, in->op == IR_LOCAL_LOAD ? ACC_READ : in->op == IR_LOCAL_STORE ? ACC_WRITE : ACC_ASYNC);
+            continue;
+        }
+        case IR_FOR:
+            bar_loop(B, in->regions, 1, s);
+            continue;
+        case IR_WHILE:
+            bar_loop(B, in->regions, 2, s);
+            bar_block(B, in->regions[0], s); /* the loop leaves from its before region */
+            continue;
+        case IR_IF: {
+            State e = {0};
+            st_copy(B, &e, s);
+            bar_block(B, in->regions[0], s);
+            if (in->nregions > 1)
+                bar_block(B, in->regions[1], &e);
+            st_union(B, s, &e);
+            free(e.a);
+            continue;
+        }
+        default:
+            break;
+        }
+        if (in->scratch_size > 0) { /* writes, its own barrier, reads */
+            int64_t lo = in->scratch_off, hi = lo + in->scratch_size;
+            if (conflicts(s, lo, hi, true)) {
+                put_barrier(B, blk, i, in->span);
+                i++;
+            }
+            st_sync(s);
+            st_add(B, s, lo, hi, ACC_READ);
+        }
+    }
+    (void)f;
+}
+
+bool barrier_pass(Diag *d, Function *f) {
+    if (!f->smem_allocated) {
+        diag_internal(d, "barriers: smem-alloc has not run on @%s", f->name);
+        return false;
+    }
+    Bar B = {.f = f};
+    size_t n = (size_t)f->nvalues + 1;
+    B.base = calloc(n, sizeof *B.base);
+    B.size = calloc(n, sizeof *B.size);
+    if (!B.base || !B.size) {
+        free(B.base), free(B.size);
+        diag_internal(d, "barriers: out of memory");
+        return false;
+    }
+    /* each buffer view stands for its whole ring: stages are chosen at run time */
+    for (ValueId v = 1; v < f->nvalues; v++) {
+        const Inst *def = f->values[v].def;
+        if (def && def->op == IR_LOCAL_ALLOC && def->results[0] == v) {
+            Type t = f->values[v].type;
+            B.base[v] = def->attr.offset;
+            B.size[v] = ir_numel(t) * mem_bytes((DType)t.dtype);
+        }
+    }
+    for (int changed = 1; changed;) { /* views of views, in any order */
+        changed = 0;
+        for (ValueId v = 1; v < f->nvalues; v++) {
+            const Inst *def = f->values[v].def;
+            if (def && def->op == IR_MEMDESC_INDEX && def->results[0] == v && B.size[def->args[0]] &&
+                (B.base[v] != B.base[def->args[0]] || B.size[v] != B.size[def->args[0]])) {
+                B.base[v] = B.base[def->args[0]];
+                B.size[v] = B.size[def->args[0]];
+                changed = 1;
+            }
+        }
+    }
+    State s = {0};
+    bar_block(&B, f->body, &s);
+    free(s.a), free(B.base), free(B.size);
+    if (B.oom) {
+        diag_internal(d, "barriers: out of memory");
+        return false;
+    }
+    return true;
+}
