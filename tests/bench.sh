@@ -11,6 +11,8 @@ if [ -z "$TL_CUBLAS" ]; then
 fi
 date -u
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
+# One row per measurement for tools/plot_bench.sh (run where the CSV comes back).
+export TL_BENCH_CSV=${TL_BENCH_CSV:-build/bench.csv}
 build/bin/tl-bench "$@"
 for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry/anchor_bench.py; do
     if [ -f "$anchor" ]; then
