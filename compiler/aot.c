@@ -15,58 +15,12 @@
  * dozen driver entry points it calls and loads libcuda.so.1 with dlopen at
  * the first launch, so programs build and start on machines without CUDA. */
 #include "aot.h"
+#include "options.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* ---- planning ---- */
-
-/* Split a signature at the commas outside quotes and brackets (the rule of
- * sema.c's split_signature, which reads the same text). */
-static int split(Arena *a, const char *sig, const char ***out) {
-    int n = 0, cap = 8;
-    const char **e = arena_alloc(a, sizeof(char *) * (size_t)cap);
-    const char *p = sig;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    while (*p) {
-        const char *start = p;
-        int depth = 0;
-        char q = 0;
-        for (; *p; p++) {
-            if (q) {
-                if (*p == '\\' && p[1])
-                    p++;
-                else if (*p == q)
-                    q = 0;
-            } else if (*p == '\'' || *p == '"') {
-                q = *p;
-            } else if (*p == '(' || *p == '[') {
-                depth++;
-            } else if (*p == ')' || *p == ']') {
-                depth--;
-            } else if (*p == ',' && depth <= 0) {
-                break;
-            }
-        }
-        const char *s = start, *t = p;
-        while (s < t && (*s == ' ' || *s == '\t'))
-            s++;
-        while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
-            t--;
-        if (n == cap) {
-            const char **ne = arena_alloc(a, sizeof(char *) * (size_t)cap * 2);
-            memcpy(ne, e, sizeof(char *) * (size_t)cap);
-            e = ne;
-            cap *= 2;
-        }
-        e[n++] = arena_strndup(a, s, (size_t)(t - s));
-        if (*p)
-            p++;
-    }
-    *out = e;
-    return n;
-}
 
 /* The type an entry names ("*fp16:16" -> pointer, "i32" -> i32), or false
  * for a literal value (a constexpr's). */
@@ -139,7 +93,7 @@ int aot_plan(Arena *a, const char *signature, const Function *base, AotVariant *
     int nent = 0;
     int *param_of_entry = NULL;
     if (signature) {
-        nent = split(a, signature, &entries);
+        nent = options_split_signature(a, signature, &entries);
         param_of_entry = arena_alloc(a, sizeof(int) * (size_t)(nent + 1));
         int k = 0;
         for (int i = 0; i < nent; i++) {

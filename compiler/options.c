@@ -219,3 +219,55 @@ SemaOptions options_to_sema(const CompileOptions *o) {
         .runtime_signature = o->runtime_signature,
     };
 }
+
+/* One owner for how a signature splits: sema specialises with it, the AOT
+ * planner (aot.c) reads the same entries. */
+int options_split_signature(Arena *arena, const char *sig, const char ***out) {
+    int n = 0, cap = 8;
+    const char **e = arena_alloc(arena, sizeof(char *) * (size_t)cap);
+    const char *p = sig;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p) {
+        *out = e;
+        return 0;
+    }
+    for (;;) {
+        const char *start = p;
+        int depth = 0;
+        char q = 0;
+        for (; *p; p++) {
+            if (q) {
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == q)
+                    q = 0;
+            } else if (*p == '\'' || *p == '"') {
+                q = *p;
+            } else if (*p == '(' || *p == '[') {
+                depth++;
+            } else if (*p == ')' || *p == ']') {
+                depth--;
+            } else if (*p == ',' && depth <= 0) {
+                break;
+            }
+        }
+        const char *a = start, *b = p;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (n == cap) {
+            const char **ne = arena_alloc(arena, sizeof(char *) * (size_t)cap * 2);
+            memcpy(ne, e, sizeof(char *) * (size_t)cap);
+            e = ne;
+            cap *= 2;
+        }
+        e[n++] = arena_strndup(arena, a, (size_t)(b - a));
+        if (!*p)
+            break;
+        p++;
+    }
+    *out = e;
+    return n;
+}

@@ -44,6 +44,9 @@ bool options_check_int(const char *name, long v, Buf *err);
 /* Split a string like a shell would (quotes, backslashes) and apply every
  * flag in it. Unknown flags and stray words are errors. */
 bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err);
+/* Split a Triton AOT signature at the commas outside quotes and brackets,
+ * each entry trimmed ("a," has two entries, the second empty). */
+int options_split_signature(Arena *a, const char *sig, const char ***out);
 /* Copy into the sema view. */
 SemaOptions options_to_sema(const CompileOptions *o);
 

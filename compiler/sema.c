@@ -1580,57 +1580,6 @@ static void exec_block(Sema *s, const NodeList *l) { exec_seq(s, l, 0, NULL); }
 
 /* ---- specialisation ---- */
 
-/* Split a signature at the commas outside quotes and brackets. */
-static int split_signature(Sema *s, const char *sig, const char ***out) {
-    int n = 0, cap = 8;
-    const char **e = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
-    const char *p = sig;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (!*p) {
-        *out = e;
-        return 0;
-    }
-    for (;;) {
-        const char *start = p;
-        int depth = 0;
-        char q = 0;
-        for (; *p; p++) {
-            if (q) {
-                if (*p == '\\' && p[1])
-                    p++;
-                else if (*p == q)
-                    q = 0;
-            } else if (*p == '\'' || *p == '"') {
-                q = *p;
-            } else if (*p == '(' || *p == '[') {
-                depth++;
-            } else if (*p == ')' || *p == ']') {
-                depth--;
-            } else if (*p == ',' && depth <= 0) {
-                break;
-            }
-        }
-        const char *a = start, *b = p;
-        while (a < b && (*a == ' ' || *a == '\t'))
-            a++;
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
-        if (n == cap) {
-            const char **ne = arena_alloc(s->a, sizeof(char *) * (size_t)cap * 2);
-            memcpy(ne, e, sizeof(char *) * (size_t)cap);
-            e = ne;
-            cap *= 2;
-        }
-        e[n++] = arena_strndup(s->a, a, (size_t)(b - a));
-        if (!*p)
-            break;
-        p++;
-    }
-    *out = e;
-    return n;
-}
-
 static const char *const sig_type_names[] = {"i1",  "i8",  "i16",  "i32",  "i64",  "u8",  "u16",
                                              "u32", "u64", "fp16", "bf16", "fp32", "fp64"};
 
@@ -1902,7 +1851,7 @@ static void specialize(Sema *s, const Node *fn) {
     bool rt_sig = o->runtime_signature;
     int nent = 0, want = rt_sig ? nruntime : nnamed;
     if (o->signature) {
-        nent = split_signature(s, o->signature, &entries);
+        nent = options_split_signature(s->a, o->signature, &entries);
         /* A signature with exactly one entry per runtime parameter leaves
          * every constexpr to -D, the autotune config or its default. */
         if (!rt_sig && nent != nnamed && nent == nruntime) {

@@ -625,6 +625,15 @@ void api_launch_signature(const TlArg *args, int nargs, Buf *sig) {
     buf_puts(sig, "");
 }
 
+/* A variant that failed to build: free it, pass the status on. */
+static TlStatus variant_drop(TlKernel *k, Variant *v, TlStatus s) {
+    gpu_unload(k->ctx, v);
+    arena_free(&v->arena);
+    free(v->key);
+    free(v);
+    return s;
+}
+
 TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     for (Variant *v = k->variants; v; v = v->next)
         if (!strcmp(v->key, key)) {
@@ -642,13 +651,8 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
         bool hit;
         TlStatus s = gpu_load_cached(k, v, &hit);
         if (s != TL_SUCCESS || hit) {
-            if (s != TL_SUCCESS) {
-                gpu_unload(k->ctx, v);
-                arena_free(&v->arena);
-                free(v->key);
-                free(v);
-                return s;
-            }
+            if (s != TL_SUCCESS)
+                return variant_drop(k, v, s);
             v->next = k->variants;
             k->variants = v;
             *out = v;
@@ -668,10 +672,7 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
         TlStatus s = fail(k->ctx, d.internal ? TL_ERROR_INTERNAL : TL_ERROR_COMPILE, "%s",
                           d.out.data ? d.out.data : "compilation failed");
         buf_free(&d.out);
-        arena_free(&v->arena);
-        free(v->key);
-        free(v);
-        return s;
+        return variant_drop(k, v, s);
     }
     buf_free(&d.out);
     k->ir.len = 0;
@@ -685,13 +686,8 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     }
     if (k->ctx->kind == TL_DEVICE_CUDA) {
         TlStatus s = gpu_build(k, v);
-        if (s != TL_SUCCESS) {
-            gpu_unload(k->ctx, v);
-            arena_free(&v->arena);
-            free(v->key);
-            free(v);
-            return s;
-        }
+        if (s != TL_SUCCESS)
+            return variant_drop(k, v, s);
     }
     api_stat_add(k->ctx, &k->ctx->stats.compiles, now_seconds() - t0, &k->ctx->stats.compile_seconds);
     v->next = k->variants;
