@@ -50,6 +50,25 @@ static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMType
     LLVMTypeRef mt = llvm_mem_type(L, dt);
     if (v == 1)
         return dt == DT_I1 ? LLVMBuildZExt(L->b, regs[0], L->t_i8, "") : regs[0];
+    int bytes = llvm_dt_bytes(dt);
+    if (bytes == 1 && v >= 8 && dt != DT_I1) {
+        /* Words built with shifts, for the reason unpack() gives. */
+        int per = 4 / bytes;
+        LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bytes * 8));
+        LLVMValueRef vec = LLVMGetUndef(at);
+        for (int w = 0; w < v / per; w++) {
+            LLVMValueRef word = NULL;
+            for (int j = 0; j < per; j++) {
+                LLVMValueRef e = regs[w * per + j];
+                e = LLVMBuildZExt(L->b, it == mt ? e : LLVMBuildBitCast(L->b, e, it, ""), L->t_i32, "");
+                if (j)
+                    e = LLVMBuildShl(L->b, e, llvm_i32(L, j * bytes * 8), "");
+                word = word ? LLVMBuildOr(L->b, word, e, "") : e;
+            }
+            vec = LLVMBuildInsertElement(L->b, vec, word, llvm_i32(L, w), "");
+        }
+        return vec;
+    }
     LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(mt, (unsigned)v));
     for (int i = 0; i < v; i++) {
         LLVMValueRef x = dt == DT_I1 ? LLVMBuildZExt(L->b, regs[i], L->t_i8, "") : regs[i];
@@ -60,6 +79,23 @@ static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMType
 
 static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs) {
     LLVMTypeRef mt = llvm_mem_type(L, dt);
+    int bytes = llvm_dt_bytes(dt);
+    if (v > 1 && bytes == 1 && v >= 8 && dt != DT_I1) {
+        /* Bytes of a wide (8- or 16-byte) access: take them out of each 32-bit word
+         * with shifts. A bitcast to <8 x i8> would let InstCombine retype the
+         * load itself, and NVPTX splits an <8 x i8> load into 4-byte ones. */
+        int per = 4 / bytes;
+        LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bytes * 8));
+        for (int w = 0; w < v / per; w++) {
+            LLVMValueRef word = LLVMBuildExtractElement(L->b, x, llvm_i32(L, w), "");
+            for (int j = 0; j < per; j++) {
+                LLVMValueRef e = j ? LLVMBuildLShr(L->b, word, llvm_i32(L, j * bytes * 8), "") : word;
+                e = LLVMBuildTrunc(L->b, e, it, "");
+                regs[w * per + j] = it == mt ? e : LLVMBuildBitCast(L->b, e, mt, "");
+            }
+        }
+        return;
+    }
     if (v > 1 && LLVMTypeOf(x) != LLVMVectorType(mt, (unsigned)v))
         x = LLVMBuildBitCast(L->b, x, LLVMVectorType(mt, (unsigned)v), "");
     for (int i = 0; i < v; i++) {
