@@ -2166,10 +2166,10 @@ static void specialize(Sema *s, const Node *fn) {
             sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
         if (sema_desc_entry(entry)) { /* a descriptor from the host (sema_desc.c) */
             DType elem;
-            int rank;
+            int rank, dhint;
             int32_t block[IR_MAX_RANK];
-            Val dv = sema_desc_param(s, p->name, entry, p->span, &elem, &rank, block);
-            record_param(s, p, true, ir_ptr(elem), 0, NULL);
+            Val dv = sema_desc_param(s, p->name, entry, p->span, &elem, &rank, block, &dhint);
+            record_param(s, p, true, ir_ptr(elem), dhint, NULL);
             if (s->info) {
                 KernelParam *kp = &s->info->params[s->info->nparams - 1];
                 kp->desc_rank = rank;

@@ -677,8 +677,9 @@ bool sema_desc_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
 
 bool sema_desc_entry(const char *entry) { return entry && !strncmp(entry, "tensordesc<", 11); }
 
-/* Parse "tensordesc<DTYPE[B0, B1, ...]>"; false if malformed. */
-static bool parse_entry(const char *e, DType *elem, int *rank, int32_t *block) {
+/* Parse "tensordesc<DTYPE[B0, B1, ...]>" with tl's optional ":16" (every
+ * shape dim a multiple of 16, as the launch specialises); false if malformed. */
+static bool parse_entry(const char *e, DType *elem, int *rank, int32_t *block, int *hint) {
     const char *p = e + 11, *lb = strchr(p, '[');
     if (!lb)
         return false;
@@ -718,11 +719,13 @@ static bool parse_entry(const char *e, DType *elem, int *rank, int32_t *block) {
     }
     while (*p == ' ')
         p++;
-    return p[0] == '>' && !p[1];
+    *hint = p[0] == '>' && !strcmp(p + 1, ":16") ? 16 : 0;
+    return p[0] == '>' && (!p[1] || *hint);
 }
 
-Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DType *elem, int *rank, int32_t *block) {
-    if (!parse_entry(entry, elem, rank, block))
+Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DType *elem, int *rank, int32_t *block,
+                    int *hint) {
+    if (!parse_entry(entry, elem, rank, block, hint))
         sema_fail(s, sp, "bad tensor descriptor type '%s' in the signature for parameter '%s' (expected "
                          "tensordesc<DTYPE[B0, B1, ...]>, 1 to %d block dims, as in tensordesc<fp16[64, 32]>)",
                   entry, pname, IR_MAX_RANK);
@@ -737,8 +740,10 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
                          "dimension, but got %d * %d = %d bytes",
                   pname, block[*rank - 1], esize, block[*rank - 1] * esize);
     /* The launch flattens the descriptor into these parameters (runtime/api.c):
-     * the base (16-byte aligned, as TMA needs), the shape, the strides but the
-     * last (which is 1), and for floats the padding flag (1: NaN). */
+     * the base (16-byte aligned, as TMA needs), the shape (multiples of 16
+     * with ":16"), the strides but the last (which is 1; the others are
+     * multiples of 16 bytes, as TMA needs), and for floats the padding flag
+     * (1: NaN). The divisibilities let masked accesses vectorise. */
     DType ld = *elem == DT_I1 ? DT_I8 : *elem;
     Val t = new_struct(s, V_TENSORDESC, ir_ptr(ld), *rank);
     ValueId b = ir_param(s->f, arena_printf(s->a, "%s_base", pname), ir_ptr(ld));
@@ -746,12 +751,14 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
     BASE(t) = sema_tensor(s, b);
     for (int d = 0; d < *rank; d++) {
         SHAPE(t, d) = sema_tensor(s, ir_param(s->f, arena_printf(s->a, "%s_shape%d", pname, d), ir_scalar(DT_I32)));
+        s->f->params[s->f->nparams - 1].divisibility = *hint ? 16 : 1;
         TD_BLOCK(t, d) = sema_int(block[d]);
     }
-    for (int d = 0; d < *rank; d++)
-        STRIDE(t, d) = d == *rank - 1 ? sema_int(1)
-                                      : sema_tensor(s, ir_param(s->f, arena_printf(s->a, "%s_stride%d", pname, d),
-                                                                ir_scalar(DT_I64)));
+    for (int d = 0; d < *rank - 1; d++) {
+        STRIDE(t, d) = sema_tensor(s, ir_param(s->f, arena_printf(s->a, "%s_stride%d", pname, d), ir_scalar(DT_I64)));
+        s->f->params[s->f->nparams - 1].divisibility = 16 / esize;
+    }
+    STRIDE(t, *rank - 1) = sema_int(1);
     TD_PADDING(t) = dt_is_float(ld) ? sema_tensor(s, ir_param(s->f, arena_printf(s->a, "%s_nan", pname),
                                                               ir_scalar(DT_I1)))
                                     : sema_int(0);

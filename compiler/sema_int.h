@@ -308,10 +308,12 @@ Val sema_struct_with(Sema *s, Val v, const ValueId *leaves); /* v with the leave
  * which field differs. */
 const char *sema_struct_mismatch(Sema *s, Val a, Val b);
 void sema_struct_describe(Buf *b, Val v);
-/* A signature entry `tensordesc<fp16[64, 32]>`: the parameters it becomes
- * (base, shape, strides but the last, the NaN-padding flag for floats) and
- * the descriptor bound to the name; its dtype, rank and block shape. */
+/* A signature entry `tensordesc<fp16[64, 32]>` (`:16` after it: every shape
+ * dim a multiple of 16): the parameters it becomes (base, shape, strides but
+ * the last, the NaN-padding flag for floats) and the descriptor bound to the
+ * name; its dtype, rank, block shape and hint. */
 bool sema_desc_entry(const char *entry);
-Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DType *elem, int *rank, int32_t *block);
+Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DType *elem, int *rank, int32_t *block,
+                    int *hint);
 
 #endif

@@ -637,6 +637,11 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
             fail(ctx, TL_ERROR_LAUNCH, "%s: argument %d ('%s') is a %s, but the parameter is %s", k->name, i + 1, pn,
                  got.data, w);
         buf_free(&got);
+        for (int r = 0; same && p->hint == 16 && r < d->rank; r++)
+            if (d->shape[r] % 16)
+                return BAD("%s: argument %d ('%s'): the signature promises shapes that are multiples of 16 (:16), "
+                           "but shape[%d] is %lld",
+                           k->name, i + 1, pn, r, (long long)d->shape[r]);
         return same;
     }
     bool is_ptr = a->kind == TL_ARG_BUFFER || a->kind == TL_ARG_POINTER;
@@ -704,9 +709,16 @@ void api_launch_signature(const TlArg *args, int nargs, Buf *sig) {
         case TL_ARG_POINTER:
             buf_printf(sig, "*%s%s", dtypes[a->dtype].sig, spec && a->v.p.addr % 16 == 0 ? ":16" : "");
             break;
-        case TL_ARG_TENSORDESC:
-            desc_type(sig, desc_dtype(a->v.desc), a->v.desc->rank, a->v.desc->block_shape);
+        case TL_ARG_TENSORDESC: { /* ":16": every dim of the shape a multiple of 16 */
+            const TlTensorDesc *d = a->v.desc;
+            desc_type(sig, desc_dtype(d), d->rank, d->block_shape);
+            bool all16 = spec;
+            for (int r = 0; r < d->rank; r++)
+                all16 &= d->shape[r] % 16 == 0;
+            if (all16)
+                buf_puts(sig, ":16");
             break;
+        }
         case TL_ARG_INT:
             buf_puts(sig, dtypes[a->dtype].sig);
             if (spec && a->dtype != TL_I1 && a->v.i == 1)

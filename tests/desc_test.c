@@ -131,7 +131,7 @@ static TlKernel *kernel(const char *src, const char *opts, char *msg, size_t len
 typedef struct Size {
     int m, n;
 } Size;
-static const Size SIZES[] = {{37, 45}, {1, 1}, {16, 32}, {33, 17}, {200, 100}};
+static const Size SIZES[] = {{37, 45}, {1, 1}, {16, 32}, {33, 17}, {200, 100}, {64, 96}};
 enum { NSIZES = sizeof SIZES / sizeof SIZES[0] };
 /* load shifts: none, before the first row / column, past the end */
 static const int SHIFTS[][2] = {{0, 0}, {-3, -5}, {5, 2}};
@@ -643,6 +643,23 @@ static void launch_checks(void) {
                 "over a pointer without its element count");
     a[1].v.desc = NULL;
     refused("refuses_null_descriptor", k, a, 6, "is a null tensor descriptor");
+    tl_kernel_destroy(k);
+
+    /* ":16" promises shapes that are multiples of 16 (what a launch specialises on) */
+    k = kernel(k_td_host, "--signature \"tensordesc<fp32[16, 32]>:16, tensordesc<fp32[16, 32]>, i32, i32, i32, i32\"",
+               msg, sizeof msg);
+    report("signature_hint_compiles", k != NULL, msg);
+    if (k) {
+        ok = tl_kernel_param(k, 0, &pi) == TL_SUCCESS && pi.hint == 16 && tl_kernel_param(k, 1, &pi) == TL_SUCCESS &&
+             pi.hint == 0;
+        report("kernel_param_tensordesc_hint", ok, "tl_kernel_param does not report the :16 of parameter 0 only");
+        a[0] = tl_arg_tensordesc(&d0, b, 2, shape, strides, block);
+        a[1] = tl_arg_tensordesc(&d1, b, 2, shape, strides, block);
+        s = tl_launch(k, grid, a, 6);
+        report("hint_accepted", s == TL_SUCCESS, tl_last_error(ctx));
+        a[0] = tl_arg_tensordesc(&d0, b, 2, (int64_t[]){37, 64}, strides, block);
+        refused("refuses_broken_hint", k, a, 6, "promises shapes that are multiples of 16 (:16), but shape[0] is 37");
+    }
     tl_buffer_destroy(b);
     tl_buffer_destroy(bi);
     tl_kernel_destroy(k);
