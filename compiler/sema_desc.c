@@ -649,9 +649,11 @@ bool sema_desc_method(Sema *s, Val recv, const char *name, Args *args, Span call
     return false;
 }
 
+/* A descriptor's attributes (Triton's tensor_descriptor has them; a block
+ * pointer is a pointer tensor there, with no useful ones). */
 bool sema_desc_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
     (void)sp;
-    if (!sema_is_struct(x))
+    if (x.k != V_TENSORDESC)
         return false;
     Val items[IR_MAX_RANK];
     if (!strcmp(name, "dtype")) {
@@ -664,7 +666,7 @@ bool sema_desc_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
         *out = sema_tuple(s, items, x.n);
         return true;
     }
-    if (x.k == V_TENSORDESC && (!strcmp(name, "shape") || !strcmp(name, "strides"))) {
+    if (!strcmp(name, "shape") || !strcmp(name, "strides")) {
         for (int d = 0; d < x.n; d++)
             items[d] = name[1] == 'h' ? SHAPE(x, d) : STRIDE(x, d);
         *out = sema_tuple(s, items, x.n);
