@@ -92,6 +92,10 @@ int aot_plan(Arena *a, const char *signature, const Function *base, AotVariant *
     const char **entries = NULL;
     int nent = 0;
     int *param_of_entry = NULL;
+    if (signature && strstr(signature, "tensordesc<")) {
+        buf_printf(err, "tensor descriptor parameters (tensordesc<...>) are not supported by --emit=c yet");
+        return -1;
+    }
     if (signature) {
         nent = options_split_signature(a, signature, &entries);
         param_of_entry = arena_alloc(a, sizeof(int) * (size_t)(nent + 1));

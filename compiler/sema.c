@@ -621,6 +621,13 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
             suggest_add(&sg, attrs[i]);
         sema_suggest_builtins(&sg, B_METHOD);
     }
+    if (x.k == V_TENSORDESC) {
+        static const char *const attrs[] = {"load",       "store",      "atomic_add", "atomic_min", "atomic_max",
+                                            "atomic_and", "atomic_or",  "atomic_xor", "shape",      "strides",
+                                            "block_shape", "dtype"};
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+            suggest_add(&sg, attrs[i]);
+    }
     sema_fail(s, sp, "%s has no attribute '%s'%s", sema_describe(s, x), name, sema_did_you_mean(s, &sg));
 }
 
@@ -960,14 +967,34 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
         if (e)
             m[nm++] = (Merge){ts.b[i].name, ts.b[i].v, e->v, false, {0}, {0}};
     }
-    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nm + 1));
-    ValueId *ty = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nm + 1));
-    ValueId *ey = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nm + 1));
+    int cap = 1; /* a block pointer or descriptor takes one result per runtime field */
+    for (int i = 0; i < nm; i++)
+        cap += sema_is_struct(m[i].tv) ? sema_struct_leaves(m[i].tv, NULL) : 1;
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)cap);
+    ValueId *ty = arena_alloc(s->a, sizeof(ValueId) * (size_t)cap);
+    ValueId *ey = arena_alloc(s->a, sizeof(ValueId) * (size_t)cap);
     int nres = 0;
     for (int i = 0; i < nm; i++) {
         Merge *g = &m[i];
         if (same_val(g->tv, g->ev) || g->tv.k == V_POISON || g->ev.k == V_POISON)
             continue; /* both branches agree: no result needed; or a branch failed (recovery) */
+        if (sema_is_struct(g->tv) || sema_is_struct(g->ev)) {
+            const char *why = sema_is_struct(g->tv) ? sema_struct_mismatch(s, g->tv, g->ev) : "";
+            if (why)
+                sema_fail(s, sp, "'%s' is %s in the then block and %s in the else block of a runtime 'if'%s%s", g->name,
+                          sema_describe(s, g->tv), sema_describe(s, g->ev), *why ? ": " : "", why);
+            /* one result per field that differs between the branches */
+            int nl = sema_struct_leaves(g->tv, NULL);
+            ValueId *tl = arena_alloc(s->a, sizeof(ValueId) * (size_t)(2 * nl + 1)), *el = tl + nl;
+            sema_struct_leaves(g->tv, tl);
+            sema_struct_leaves(g->ev, el);
+            for (int k = 0; k < nl; k++)
+                if (tl[k] != el[k]) {
+                    ty[nres] = tl[k], ey[nres] = el[k];
+                    rt[nres++] = s->f->values[tl[k]].type;
+                }
+            continue;
+        }
         if (g->live && g->lv.k == V_TENSOR) {
             /* a live-in tensor keeps its type in both branches */
             for (int side = 0; side < 2; side++) {
@@ -997,7 +1024,16 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
             bind(s, m[i].name, (Val){.k = V_POISON});
         else if (same_val(m[i].tv, m[i].ev))
             bind(s, m[i].name, m[i].tv);
-        else
+        else if (sema_is_struct(m[i].tv)) {
+            int nl = sema_struct_leaves(m[i].tv, NULL);
+            ValueId *tl = arena_alloc(s->a, sizeof(ValueId) * (size_t)(2 * nl + 1)), *el = tl + nl;
+            sema_struct_leaves(m[i].tv, tl);
+            sema_struct_leaves(m[i].ev, el);
+            for (int k = 0; k < nl; k++)
+                if (tl[k] != el[k])
+                    tl[k] = in->results[r++];
+            bind(s, m[i].name, sema_struct_with(s, m[i].tv, tl));
+        } else
             bind(s, m[i].name, sema_tensor(s, in->results[r++]));
     }
 }
@@ -1052,6 +1088,14 @@ static Val merge_ret(Sema *s, Val tv, Val ev, ValueId **y, Type *rt, int *n, Ins
         }
         return in ? sema_tuple(s, items, tv.n) : tv;
     }
+    if (sema_is_struct(tv) && sema_is_struct(ev) && !sema_struct_mismatch(s, tv, ev)) {
+        /* a block pointer or descriptor: field by field, like a tuple */
+        Val r = tv;
+        r.items = arena_alloc(s->a, sizeof(Val) * (size_t)tv.i);
+        for (int i = 0; i < tv.i; i++)
+            r.items[i] = merge_ret(s, tv.items[i], ev.items[i], y, rt, n, in, tb, eb, tsp, esp);
+        return in ? r : tv;
+    }
     if (in)
         return sema_tensor(s, in->results[(*n)++]);
     bool tn = sema_is_number(tv), en = sema_is_number(ev);
@@ -1083,6 +1127,8 @@ static Val merge_ret(Sema *s, Val tv, Val ev, ValueId **y, Type *rt, int *n, Ins
 
 /* Leaves of a returned value that may need an IF result. */
 static int ret_leaves(Val v) {
+    if (sema_is_struct(v))
+        return (int)v.i;
     if (v.k != V_TUPLE)
         return 1;
     int n = 0;
@@ -1163,7 +1209,37 @@ typedef struct Carried {
     ValueId init;
     bool deferred; /* a compile-time value: must not change in the loop */
     bool poisoned; /* a statement of the body that assigns it failed (recovery) */
+    int nleaf;     /* a block pointer or descriptor (live): each runtime field is carried */
+    ValueId *leaves; /* their initial values */
 } Carried;
+
+/* The loop slots (carried values) of c[0..nc). */
+static int carried_slots(const Carried *c, int nc) {
+    int n = 0;
+    for (int i = 0; i < nc; i++)
+        n += c[i].deferred ? 0 : c[i].nleaf ? c[i].nleaf : 1;
+    return n;
+}
+
+/* Block arguments of blk for one carried value (one per field of a struct),
+ * bound to its name; their initial values, types and ids are appended at *n
+ * to inits, rt and argv (each may be NULL). */
+static void bind_carried(Sema *s, const Carried *c, Block *blk, ValueId *inits, Type *rt, ValueId *argv, int *n) {
+    int k = c->nleaf ? c->nleaf : 1;
+    ValueId *args = arena_alloc(s->a, sizeof(ValueId) * (size_t)k);
+    for (int j = 0; j < k; j++, (*n)++) {
+        ValueId init = c->nleaf ? c->leaves[j] : c->init;
+        Type t = s->f->values[init].type;
+        args[j] = ir_block_arg(s->f, blk, t);
+        if (inits)
+            inits[*n] = init;
+        if (rt)
+            rt[*n] = t;
+        if (argv)
+            argv[*n] = args[j];
+    }
+    bind(s, c->name, c->nleaf ? sema_struct_with(s, c->live, args) : sema_tensor(s, args[0]));
+}
 
 /* The loop-carried names of a loop body: assigned in it and live before it
  * (code_generator.visit_For / visit_While). Numbers become tensors. */
@@ -1187,6 +1263,10 @@ static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried
         } else if (sema_is_number(b->v)) {
             k->init = sema_to_tensor(s, b->v, sp);
             k->t = s->f->values[k->init].type;
+        } else if (sema_is_struct(b->v)) {
+            k->nleaf = sema_struct_leaves(b->v, NULL);
+            k->leaves = arena_alloc(s->a, sizeof(ValueId) * (size_t)k->nleaf);
+            sema_struct_leaves(b->v, k->leaves);
         } else {
             k->deferred = true;
         }
@@ -1197,15 +1277,28 @@ static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried
 
 /* The yields of a loop body: each carried name's value at the end, in its type. */
 static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
-    ValueId *y = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 1));
+    ValueId *y = arena_alloc(s->a, sizeof(ValueId) * (size_t)(carried_slots(c, nc) + 1));
     int n = 0;
     for (int i = 0; i < nc; i++) {
         Binding *b = scope_find(&s->fr->scope, c[i].name);
         Val v = b ? b->v : c[i].live;
         if (v.k == V_POISON) {
             c[i].poisoned = true;
-            if (!c[i].deferred)
+            if (c[i].nleaf)
+                n += sema_struct_leaves(c[i].live, y + n);
+            else if (!c[i].deferred)
                 y[n++] = c[i].init; /* any value of its type: the kernel fails anyway */
+            continue;
+        }
+        if (c[i].nleaf) {
+            const char *why = sema_struct_mismatch(s, c[i].live, v);
+            if (why && !*why)
+                sema_fail(s, sp, "loop-carried variable '%s' is %s but is re-assigned to %s in the loop", c[i].name,
+                          sema_describe(s, c[i].live), sema_describe(s, v));
+            if (why)
+                sema_fail(s, sp, "loop-carried variable '%s' is %s, but in the loop %s", c[i].name,
+                          sema_describe(s, c[i].live), why);
+            n += sema_struct_leaves(v, y + n);
             continue;
         }
         if (c[i].deferred) {
@@ -1235,11 +1328,16 @@ static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
     return y;
 }
 
-static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, Inst *in, const char *target, Val *tgt_live) {
+/* outs: each loop slot's value after the loop (the loop's results). */
+static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, const ValueId *outs, const char *target,
+                              Val *tgt_live) {
     s->fr->scope = live;
     for (int i = 0, r = 0; i < nc; i++) {
-        if (!c[i].deferred)
-            bind(s, c[i].name, sema_tensor(s, in->results[r++]));
+        if (c[i].nleaf) {
+            bind(s, c[i].name, sema_struct_with(s, c[i].live, outs + r));
+            r += c[i].nleaf;
+        } else if (!c[i].deferred)
+            bind(s, c[i].name, sema_tensor(s, outs[r++]));
         if (c[i].poisoned)
             bind(s, c[i].name, (Val){.k = V_POISON});
     }
@@ -1271,6 +1369,47 @@ static void unroll(Sema *s, const Node *n, int64_t lb, int64_t step, int64_t fro
         exec_seq(s, &n->l0, 0, &c);
     }
     s->no_recover--;
+}
+
+/* Uses of `from` in b and the regions below it become uses of `to`. */
+static void replace_uses(Block *b, ValueId from, ValueId to) {
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int j = 0; j < in->nargs; j++)
+            if (in->args[j] == from)
+                in->args[j] = to;
+        for (int r = 0; r < in->nregions; r++)
+            replace_uses(in->regions[r], from, to);
+    }
+}
+
+/* A for loop carries every runtime field of a block pointer or descriptor
+ * (tl.advance changes only the offsets, but the body may rebuild it): the
+ * fields the body yields unchanged are dropped from the loop again, their
+ * uses inside and after it reading the initial value. outs[slot] is each
+ * slot's value after the loop. */
+static void prune_struct_slots(Sema *s, Inst *in, const Carried *c, int nc, ValueId *outs) {
+    Block *body = in->regions[0];
+    Inst *y = body->insts[body->ninsts - 1];
+    for (int i = 0, slot = 0, kept = 0; i < nc; i++) {
+        int k = c[i].deferred ? 0 : c[i].nleaf ? c[i].nleaf : 1;
+        for (int j = 0; j < k; j++, slot++) {
+            ValueId arg = body->args[1 + kept], init = in->args[3 + kept];
+            if (!c[i].nleaf || y->args[kept] != arg) {
+                outs[slot] = in->results[kept++];
+                continue;
+            }
+            replace_uses(body, arg, init);
+            outs[slot] = init;
+            int rest = in->nresults - kept - 1;
+            memmove(&body->args[1 + kept], &body->args[2 + kept], sizeof(ValueId) * (size_t)rest);
+            memmove(&in->args[3 + kept], &in->args[4 + kept], sizeof(ValueId) * (size_t)rest);
+            memmove(&y->args[kept], &y->args[kept + 1], sizeof(ValueId) * (size_t)rest);
+            memmove(&in->results[kept], &in->results[kept + 1], sizeof(ValueId) * (size_t)rest);
+            body->nargs--, in->nargs--, y->nargs--, in->nresults--;
+        }
+    }
+    (void)s;
 }
 
 static void exec_for(Sema *s, const Node *n, const Cont *k) {
@@ -1339,8 +1478,9 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     Val tgt_live = tb ? tb->v : sema_none();
     Block *outer = s->blk, *body = ir_block_new(s->f);
     ValueId iv = ir_block_arg(s->f, body, ir_scalar(ivt));
-    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 4));
-    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nc + 1));
+    int slots = carried_slots(c, nc);
+    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(slots + 4));
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(slots + 1));
     int ni = 0;
     inits[ni++] = l;
     inits[ni++] = u;
@@ -1353,20 +1493,20 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     }
     bind(s, target->name, sema_tensor(s, ivv));
     int nr = 0;
-    for (int i = 0; i < nc; i++) {
-        if (c[i].deferred)
-            continue;
-        inits[ni++] = c[i].init;
-        rt[nr++] = c[i].t;
-        bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, body, c[i].t)));
-    }
+    for (int i = 0; i < nc; i++)
+        if (!c[i].deferred)
+            bind_carried(s, &c[i], body, inits + 3, rt, NULL, &nr);
+    ni += nr;
     exec_loop_body(s, n, c, nc);
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
     ir_set_regions(in, body, NULL);
     if (v[3].k == V_INT && v[3].i > 0 && v[3].i <= 16) /* tl.range(..., num_stages=N): this loop's pipelining */
         in->attr.num_stages = (int)v[3].i;
-    rebind_after_loop(s, live, c, nc, in, target->name, tb ? &tgt_live : NULL);
+    ValueId *outs = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nr + 1));
+    memcpy(outs, in->results, sizeof(ValueId) * (size_t)nr);
+    prune_struct_slots(s, in, c, nc, outs);
+    rebind_after_loop(s, live, c, nc, outs, target->name, tb ? &tgt_live : NULL);
 }
 
 static void exec_while(Sema *s, const Node *n) {
@@ -1376,19 +1516,14 @@ static void exec_while(Sema *s, const Node *n) {
     int nc = loop_carried(s, &n->l0, NULL, &c, n->span);
     Scope live = scope_copy(s, &s->fr->scope);
     Block *outer = s->blk, *before = ir_block_new(s->f), *after = ir_block_new(s->f);
-    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 1));
-    ValueId *fwd = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nc + 2));
-    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(nc + 1));
+    int slots = carried_slots(c, nc);
+    ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(slots + 1));
+    ValueId *fwd = arena_alloc(s->a, sizeof(ValueId) * (size_t)(slots + 2));
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)(slots + 1));
     int nr = 0;
-    for (int i = 0; i < nc; i++) {
-        if (c[i].deferred)
-            continue;
-        inits[nr] = c[i].init;
-        rt[nr] = c[i].t;
-        ValueId a = ir_block_arg(s->f, before, c[i].t);
-        fwd[1 + nr++] = a;
-        bind(s, c[i].name, sema_tensor(s, a));
-    }
+    for (int i = 0; i < nc; i++)
+        if (!c[i].deferred)
+            bind_carried(s, &c[i], before, inits, rt, fwd + 1, &nr);
     s->blk = before;
     Val cv = eval(s, n->a);
     ValueId cond = cv.k == V_TENSOR ? scalar_cond(s, cv, n->a->span, "a 'while'")
@@ -1398,14 +1533,14 @@ static void exec_while(Sema *s, const Node *n) {
     sema_emit_inst(s, IR_CONDITION, fwd, nr + 1, NULL, 0, n->a->span);
     s->fr->scope = scope_copy(s, &live);
     s->blk = after;
-    for (int i = 0; i < nc; i++)
+    for (int i = 0, na = 0; i < nc; i++)
         if (!c[i].deferred)
-            bind(s, c[i].name, sema_tensor(s, ir_block_arg(s->f, after, c[i].t)));
+            bind_carried(s, &c[i], after, NULL, NULL, NULL, &na);
     exec_loop_body(s, n, c, nc);
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
     ir_set_regions(in, before, after);
-    rebind_after_loop(s, live, c, nc, in, NULL, NULL);
+    rebind_after_loop(s, live, c, nc, in->results, NULL, NULL);
 }
 
 static void exec_return(Sema *s, const Node *n) {
@@ -1918,7 +2053,8 @@ static void specialize(Sema *s, const Node *fn) {
         const char *def = cx || !rt_sig ? define_of(s, p->name) : NULL;
         Type t;
         int hint = 0;
-        bool bad_hint = false, is_type = entry && (entry[0] == '*' || sig_type(entry, &t, &hint, &bad_hint));
+        bool bad_hint = false,
+             is_type = entry && (entry[0] == '*' || sema_desc_entry(entry) || sig_type(entry, &t, &hint, &bad_hint));
         Val v;
         bool have = false, found;
         if (def) {
@@ -1979,6 +2115,20 @@ static void specialize(Sema *s, const Node *fn) {
         }
         if (!entry)
             sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
+        if (sema_desc_entry(entry)) { /* a descriptor from the host (sema_desc.c) */
+            DType elem;
+            int rank, dhint;
+            int32_t block[IR_MAX_RANK];
+            Val dv = sema_desc_param(s, p->name, entry, p->span, &elem, &rank, block, &dhint);
+            record_param(s, p, true, ir_ptr(elem), dhint, NULL);
+            if (s->info) {
+                KernelParam *kp = &s->info->params[s->info->nparams - 1];
+                kp->desc_rank = rank;
+                memcpy(kp->desc_block, block, sizeof(int32_t) * (size_t)rank);
+            }
+            scope_set(s, &s->fr->scope, p->name, dv);
+            continue;
+        }
         if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID)) {
             const char *guess = sig_type_guess(s, entry);
             if (guess)

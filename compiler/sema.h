@@ -39,6 +39,10 @@ typedef struct KernelParam {
     Type type;         /* runtime, with a signature entry: its type; DT_VOID: from the launch */
     int hint;          /* the entry's :16 or :1, else 0 */
     const char *value; /* bound at compile time: repr() of its value */
+    /* a `tensordesc<fp16[64, 32]>` entry: its rank and block shape (type is
+     * then the element pointer type); 0 for other parameters */
+    int desc_rank;
+    int32_t desc_block[IR_MAX_RANK];
 } KernelParam;
 
 typedef struct KernelInfo {

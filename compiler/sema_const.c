@@ -37,7 +37,7 @@ Val sema_tuple(Sema *s, const Val *items, int n) {
 }
 
 bool sema_has_tensor(Val v) {
-    if (v.k == V_TENSOR)
+    if (v.k == V_TENSOR || sema_is_struct(v))
         return true;
     if (v.k == V_TUPLE || v.k == V_DICT)
         for (int i = 0; i < v.n; i++)
@@ -100,6 +100,14 @@ bool sema_const_eq(Val a, Val b) {
     case V_BUILTIN: return a.bi == b.bi;
     case V_MODULE: return !strcmp(a.s, b.s);
     case V_TENSOR: return a.id == b.id;
+    case V_BLOCKPTR:
+    case V_TENSORDESC: /* the same fields */
+        if (a.i != b.i || a.n != b.n || a.ty.pointee != b.ty.pointee)
+            return false;
+        for (int i = 0; i < a.i; i++)
+            if (!sema_const_eq(a.items[i], b.items[i]))
+                return false;
+        return true;
     default: return false; /* dicts, configs: identity unknown, never equal */
     }
 }
@@ -122,6 +130,8 @@ const char *sema_kind_name(Val v) {
     case V_SLICE: return "slice";
     case V_TENSOR: return "tensor";
     case V_POISON: return "error"; /* never shown: reading a poisoned name says nothing */
+    case V_BLOCKPTR: return "block pointer";
+    case V_TENSORDESC: return "tensor descriptor";
     }
     return "?";
 }
@@ -185,6 +195,12 @@ void sema_repr(Buf *b, Val v) {
     case V_SLICE: buf_puts(b, ":"); break;
     case V_TENSOR: ir_type_print(b, v.ty); break;
     case V_POISON: buf_puts(b, "<error>"); break;
+    case V_BLOCKPTR:
+    case V_TENSORDESC:
+        buf_putc(b, '<');
+        sema_struct_describe(b, v);
+        buf_putc(b, '>');
+        break;
     }
 }
 
@@ -205,6 +221,11 @@ const char *sema_describe(Sema *s, Val v) {
     case V_MODULE:
     case V_SLICE:
     case V_UNDEF: sema_repr(&b, v); break;
+    case V_BLOCKPTR:
+    case V_TENSORDESC:
+        buf_puts(&b, "a ");
+        sema_struct_describe(&b, v);
+        break;
     default:
         buf_printf(&b, "%s ", sema_kind_name(v));
         sema_repr(&b, v);

@@ -60,6 +60,9 @@ typedef enum {
     V_TENSOR,  /* id: an SSA value of type ty (scalar or block) */
     V_POISON,  /* only in a scope: a name whose statement failed; reading it skips the
                   reader's statement without a further error */
+    V_BLOCKPTR,   /* tl.make_block_ptr: a struct of fields items[i] (i of them), rank n, ty the
+                     element pointer type (sema_desc.c) */
+    V_TENSORDESC, /* a tensor descriptor, made in the kernel or passed from the host: as V_BLOCKPTR */
 } VKind;
 
 typedef struct Builtin Builtin;
@@ -282,5 +285,35 @@ Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+
+/* ---- sema_desc.c: block pointers and tensor descriptors ---- */
+Val sema_h_make_block_ptr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_advance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_load_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_store_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+/* tl.load / tl.store on a block pointer (h_load's and h_store's arguments). */
+Val sema_blockptr_load(Sema *s, Val *a, const Span *sp, Span call);
+Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call);
+/* desc.load(...), desc.store(...), desc.atomic_add(...); desc.shape, .strides, .block_shape, .dtype. */
+bool sema_desc_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out);
+bool sema_desc_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
+/* A block pointer or a tensor descriptor: compile-time structs whose runtime
+ * fields (leaves) loops carry and runtime ifs merge one by one. */
+bool sema_is_struct(Val v);
+int sema_struct_leaves(Val v, ValueId *out); /* their count; out may be NULL */
+Val sema_struct_with(Sema *s, Val v, const ValueId *leaves); /* v with the leaves replaced */
+/* NULL if b can stand where a stood (same kind and block, same compile-time
+ * fields, runtime ones of the same types); "" if b is something else; else
+ * which field differs. */
+const char *sema_struct_mismatch(Sema *s, Val a, Val b);
+void sema_struct_describe(Buf *b, Val v);
+/* A signature entry `tensordesc<fp16[64, 32]>` (`:16` after it: every shape
+ * dim a multiple of 16): the parameters it becomes (base, shape, strides but
+ * the last, the NaN-padding flag for floats) and the descriptor bound to the
+ * name; its dtype, rank, block shape and hint. */
+bool sema_desc_entry(const char *entry);
+Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DType *elem, int *rank, int32_t *block,
+                    int *hint);
 
 #endif

@@ -724,13 +724,16 @@ static ValueId bool_ptr_as_i8(Sema *s, ValueId ptr, Span sp) {
 
 static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
+    if (a[0].k == V_BLOCKPTR)
+        return sema_blockptr_load(s, a, sp, call);
     ValueId ptr = need_pointer(s, a[0], sp[0], "tl.load");
     bool has_mask = given(a[1]), has_other = given(a[2]);
     if (!has_mask && has_other)
         sema_fail(s, sp[2], "`other` cannot be provided without `mask`");
     if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE) || opt_str(s, a[4], sp[4], "padding_option"))
-        sema_fail(s, call, "`padding_option` or `boundary_check` are only supported with block pointers, "
-                           "which tl does not have");
+        sema_fail(s, call, "`padding_option` or `boundary_check` are not supported for loading a block of pointers "
+                           "or a scalar, because the compiler does not know the boundary; use a block pointer "
+                           "(tl.make_block_ptr) or a tensor descriptor");
     opt_str(s, a[5], sp[5], "cache_modifier");
     opt_str(s, a[6], sp[6], "eviction_policy");
     opt_bool(s, a[7], sp[7], false, "volatile");
@@ -776,12 +779,15 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
 
 static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
+    if (a[0].k == V_BLOCKPTR)
+        return sema_blockptr_store(s, a, sp, call);
     ValueId ptr = need_pointer(s, a[0], sp[0], "tl.store");
     ValueId val = need_tensor(s, a[1], sp[1]);
     bool has_mask = given(a[2]);
     ValueId mask = has_mask ? need_mask(s, a[2], sp[2]) : 0;
     if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE))
-        sema_fail(s, sp[3], "`boundary_check` is only supported with block pointers, which tl does not have");
+        sema_fail(s, sp[3], "`boundary_check` is not supported for storing to a block of pointers or a scalar, "
+                            "because the compiler does not know the boundary; use a block pointer (tl.make_block_ptr)");
     opt_str(s, a[4], sp[4], "cache_modifier");
     opt_str(s, a[5], sp[5], "eviction_policy");
     Type pt = ty_of(s, ptr);
@@ -1516,6 +1522,13 @@ static const Builtin builtins[] = {
     {"atomic_or", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_OR, TLM},
     {"atomic_xor", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_XOR, TLM},
     {"atomic_cas", "pointer cmp val sem? scope?", h_atomic_cas, 0, TLM},
+    /* block pointers and tensor descriptors (sema_desc.c) */
+    {"make_block_ptr", "base shape strides offsets block_shape order", sema_h_make_block_ptr, 0, TL},
+    {"advance", "base offsets", sema_h_advance, 0, TL},
+    {"make_tensor_descriptor", "base shape strides block_shape padding_option?", sema_h_make_tensor_descriptor, 0,
+     TL},
+    {"load_tensor_descriptor", "desc offsets", sema_h_load_tensor_descriptor, 0, TL},
+    {"store_tensor_descriptor", "desc offsets value", sema_h_store_tensor_descriptor, 0, TL},
     /* math */
     {"dot", "input other acc? input_precision? allow_tf32? max_num_imprecise_acc? out_dtype?", h_dot, 0, TL},
     {"where", "condition x y", h_where, 0, TL},
@@ -1620,9 +1633,8 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
  * method; it is never offered as a "did you mean". The members of
  * triton.language.extra (libdevice) are all missing too (sema.c). */
 static const char *const unsupported[] = {
-    /* memory: block pointers and tensor descriptors */
-    "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
-    "store_tensor_descriptor", "tensor_descriptor",
+    /* the type of tensor descriptors (as a value) */
+    "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
     "erf", "umulhi", "fdiv", "div_rn", "sqrt_rn", "softmax", "dot_scaled",
     /* fp8 types */
@@ -1729,6 +1741,8 @@ static bool dtype_pred(Type t, const char *name, bool *res) {
 }
 
 bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    if (sema_is_struct(x))
+        return sema_desc_attr(s, x, name, sp, out);
     if (x.k == V_TENSOR) {
         if (!strcmp(name, "dtype")) {
             *out = sema_dtype(ir_elem(x.ty));
@@ -1866,6 +1880,8 @@ Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call) {
 
 /* x.name(args): dtype predicates, dict.get, tensor methods */
 bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out) {
+    if (sema_is_struct(recv))
+        return sema_desc_method(s, recv, name, args, call, out);
     if (recv.k == V_DTYPE) {
         bool r;
         if (!dtype_pred(recv.ty, name, &r))

@@ -3,7 +3,10 @@
  * launch over all of them with the grid as an expression), the tutorial's
  * **meta kernel with and without leaky_relu, the puzzle (2D and grouped) at the
  * seed's shapes, and seed 003's forward with relu plus its backward pass (two
- * matmuls on transposed operands).
+ * matmuls on transposed operands). Then the tutorial's kernel written with
+ * block pointers (matmul_block_ptr.tl) and with tensor descriptors made in
+ * the kernel or on the host (matmul_descriptor.tl), at sizes the blocks do
+ * not divide.
  *
  * On a GPU each case runs again with num_stages 1 to 4 (the pipeliner's
  * rings of 1 to 4 shared buffers, K tails included).
@@ -59,6 +62,9 @@ static TlBuffer *upload(TlContext *ctx, TlDType dt, const float *m, int rows, in
 }
 
 static double stored(TlDType dt, float v) { return dt == TL_F16 ? ex_h2f(ex_f2h(v)) : v; }
+
+#define FP16_TOL 1e-2, 1e-2
+#define FP32_TOL 1e-4, 1e-4
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
@@ -136,14 +142,72 @@ done:
     tl_kernel_destroy(k);
 }
 
+/* matmul_kernel_host_desc: A, B and C as host tensor descriptors over
+ * buffers whose rows are padded to 16 bytes (as TMA needs), M, N and K prime.
+ * C's padding starts at a sentinel that the dropped out-of-bounds writes of
+ * the edge tiles must leave alone. */
+static void run_host_desc_case(TlContext *ctx, const char *name, int M, int N, int K) {
+    int lda = round_up(K, 8), ldb = round_up(N, 8), ldc = round_up(N, 8);
+    float *a = random_matrix((size_t)M * K), *b = random_matrix((size_t)K * N);
+    float *ap = calloc((size_t)M * lda, sizeof *ap), *bp = calloc((size_t)K * ldb, sizeof *bp);
+    float *cp = malloc(sizeof *cp * (size_t)M * ldc);
+    for (int i = 0; i < M; i++)
+        memcpy(ap + (size_t)i * lda, a + (size_t)i * K, sizeof *ap * (size_t)K);
+    for (int i = 0; i < K; i++)
+        memcpy(bp + (size_t)i * ldb, b + (size_t)i * N, sizeof *bp * (size_t)N);
+    for (size_t i = 0; i < (size_t)M * ldc; i++)
+        cp[i] = 7.0f;
+    TlBuffer *ba = upload(ctx, TL_F16, ap, M, lda, M, lda, 0), *bb = upload(ctx, TL_F16, bp, K, ldb, K, ldb, 0);
+    TlBuffer *bc = upload(ctx, TL_F16, cp, M, ldc, M, ldc, 0);
+    TlKernel *k = ex_kernel(ctx, "matmul_descriptor.tl", "--kernel matmul_kernel_host_desc -D GROUP_SIZE_M=4");
+    TlTensorDesc da, db, dc;
+    TlArg args[] = {
+        tl_arg_tensordesc(&da, ba, 2, (int64_t[]){M, K}, (int64_t[]){lda, 1}, (int32_t[]){64, 32}),
+        tl_arg_tensordesc(&db, bb, 2, (int64_t[]){K, N}, (int64_t[]){ldb, 1}, (int32_t[]){32, 64}),
+        tl_arg_tensordesc(&dc, bc, 2, (int64_t[]){M, N}, (int64_t[]){ldc, 1}, (int32_t[]){64, 64}),
+        tl_arg_i32(M), tl_arg_i32(N), tl_arg_i32(K),
+    };
+    unsigned grid[3] = {ex_cdiv((size_t)M, 64) * ex_cdiv((size_t)N, 64), 1, 1};
+    TlStatus s = tl_launch(k, grid, args, 6);
+    if (s != TL_SUCCESS) {
+        ex_result(name, 0, "%s\n%s", tl_status_name(s), tl_last_error(ctx));
+    } else {
+        size_t n = (size_t)M * ldc, bad = n;
+        uint16_t *raw = malloc(n * 2);
+        tl_buffer_read(bc, 0, raw, n * 2);
+        double *got = malloc((size_t)M * N * sizeof *got), *want = malloc((size_t)M * N * sizeof *want);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < ldc; j++) {
+                double g = ex_h2f(raw[(size_t)i * ldc + j]);
+                if (j >= N && g != 7.0 && bad == n)
+                    bad = (size_t)i * ldc + j;
+                if (j >= N)
+                    continue;
+                double acc = 0;
+                for (int kk = 0; kk < K; kk++)
+                    acc += stored(TL_F16, a[(size_t)i * K + kk]) * stored(TL_F16, b[(size_t)kk * N + j]);
+                got[(size_t)i * N + j] = g, want[(size_t)i * N + j] = acc;
+            }
+        size_t where;
+        double worst = ex_compare(got, want, (size_t)M * N, FP16_TOL, &where);
+        if (bad != n)
+            ex_result(name, 0, "C's row padding at [%zu][%zu] was written", bad / (size_t)ldc, bad % (size_t)ldc);
+        else
+            ex_result(name, worst <= 1, "C[%zu][%zu] = %.6g, want %.6g (error %.2fx the tolerance)",
+                      where / (size_t)N, where % (size_t)N, got[where], want[where], worst);
+        free(got), free(want), free(raw);
+    }
+    tl_kernel_destroy(k);
+    tl_buffer_destroy(ba), tl_buffer_destroy(bb), tl_buffer_destroy(bc);
+    free(a), free(b), free(ap), free(bp), free(cp);
+}
+
 static void transpose(const float *m, int rows, int cols, float *t) {
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
             t[(size_t)c * rows + r] = m[(size_t)r * cols + c];
 }
 
-#define FP16_TOL 1e-2, 1e-2
-#define FP32_TOL 1e-4, 1e-4
 
 int main(void) {
     TlContext *ctx = ex_context();
@@ -188,6 +252,15 @@ int main(void) {
          TL_F32, TL_F32, 128, 256, 64, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
         {"fwd fp16 256x384x200 relu (seed 003)", "matmul_fwd.tl", fwd_relu,
          TL_F16, TL_F16, 256, 384, 200, 128, 128, GRID_1D, 1, 1, ACT_RELU_FP16, FP16_TOL},
+        /* block pointers and descriptors clip at the edges: no padding */
+        {"block_ptr fp16 257x131x67 (config 1)", "matmul_block_ptr.tl", "--kernel matmul_kernel --autotune-config 1",
+         TL_F16, TL_F16, 257, 131, 67, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP16_TOL},
+        {"block_ptr fp16 100x37x129 leaky_relu (config 3)", "matmul_block_ptr.tl",
+         "--kernel matmul_kernel --autotune-config 3 -D ACTIVATION=leaky_relu",
+         TL_F16, TL_F16, 100, 37, 129, 64, 32, GRID_1D, 0, 0, ACT_LEAKY_RELU, FP16_TOL},
+        {"descriptor (in kernel) fp16 257x136x72", "matmul_descriptor.tl",
+         "--kernel matmul_kernel_make_desc -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8",
+         TL_F16, TL_F16, 257, 136, 72, 64, 64, GRID_1D, 0, 0, ACT_NONE, FP16_TOL},
     };
     /* On a GPU every kernel also runs with 1 to 4 pipeline stages (1: no
      * software pipelining; the default is its autotune config's); the
@@ -222,6 +295,9 @@ int main(void) {
         {{"tuned puzzle grouped fp32 257x129x67", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped",
           TL_F32, TL_F32, 257, 129, 67, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP32_TOL},
          "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"},
+        {{"tuned block_ptr fp16 199x173x91", "matmul_block_ptr.tl", "--kernel matmul_kernel",
+          TL_F16, TL_F16, 199, 173, 91, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP16_TOL},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"},
     };
     for (size_t i = 0; i < sizeof tuned / sizeof tuned[0]; i++) {
         const Case *c = &tuned[i].c;
@@ -246,6 +322,10 @@ int main(void) {
     run_case(ctx, &dx, dz, yt, NULL);
     run_case(ctx, &dy, xt, dz, NULL);
     free(x), free(y), free(dz), free(yt), free(xt);
+
+    run_host_desc_case(ctx, "descriptor (from the host) fp16 257x131x67", 257, 131, 67);
+    run_host_desc_case(ctx, "descriptor (from the host) fp16 1x1x1", 1, 1, 1);
+    run_host_desc_case(ctx, "descriptor (from the host, :16) fp16 192x128x96", 192, 128, 96);
 
     tl_context_destroy(ctx);
     return ex_failures ? 1 : 0;

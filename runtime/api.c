@@ -368,6 +368,8 @@ void tl_kernel_destroy(TlKernel *k) {
     buf_free(&k->log);
     buf_free(&k->ir);
     buf_free(&k->sig);
+    free(k->flat);
+    free(k->tensor_maps);
     arena_free(&k->arena);
     free(k->text);
     free(k);
@@ -392,8 +394,11 @@ TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out) {
                     k->info.nruntime);
     const KernelParam *p = k->rt[i];
     bool ptr = p->type.dtype == DT_PTR;
-    *out = (TlParamInfo){.name = p->name, .is_pointer = ptr,
-                         .dtype = tl_dtype_of((DType)(ptr ? p->type.pointee : p->type.dtype)), .hint = p->hint};
+    *out = (TlParamInfo){.name = p->name, .is_pointer = ptr && !p->desc_rank,
+                         .dtype = tl_dtype_of((DType)(ptr ? p->type.pointee : p->type.dtype)), .hint = p->hint,
+                         .tensordesc_rank = p->desc_rank};
+    for (int d = 0; d < p->desc_rank; d++)
+        out->block_shape[d] = p->desc_block[d];
     return TL_SUCCESS;
 }
 
@@ -477,8 +482,95 @@ static const char *kind_name(const TlArg *a) {
     case TL_ARG_POINTER: return "a pointer";
     case TL_ARG_INT: return "an integer";
     case TL_ARG_FLOAT: return "a float";
+    case TL_ARG_TENSORDESC: return "a tensor descriptor";
     }
     return "an invalid argument";
+}
+
+/* Triton's spelling of a descriptor type: "tensordesc<fp16[64, 32]>". */
+static void desc_type(Buf *b, TlDType dt, int rank, const int32_t *block) {
+    buf_printf(b, "tensordesc<%s[", dtypes[dt].sig);
+    for (int d = 0; d < rank; d++)
+        buf_printf(b, "%s%d", d ? ", " : "", (int)block[d]);
+    buf_puts(b, "]>");
+}
+
+/* A parameter's type as messages spell it (a descriptor's as its signature). */
+static const char *param_type_name(const KernelParam *p, char *out, size_t n) {
+    Buf b = {0};
+    if (p->desc_rank)
+        desc_type(&b, tl_dtype_of((DType)p->type.pointee), p->desc_rank, p->desc_block);
+    else
+        ir_type_print(&b, p->type);
+    snprintf(out, n, "%s", b.data ? b.data : "?");
+    buf_free(&b);
+    return out;
+}
+
+
+/* The element type of a descriptor: its own, or its buffer's. */
+static TlDType desc_dtype(const TlTensorDesc *d) { return d->buffer && !d->dtype ? d->buffer->dtype : d->dtype; }
+
+/* A descriptor's own validity: what TMA needs (16-byte aligned base and
+ * strides, unit last stride, power-of-two blocks with 16 bytes or more in the
+ * last dim), and every described element inside its memory. NULL if fine. */
+static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, size_t len) {
+    if (!d)
+        return "is a null tensor descriptor";
+    if (d->rank < 1 || d->rank > TL_TENSORDESC_MAX_RANK)
+        return snprintf(why, len, "is a tensor descriptor of rank %d (1 to %d)", d->rank, TL_TENSORDESC_MAX_RANK), why;
+    TlDType dt = desc_dtype(d);
+    size_t es = tl_dtype_size(dt);
+    if (d->buffer) {
+        if (d->buffer->ctx != ctx)
+            return "is a tensor descriptor over a buffer of another context";
+        if (d->dtype && d->dtype != d->buffer->dtype)
+            return snprintf(why, len, "is a tensor descriptor of %s over a buffer of %s", dtypes[d->dtype].sig,
+                            dtypes[d->buffer->dtype].sig), why;
+    } else {
+        if (!es)
+            return snprintf(why, len, "is a tensor descriptor with an invalid dtype %d", (int)d->dtype), why;
+        if (!d->addr)
+            return "is a tensor descriptor over a null pointer";
+        if (ctx->kind == TL_DEVICE_CPU && !d->count)
+            return "is a tensor descriptor over a pointer without its element count (the interpreter checks bounds)";
+        if (d->addr % 16)
+            return snprintf(why, len, "is a tensor descriptor whose base 0x%llx is not 16-byte aligned",
+                            (unsigned long long)d->addr), why;
+    }
+    if (d->padding_nan != 0 && d->padding_nan != 1)
+        return "is a tensor descriptor whose padding_nan is neither 0 nor 1";
+    if (d->padding_nan && dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64)
+        return "is a tensor descriptor of integers with NaN padding";
+    int64_t numel = 1, last = 0; /* the last element described */
+    bool empty = false;
+    for (int i = 0; i < d->rank; i++) {
+        int32_t b = d->block_shape[i];
+        if (b < 1 || (b & (b - 1)) || (numel *= b) > (1 << 20))
+            return snprintf(why, len, "is a tensor descriptor whose block dims must be powers of two of at most "
+                                      "2^20 elements in all, but block_shape[%d] is %d", i, (int)b), why;
+        if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
+            return snprintf(why, len, "is a tensor descriptor whose shape[%d] is %lld (0 to 2^31-1)", i,
+                            (long long)d->shape[i]), why;
+        int64_t st = d->strides[i];
+        if (i == d->rank - 1 && st != 1)
+            return snprintf(why, len, "is a tensor descriptor whose last stride is %lld; it must be 1 (the last "
+                                      "dimension contiguous)", (long long)st), why;
+        if (i < d->rank - 1 && (st < 1 || st > ((int64_t)1 << 40) / (int64_t)es || (st * (int64_t)es) % 16))
+            return snprintf(why, len, "is a tensor descriptor whose strides[%d] = %lld elements (%lld bytes) is not a "
+                                      "positive multiple of 16 bytes", i, (long long)st, (long long)(st * (int64_t)es)),
+                   why;
+        empty |= !d->shape[i];
+        last += d->shape[i] ? (d->shape[i] - 1) * st : 0;
+    }
+    if ((int64_t)d->block_shape[d->rank - 1] * (int64_t)es < 16)
+        return snprintf(why, len, "is a tensor descriptor whose block has %d bytes in the last dimension; at least 16 "
+                                  "are needed", (int)(d->block_shape[d->rank - 1] * (int)es)), why;
+    size_t count = d->buffer ? d->buffer->count : d->count;
+    if (count && !empty && (uint64_t)last >= count)
+        return snprintf(why, len, "is a tensor descriptor reaching element %lld, past the %zu elements of its %s",
+                        (long long)last, count, d->buffer ? "buffer" : "pointer"), why;
+    return NULL;
 }
 
 /* Does the integer x fit in dt? */
@@ -495,13 +587,6 @@ static bool int_fits(int64_t x, DType dt) {
     }
 }
 
-static const char *type_name(Type t, char *out, size_t n) {
-    Buf b = {0};
-    ir_type_print(&b, t);
-    snprintf(out, n, "%s", b.data ? b.data : "?");
-    buf_free(&b);
-    return out;
-}
 
 /* Check argument i against runtime parameter p and write it, converted to
  * the parameter's type, to *out. The argument's own validity (kind, dtype,
@@ -536,14 +621,39 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
         if (a->dtype != TL_F16 && a->dtype != TL_BF16 && a->dtype != TL_F32 && a->dtype != TL_F64)
             return BAD("%s: argument %d ('%s'): invalid float dtype %d", k->name, i + 1, pn, (int)a->dtype);
         break;
+    case TL_ARG_TENSORDESC: {
+        char why[256];
+        const char *bad = check_desc(ctx, a->v.desc, why, sizeof why);
+        if (bad)
+            return BAD("%s: argument %d ('%s') %s", k->name, i + 1, pn, bad);
+        break;
+    }
     default:
         return BAD("%s: argument %d ('%s') has an invalid kind %d", k->name, i + 1, pn, (int)a->kind);
     }
     if (p->type.dtype == DT_VOID) /* no signature: the argument gives the type */
         return true;
 
-    char wbuf[64]; /* the parameter's type, spelt only on the error paths: launches stay allocation-free */
-#define w type_name(p->type, wbuf, sizeof wbuf)
+    char wbuf[128]; /* the parameter's type, spelt only where needed: launches stay allocation-free */
+#define w param_type_name(p, wbuf, sizeof wbuf)
+    if ((a->kind == TL_ARG_TENSORDESC) != (p->desc_rank > 0))
+        return BAD("%s: argument %d ('%s') is %s, but the parameter is %s", k->name, i + 1, pn, kind_name(a), w);
+    if (p->desc_rank) {
+        const TlTensorDesc *d = a->v.desc;
+        Buf got = {0};
+        desc_type(&got, desc_dtype(d), d->rank, d->block_shape);
+        bool same = !strcmp(got.data, w);
+        if (!same)
+            fail(ctx, TL_ERROR_LAUNCH, "%s: argument %d ('%s') is a %s, but the parameter is %s", k->name, i + 1, pn,
+                 got.data, w);
+        buf_free(&got);
+        for (int r = 0; same && p->hint == 16 && r < d->rank; r++)
+            if (d->shape[r] % 16)
+                return BAD("%s: argument %d ('%s'): the signature promises shapes that are multiples of 16 (:16), "
+                           "but shape[%d] is %lld",
+                           k->name, i + 1, pn, r, (long long)d->shape[r]);
+        return same;
+    }
     bool is_ptr = a->kind == TL_ARG_BUFFER || a->kind == TL_ARG_POINTER;
     DType pdt = (DType)p->type.dtype;
     if ((pdt == DT_PTR) != is_ptr)
@@ -610,6 +720,16 @@ void api_launch_signature(const TlArg *args, int nargs, Buf *sig) {
         case TL_ARG_POINTER:
             buf_printf(sig, "*%s%s", dtypes[a->dtype].sig, spec && a->v.p.addr % 16 == 0 ? ":16" : "");
             break;
+        case TL_ARG_TENSORDESC: { /* ":16": every dim of the shape a multiple of 16 */
+            const TlTensorDesc *d = a->v.desc;
+            desc_type(sig, desc_dtype(d), d->rank, d->block_shape);
+            bool all16 = spec;
+            for (int r = 0; r < d->rank; r++)
+                all16 &= d->shape[r] % 16 == 0;
+            if (all16)
+                buf_puts(sig, ":16");
+            break;
+        }
         case TL_ARG_INT:
             buf_puts(sig, dtypes[a->dtype].sig);
             if (spec && a->dtype != TL_I1 && a->v.i == 1)
@@ -749,8 +869,11 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
 }
 
 /* What of an argument its specialisation depends on: kind, dtype, and the
- * :16 / :1 bits launch_signature spells. */
+ * :16 / :1 bits launch_signature spells; 0 for a tensor descriptor, whose
+ * block shape is spelt in full (such launches always spell the signature). */
 static uint16_t arg_code(const TlArg *a) {
+    if (a->kind == TL_ARG_TENSORDESC)
+        return 0;
     bool spec = !(a->flags & TL_ARG_NO_SPECIALIZE);
     unsigned dt = a->kind == TL_ARG_BUFFER ? a->v.buffer->dtype : a->dtype, bits = 0;
     if (a->kind == TL_ARG_BUFFER)
@@ -779,6 +902,49 @@ bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
     return true;
 }
 
+/* The kernel's own parameters for checked arguments: each tensor descriptor
+ * becomes its base pointer, shape (i32), strides but the last (i64) and, for
+ * float elements, the NaN-padding flag (i1), as sema_desc_param declares them. */
+static bool flatten_args(TlKernel *k, const TlArg *args, int nargs, const TlArg **out, int *nout) {
+    int n = 0;
+    for (int i = 0; i < nargs; i++) {
+        const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
+        TlDType dt = d ? desc_dtype(d) : (TlDType)0;
+        n += d ? 2 * d->rank + (dt == TL_F16 || dt == TL_BF16 || dt == TL_F32 || dt == TL_F64) : 1;
+    }
+    *out = args, *nout = nargs;
+    if (n == nargs)
+        return true;
+    if (n > k->flat_cap) {
+        TlArg *f = realloc(k->flat, sizeof(TlArg) * (size_t)n);
+        if (!f)
+            return fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory"), false;
+        k->flat = f, k->flat_cap = n;
+    }
+    TlArg *f = k->flat;
+    int j = 0;
+    for (int i = 0; i < nargs; i++) {
+        const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
+        if (!d) {
+            f[j++] = args[i];
+            continue;
+        }
+        TlDType dt = desc_dtype(d);
+        f[j++] = d->buffer ? tl_arg_buffer(d->buffer) : tl_arg_ptr(d->addr, dt, d->count);
+        for (int r = 0; r < d->rank; r++)
+            f[j++] = tl_arg_i32((int32_t)d->shape[r]);
+        for (int r = 0; r < d->rank - 1; r++)
+            f[j++] = tl_arg_i64(d->strides[r]);
+        if (dt == TL_F16 || dt == TL_BF16 || dt == TL_F32 || dt == TL_F64) {
+            TlArg nan = {TL_ARG_INT, TL_I1, 0, {0}};
+            nan.v.i = d->padding_nan;
+            f[j++] = nan;
+        }
+    }
+    *out = f, *nout = j;
+    return true;
+}
+
 TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync) {
     if (!grid)
         return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
@@ -796,7 +962,7 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
     bool same = k->last != NULL;
     for (int i = 0; i < nargs; i++) {
         uint16_t c = arg_code(&k->norm[i]);
-        same = same && k->codes[i] == c;
+        same = same && c && k->codes[i] == c;
         k->codes[i] = c;
     }
     Variant *v = k->last;
@@ -813,9 +979,19 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
             return s;
         k->last = v;
     }
-    if (k->ctx->kind == TL_DEVICE_CUDA)
-        return gpu_launch(k, v, grid, k->norm, nargs, stream, sync);
-    return launch_cpu(k, v->fn, grid, k->norm, nargs);
+    const TlArg *flat;
+    int nflat;
+    if (!flatten_args(k, k->norm, nargs, &flat, &nflat))
+        return TL_ERROR_OUT_OF_MEMORY;
+    int want = k->ctx->kind == TL_DEVICE_CUDA ? v->nparams : v->fn->nparams;
+    if (nflat != want)
+        return fail(k->ctx, TL_ERROR_INTERNAL, "%s: the launch has %d kernel parameters, the kernel %d", k->name, nflat,
+                    want);
+    if (k->ctx->kind == TL_DEVICE_CUDA) {
+        gpu_encode_tensor_maps(k, k->norm, nargs);
+        return gpu_launch(k, v, grid, flat, nflat, stream, sync);
+    }
+    return launch_cpu(k, v->fn, grid, flat, nflat);
 }
 
 static TlStatus launch(TlKernel *k, GridSpec g, const TlArg *args, int nargs, CUstream stream, bool sync) {

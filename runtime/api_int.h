@@ -73,6 +73,10 @@ struct TlKernel {
     Buf log;
     Buf ir;
     Buf sig;            /* scratch for the launch signature, reused across launches */
+    TlArg *flat;        /* scratch: the arguments with tensor descriptors flattened (api.c) */
+    int flat_cap;
+    void *tensor_maps;  /* CUDA device: the CUtensorMaps of the last launch's descriptors */
+    int tensor_maps_cap;
     /* @triton.autotune without --autotune-config: one kernel per config, and
      * the config chosen for each tuning key (autotune.c). */
     TlKernel **configs;
@@ -132,6 +136,10 @@ TlStatus gpu_build(TlKernel *k, Variant *v);
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync);
 TlStatus gpu_synchronize(TlContext *ctx);
+/* Encode a CUtensorMap (TMA) for each tensor descriptor argument into
+ * k->tensor_maps, when the driver has cuTensorMapEncodeTiled; the kernels do
+ * not read them yet. */
+void gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
 void gpu_unload(TlContext *ctx, Variant *v);
 /* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);

@@ -336,6 +336,12 @@ static bool arg_region(TlKernel *k, const TlArg *args, int nargs, const char *na
             *bytes = args[i].v.p.count * tl_dtype_size(args[i].dtype);
             return true;
         }
+        const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
+        if (d && (d->buffer || d->count)) { /* the memory under a descriptor */
+            *p = d->buffer ? d->buffer->dptr : d->addr;
+            *bytes = d->buffer ? d->buffer->bytes : d->count * tl_dtype_size(d->dtype);
+            return true;
+        }
         fail(k->ctx, TL_ERROR_LAUNCH, "%s: autotuning resets or restores '%s', which needs a buffer or a pointer with "
                                       "its element count",
              k->name, name);

@@ -62,6 +62,8 @@ static void do_open(void) {
     }
     CUDA_SYMBOLS(X)
 #undef X
+    /* optional entry points: tl works without them */
+    *(void **)&api.cuTensorMapEncodeTiled = dlsym(api.lib, "cuTensorMapEncodeTiled");
     CUresult r = api.cuInit(0);
     if (r) {
         const char *name = "?", *str = "";

@@ -79,6 +79,11 @@ typedef struct CudaApi {
     CUresult (*cuEventDestroy)(CUevent);
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuGetErrorString)(CUresult, const char **);
+    /* Optional (CUDA 12+; NULL when the driver lacks it): TMA descriptors.
+     * (map, dtype, rank, address, dims, byte strides, box dims, element
+     * strides, interleave, swizzle, L2 promotion, out-of-bounds fill) */
+    CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                                       const unsigned *, const unsigned *, int, int, int, int);
 } CudaApi;
 
 /* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the

@@ -418,3 +418,79 @@ TlStatus gpu_zero(TlContext *ctx, CUdeviceptr p, size_t bytes) {
     CUresult r = ctx->cu->cuMemsetD8(p, 0, bytes);
     return r ? cu_fail(ctx, r, "cuMemsetD8") : TL_SUCCESS;
 }
+
+/* ---- tensor descriptors: TMA's CUtensorMap ---- */
+
+/* CUtensorMapDataType of each TlDType (TMA moves bits: i1 as bytes). */
+static int tma_dtype(TlDType dt) {
+    switch (dt) {
+    case TL_I1: case TL_I8: case TL_U8: return 0;   /* UINT8 */
+    case TL_I16: case TL_U16: return 1;             /* UINT16 */
+    case TL_U32: return 2;
+    case TL_I32: return 3;
+    case TL_U64: return 4;
+    case TL_I64: return 5;
+    case TL_F16: return 6;
+    case TL_F32: return 7;
+    case TL_F64: return 8;
+    case TL_BF16: return 9;
+    }
+    return -1;
+}
+
+/* One 128-byte, 64-byte aligned CUtensorMap per descriptor argument, encoded
+ * as TMA will read the descriptor: dims innermost first, byte strides of the
+ * outer dims, the block as the box (each dim capped at TMA's 256), the
+ * widest swizzle the box's inner row allows, zero or NaN fill. The launch
+ * checks (api.c) make every descriptor encodable; a failure is logged, not
+ * fatal, while no kernel reads the maps. */
+void gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
+    const CudaApi *cu = k->ctx->cu;
+    if (!cu->cuTensorMapEncodeTiled)
+        return;
+    int n = 0;
+    for (int i = 0; i < nargs; i++)
+        n += args[i].kind == TL_ARG_TENSORDESC;
+    if (!n)
+        return;
+    if (n > k->tensor_maps_cap) {
+        free(k->tensor_maps);
+        k->tensor_maps = aligned_alloc(64, 128 * (size_t)n);
+        k->tensor_maps_cap = k->tensor_maps ? n : 0;
+        if (!k->tensor_maps)
+            return;
+    }
+    for (int i = 0, m = 0; i < nargs; i++) {
+        const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
+        if (!d)
+            continue;
+        TlDType dt = d->buffer && !d->dtype ? d->buffer->dtype : d->dtype;
+        uint64_t es = tl_dtype_size(dt), dims[TL_TENSORDESC_MAX_RANK], strides[TL_TENSORDESC_MAX_RANK];
+        unsigned box[TL_TENSORDESC_MAX_RANK], estr[TL_TENSORDESC_MAX_RANK];
+        int r = d->rank;
+        for (int j = 0; j < r; j++) {
+            int src = r - 1 - j; /* TMA counts dims from the innermost */
+            dims[j] = (uint64_t)d->shape[src];
+            box[j] = (unsigned)(d->block_shape[src] > 256 ? 256 : d->block_shape[src]);
+            estr[j] = 1;
+            if (j)
+                strides[j - 1] = (uint64_t)d->strides[src] * es;
+        }
+        uint64_t row = box[0] * es;
+        int swizzle = row == 32 ? 1 : row == 64 ? 2 : row == 128 ? 3 : 0;
+        void *map = (char *)k->tensor_maps + 128 * (size_t)m++;
+        uint64_t base = d->buffer ? d->buffer->dptr : d->addr;
+        CUresult res = cu->cuTensorMapEncodeTiled(map, tma_dtype(dt), (unsigned)r, (void *)(uintptr_t)base, dims,
+                                                  strides, box, estr, 0, swizzle, 2 /* L2 128B */,
+                                                  d->padding_nan ? 1 : 0);
+        if (res && !strstr(k->log.data ? k->log.data : "", "cuTensorMapEncodeTiled failed")) {
+            Buf m2 = {0};
+            cuda_describe(cu, res, &m2);
+            buf_printf(&k->log, "%s: argument %d: cuTensorMapEncodeTiled failed: %s\n", k->name, i + 1, m2.data);
+            buf_free(&m2);
+        }
+        if (res)
+            continue;
+        api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
+    }
+}

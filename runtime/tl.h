@@ -55,6 +55,8 @@ typedef enum TlDType {
     TL_F16, TL_BF16, TL_F32, TL_F64,
 } TlDType;
 
+enum { TL_TENSORDESC_MAX_RANK = 4 }; /* dims of a tensor descriptor (TlTensorDesc) */
+
 typedef struct TlContext TlContext;
 typedef struct TlBuffer TlBuffer;
 typedef struct TlKernel TlKernel;
@@ -122,6 +124,8 @@ typedef struct TlParamInfo {
     int is_pointer;     /* 1 for a pointer parameter */
     TlDType dtype;      /* its type (a pointer's element type); 0: typed by each launch (no --signature) */
     int hint;           /* the signature's ":16" (16) or ":1" (1), else 0 */
+    int tensordesc_rank; /* a `tensordesc<...>` parameter (tl_arg_tensordesc): its rank, else 0 */
+    int32_t block_shape[TL_TENSORDESC_MAX_RANK]; /* ... and its block shape */
 } TlParamInfo;
 /* The i-th runtime parameter (0 .. tl_kernel_num_params - 1). */
 TL_API TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out);
@@ -153,11 +157,35 @@ TL_API const char *tl_kernel_ir(const TlKernel *k);
  * float parameter, or the reverse, is an error unless the argument asks for
  * the conversion with tl_arg_convert(); an integer is narrowed to a smaller
  * integer parameter only when its value fits. */
-typedef enum TlArgKind { TL_ARG_BUFFER = 1, TL_ARG_INT, TL_ARG_FLOAT, TL_ARG_POINTER } TlArgKind;
+typedef enum TlArgKind { TL_ARG_BUFFER = 1, TL_ARG_INT, TL_ARG_FLOAT, TL_ARG_POINTER, TL_ARG_TENSORDESC } TlArgKind;
 enum { /* TlArg.flags */
     TL_ARG_NO_SPECIALIZE = 1, /* do not specialise on this value */
     TL_ARG_CONVERT = 2,       /* convert an int to a float parameter, or a float to an int one */
 };
+
+/* A tensor descriptor (Triton's TensorDescriptor), for a parameter with the
+ * signature entry `tensordesc<DTYPE[B0, B1, ...]>` (the launch signature spells
+ * it so): a strided tensor in a buffer or at a pointer, which the kernel reads
+ * and writes in blocks of block_shape with desc.load([i, j]) /
+ * desc.store([i, j], x). Reads out of bounds give zero (NaN with padding_nan),
+ * writes there are dropped, as with TMA. Like TMA, the launch requires a
+ * 16-byte aligned base, strides (but the last, which is 1) that are multiples
+ * of 16 bytes, power-of-two block dims and at least 16 bytes of block in the
+ * last dim; the described elements must lie inside the buffer (or count).
+ * The struct is the caller's and must live until the launch call returns.
+ * On a GPU the launch also encodes the CUtensorMap TMA will use
+ * (cuTensorMapEncodeTiled); TlStats.tensor_maps counts them. */
+typedef struct TlTensorDesc {
+    TlBuffer *buffer;   /* the memory: a buffer, or NULL and addr */
+    uint64_t addr;      /* CUdeviceptr (a host address on the CPU device) when buffer is NULL */
+    size_t count;       /* elements at addr; 0 = unknown (refused by the interpreter) */
+    TlDType dtype;      /* the elements' type (a buffer's own when 0) */
+    int rank;           /* 1 .. TL_TENSORDESC_MAX_RANK */
+    int64_t shape[TL_TENSORDESC_MAX_RANK];       /* in elements, outermost dim first */
+    int64_t strides[TL_TENSORDESC_MAX_RANK];     /* in elements; strides[rank-1] must be 1 */
+    int32_t block_shape[TL_TENSORDESC_MAX_RANK]; /* the tile one load or store moves */
+    int padding_nan;    /* 1: out-of-bounds reads give NaN (float elements only) */
+} TlTensorDesc;
 
 typedef struct TlArg {
     TlArgKind kind;
@@ -171,6 +199,7 @@ typedef struct TlArg {
             uint64_t addr;  /* CUdeviceptr on a CUDA context; a host address on the CPU device */
             size_t count;   /* elements it holds; 0 = unknown (refused by the interpreter, which checks bounds) */
         } p;
+        const TlTensorDesc *desc; /* TL_ARG_TENSORDESC: the caller's */
     } v;
 } TlArg;
 
@@ -188,6 +217,28 @@ static inline TlArg tl_arg_ptr(uint64_t addr, TlDType dtype, size_t count) {
 }
 static inline TlArg tl_arg_host_ptr(void *p, TlDType dtype, size_t count) {
     return tl_arg_ptr((uint64_t)(uintptr_t)p, dtype, count);
+}
+/* A tensor descriptor over buffer b (or, _ptr, over count elements of dtype
+ * at addr): fills the caller's *d (strides NULL: row-major, contiguous) and
+ * returns the argument that refers to it. */
+static inline TlArg tl_arg_tensordesc_ptr(TlTensorDesc *d, TlBuffer *b, uint64_t addr, TlDType dtype, size_t count,
+                                          int rank, const int64_t *shape, const int64_t *strides,
+                                          const int32_t *block_shape) {
+    TlArg a = {TL_ARG_TENSORDESC, dtype, 0, {0}};
+    TlTensorDesc z = {0};
+    *d = z;
+    d->buffer = b, d->addr = addr, d->dtype = dtype, d->count = count, d->rank = rank;
+    for (int i = rank - 1; i >= 0 && i < TL_TENSORDESC_MAX_RANK; i--) {
+        d->shape[i] = shape[i];
+        d->strides[i] = strides ? strides[i] : i == rank - 1 ? 1 : d->strides[i + 1] * shape[i + 1];
+        d->block_shape[i] = block_shape[i];
+    }
+    a.v.desc = d;
+    return a;
+}
+static inline TlArg tl_arg_tensordesc(TlTensorDesc *d, TlBuffer *b, int rank, const int64_t *shape,
+                                      const int64_t *strides, const int32_t *block_shape) {
+    return tl_arg_tensordesc_ptr(d, b, 0, (TlDType)0, 0, rank, shape, strides, block_shape);
 }
 static inline TlArg tl_arg_nospec(TlArg a) { a.flags |= TL_ARG_NO_SPECIALIZE; return a; }
 static inline TlArg tl_arg_convert(TlArg a) { a.flags |= TL_ARG_CONVERT; return a; }
@@ -247,6 +298,7 @@ typedef struct TlStats {
      * IR, LLVM's optimisation, PTX emission, and the driver's link + load. */
     double parse_seconds, sema_seconds, combine_seconds, layout_seconds, pipeline_seconds, smem_seconds;
     double llvm_ir_seconds, llvm_opt_seconds, ptx_emit_seconds, link_seconds;
+    unsigned long tensor_maps;    /* CUtensorMaps encoded for tensor descriptor arguments (GPU) */
 } TlStats;
 TL_API void tl_context_stats(const TlContext *ctx, TlStats *out);
 

@@ -43,6 +43,14 @@ if want ops/; then
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
     grep -m1 "^device:" $T/ops.log | grep -qv "cpu" || report "ops/ran on the GPU" 1 $T/ops.log
 fi
+# Block pointers and tensor descriptors (host descriptors' CUtensorMaps too).
+if want desc/; then
+    timeout 600 build/tests/desc_test > $T/desc.log 2>&1
+    rc=$?
+    count_lines $T/desc.log desc
+    [ $rc -gt 1 ] && report "desc/exit ($rc)" 1 $T/desc.log
+    grep -m1 "^device:" $T/desc.log | grep -qv "cpu" || report "desc/ran on the GPU" 1 $T/desc.log
+fi
 for ex in copy grayscale swizzle matmul interop; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
