@@ -3,6 +3,7 @@
 #   make test       install missing packages, build, run the CPU test suite
 #   make demo       install, build, run the examples (GPU if present, else the interpreter)
 #   make fuzz       libFuzzer smoke run of the front end (ASan+UBSan)
+#   make fuzz-deep  mutants of the valid kernels through tlc to PTX: no exit 4, crash or hang
 #   make gpu-test   run the examples and runtime tests on a GPU from a prebuilt build/
 #   make bench      GPU benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=...: tlc, libtl, tl.h, tl.pc, man pages
@@ -39,7 +40,7 @@ LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-gro
                -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -s
 LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
-.PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install uninstall FORCE
+.PHONY: all test demo fuzz fuzz-deep gpu-prep gpu-test bench deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
@@ -191,6 +192,10 @@ fuzz: deps $(GEN)
 	cp examples/*.tl $(B)/fuzz/corpus/
 	$(B)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(B)/fuzz/corpus
+
+# FUZZ_SECONDS=3600 make fuzz-deep; what it finds is saved in build/fuzz-deep/
+fuzz-deep: all
+	python3 tests/fuzz/mutate.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(B)

@@ -4,6 +4,7 @@
  *   parse     source -> AST                                     [lang/]
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
+ *   dce       pure ops whose results nothing reads are removed  [dce.c]
  *   axis      contiguity / divisibility / constancy of every value [axis.c]
  *   layout    which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [layout_pass.c]
@@ -64,6 +65,7 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
     double t0 = compile_clock();
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
+        ir_dce(f);
         const AxisInfo *axis = axis_analyze(f);
         compile_time(times, STAGE_AXIS, &t0);
         bool ok = axis && layout_pass(d, f, axis, target->max_shared) && after_pass(d, f, "layout", hooks);

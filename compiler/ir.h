@@ -282,4 +282,9 @@ extern const char *const ir_region_labels[IR__NUM][2];   /* "body", "before"/"do
  * violation as an internal error (a pass produced bad IR) naming the op. */
 bool ir_verify(Diag *d, const Function *f);
 
+/* ---- dead code (dce.c) ----
+ * Removes the pure ops none of whose results is used (regions included);
+ * returns how many. Runs before the GPU passes (compile.c). */
+int ir_dce(Function *f);
+
 #endif

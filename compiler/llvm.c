@@ -730,7 +730,7 @@ static bool map_values(Lower *L) {
     mark_uses(L, f->body);
     for (ValueId v = 1; v < f->nvalues; v++) {
         const Value *x = &f->values[v];
-        if (!x->type.rank)
+        if (!x->type.rank || (!x->def && !x->block && v > f->nparams)) /* scalars; removed (ir_dce) */
             continue;
         if (!x->layout || x->layout >= f->nlayouts) {
             diag_internal(L->d, "block value %%%d has no layout (the layout pass did not run?)", v);

@@ -30,6 +30,17 @@
 Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp) {
     if (!s->blk)
         sema_fail(s, sp, "this needs a runtime value, which a module-level constant cannot have");
+    /* The one check of the block size limit for every value sema makes (an
+     * implicit broadcast of <2048x1> and <1x2048> included), at the source.
+     * The count is a double: four dims of up to 2^20 overflow an int64. */
+    for (int i = 0; i < nres; i++) {
+        double numel = 1;
+        for (int d = 0; d < rt[i].rank; d++)
+            numel *= rt[i].shape[d];
+        if (numel > IR_MAX_NUMEL)
+            sema_fail(s, sp, "the result %s has %.0f elements, more than the maximum block size (%d)", T(rt[i]),
+                      numel, IR_MAX_NUMEL);
+    }
     return ir_inst_new(s->f, s->blk, op, args, nargs, rt, nres, sp);
 }
 
@@ -935,6 +946,11 @@ static Val h_where(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
     ValueId x, y;
     type_check(s, a[1], a[2], &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, OP_NONE, call);
+    /* type_check lets a pointer meet an integer (for ptr + offset); a select
+     * cannot (Triton fails in MLIR's verifier, without a location) */
+    if (dt_of(s, x) != dt_of(s, y))
+        sema_fail(s, call, "tl.where cannot choose between %s and %s: a pointer can only be chosen against a pointer "
+                           "of the same type", T(ir_elem(ty_of(s, x))), T(ir_elem(ty_of(s, y))));
     Type sh = common_or_fail(s, ty_of(s, c), ty_of(s, x), call);
     c = broadcast_to(s, c, sh, call);
     x = broadcast_to(s, x, sh, call);
