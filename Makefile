@@ -29,7 +29,7 @@ RUNTIME_SRC  := $(wildcard runtime/*.c)
 
 FRONT_OBJ := $(LANG_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lexer.o $(B)/obj/gen/parser.o
 LIB_OBJ   := $(FRONT_OBJ) $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
-LLVM_OBJ  := $(LLVM_SRC:%.c=$(B)/obj/%.o)
+LLVM_OBJ  := $(LLVM_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/devmath_bc.o
 
 LLVM_COMPONENTS := nvptx passes ipo
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS))
@@ -57,9 +57,19 @@ $(B)/gen/parser.c $(B)/gen/parser.h: lang/parser.y
 	@mkdir -p $(B)/gen
 	bison -Wall -Wno-counterexamples --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
 
+# tl's device math library (fp64 exp/log/sin/cos, erf): C compiled for NVPTX
+# to LLVM bitcode, embedded in the lowering as a byte array (llvm_extern.c).
+CLANG ?= clang
+$(B)/gen/devmath.bc: compiler/device/math.c
+	@mkdir -p $(B)/gen
+	$(CLANG) --target=nvptx64-nvidia-cuda -O2 -ffp-contract=off -fno-math-errno -nostdlib -emit-llvm -c -o $@ $<
+$(B)/gen/devmath_bc.c: $(B)/gen/devmath.bc
+	{ echo 'const unsigned char llvm_devmath_bc[] = {'; od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; echo 'const unsigned long llvm_devmath_bc_len = sizeof llvm_devmath_bc;'; } > $@.tmp && mv $@.tmp $@
+
 # The compiler's build id goes into the disk cache key: a cubin cached by one
 # build of tl is never loaded by another.
-ALL_SRC := $(sort $(wildcard lang/*.[chly] compiler/*.[ch] runtime/*.[ch]))
+ALL_SRC := $(sort $(wildcard lang/*.[chly] compiler/*.[ch] compiler/device/*.c runtime/*.[ch]))
 $(B)/gen/build_id.h: $(ALL_SRC)
 	@mkdir -p $(B)/gen
 	@echo "#define TL_BUILD_ID \"$$(cat $(ALL_SRC) | cksum | cut -d' ' -f1)\"" > $@.tmp && mv $@.tmp $@

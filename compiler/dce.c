@@ -14,8 +14,8 @@
  * repeats until nothing changes (an op in a region may become dead only after
  * a later op of the enclosing block was removed).
  *
- * Ops with effects (memory, atomics, prints, asserts, barriers) and control
- * flow stay, even when their results are unused. */
+ * Ops with effects (memory, atomics, prints, asserts, barriers, inline asm
+ * not marked is_pure) and control flow stay, even when their results are unused. */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -43,7 +43,8 @@ static void release(const Inst *in, int *uses) {
 }
 
 static bool dead(const Inst *in, const int *uses) {
-    if (!(ir_ops[in->op].flags & OPF_PURE) || !in->nresults)
+    bool pure = in->op == IR_INLINE_ASM ? in->attr.pure : ir_ops[in->op].flags & OPF_PURE;
+    if (!pure || !in->nresults)
         return false;
     for (int i = 0; i < in->nresults; i++)
         if (uses[in->results[i]])

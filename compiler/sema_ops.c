@@ -245,6 +245,8 @@ static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
     *b = broadcast_to(s, *b, c, sp);
 }
 
+void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) { broadcast_pair(s, a, b, sp); }
+
 /* Triton's broadcast_impl_shape: same rank (or a scalar), size-1 dims stretch. */
 static ValueId broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what) {
     Type t = ty_of(s, v);
@@ -355,6 +357,10 @@ static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flag
         *rb = sema_to_tensor(s, b, sp);
     }
     broadcast_pair(s, ra, rb, sp);
+}
+
+void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp) {
+    type_check(s, a, b, x, y, TC_ARITH, OP_NONE, sp);
 }
 
 /* ---- operators ---- */
@@ -973,9 +979,27 @@ static Val minmax(Sema *s, bool is_max, Val a, Val b, Span sp) {
     return tv(s, emit2(s, is_max ? IR_MAX : IR_MIN, ty_of(s, rx), rx, ry, sp));
 }
 
+/* propagate_nan: tl.PropagateNan.ALL (-1 here) or .NONE (0) */
+static bool nan_all(Sema *s, Val v, Span sp) {
+    if (!given(v))
+        return false;
+    if (v.k != V_INT)
+        sema_fail(s, sp, "propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s",
+                  sema_describe(s, v));
+    return v.i != 0;
+}
+
 static Val h_minmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)sp;
-    return minmax(s, bi->aux, a[0], a[1], call);
+    bool all = nan_all(s, a[2], sp[2]);
+    Val r = minmax(s, bi->aux, a[0], a[1], call);
+    if (all) {
+        ValueId xs[2] = {promote_bf16(s, sema_to_tensor(s, a[0], call), call),
+                         promote_bf16(s, sema_to_tensor(s, a[1], call), call)};
+        for (int i = 0; i < 2; i++)
+            xs[i] = sema_cast(s, xs[i], ir_elem(r.ty), call);
+        r = tv(s, sema_propagate_nan(s, r.id, xs, 2, call));
+    }
+    return r;
 }
 
 static Val h_clamp(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -988,7 +1012,8 @@ static Val h_clamp(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
         sema_fail(s, call, "clamp only supports floating-point values, got %s", T(ty_of(s, x)));
     lo = broadcast_to(s, lo, ty_of(s, x), call);
     ValueId m = emit2(s, IR_MAX, ty_of(s, x), x, lo, call);
-    return tv(s, emit2(s, IR_MIN, ty_of(s, x), m, hi, call));
+    ValueId r = emit2(s, IR_MIN, ty_of(s, x), m, hi, call);
+    return tv(s, nan_all(s, a[3], sp[3]) ? sema_propagate_nan(s, r, &x, 1, call) : r);
 }
 
 static Val h_abs(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1551,6 +1576,14 @@ static const Builtin builtins[] = {
     {"ceil", "x", h_math1, IR_CEIL, TLM},
     {"sigmoid", "x", h_sigmoid, 0, TLM},
     {"fma", "x y z", h_fma, 0, TL},
+    /* math.py and standard.softmax (sema_extra.c) */
+    {"erf", "x", h_math1, IR_ERF, TLM},
+    {"umulhi", "x y", sema_h_umulhi, 0, TL},
+    {"fdiv", "x y ieee_rounding?", sema_h_fdiv, 0, TLM},
+    {"div_rn", "x y", sema_h_fdiv, 1, TL},
+    {"sqrt_rn", "x", sema_h_sqrt_rn, 0, TL},
+    {"softmax", "x dim? keep_dims? ieee_rounding?", sema_h_softmax, 0, TLM},
+    {"inline_asm_elementwise", "asm constraints args dtype is_pure pack", sema_h_inline_asm, 0, TL},
     {"cdiv", "x div", h_cdiv, 0, TLM | B_TRITON},
     {"swizzle2d", "i j size_i size_j size_g", h_swizzle2d, 0, TL},
     /* reductions */
@@ -1633,18 +1666,18 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 /* What Triton's triton.language has and tl does not implement yet (the one
  * list of it: a builtin added to the table above leaves this one). Naming one
  * is "not supported by tl yet", at tl.NAME, tl.math.NAME or as a tensor
- * method; it is never offered as a "did you mean". The members of
- * triton.language.extra (libdevice) are all missing too (sema.c). */
+ * method; it is never offered as a "did you mean". A libdevice function
+ * missing from compiler/libdevice.c is reported the same way (sema.c). */
 static const char *const unsupported[] = {
     /* memory: block pointers and tensor descriptors */
     "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor", "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
-    "erf", "umulhi", "fdiv", "div_rn", "sqrt_rn", "softmax", "dot_scaled",
+    "dot_scaled",
     /* fp8 types */
     "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
     /* inline assembly, hints, elementwise maps */
-    "inline_asm_elementwise", "assume", "max_constancy", "map_elementwise",
+    "assume", "max_constancy", "map_elementwise",
 };
 
 void sema_suggest_unsupported(Suggest *sg) {
