@@ -3,6 +3,7 @@
 #   make test       install missing packages, build, run the CPU test suite
 #   make demo       install, build, run the examples (GPU if present, else the interpreter)
 #   make fuzz       libFuzzer smoke run of the front end (ASan+UBSan)
+#   make fuzz-deep  mutants of the valid kernels through tlc to PTX: no exit 4, crash or hang
 #   make gpu-test   run the examples and runtime tests on a GPU from a prebuilt build/
 #   make bench      GPU benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=...: tlc, libtl, tl.h, tl.pc, man pages
@@ -28,7 +29,7 @@ RUNTIME_SRC  := $(wildcard runtime/*.c)
 
 FRONT_OBJ := $(LANG_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lexer.o $(B)/obj/gen/parser.o
 LIB_OBJ   := $(FRONT_OBJ) $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
-LLVM_OBJ  := $(LLVM_SRC:%.c=$(B)/obj/%.o)
+LLVM_OBJ  := $(LLVM_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/devmath_bc.o
 
 LLVM_COMPONENTS := nvptx passes ipo
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS))
@@ -39,7 +40,7 @@ LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-gro
                -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -s
 LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
-.PHONY: all test demo fuzz gpu-prep gpu-test bench deps clean install uninstall FORCE
+.PHONY: all test demo fuzz fuzz-deep gpu-prep gpu-test bench deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
              $(B)/bin/tl-bench
@@ -57,9 +58,19 @@ $(B)/gen/parser.c $(B)/gen/parser.h: lang/parser.y
 	@mkdir -p $(B)/gen
 	bison -Wall -Wno-counterexamples --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
 
+# tl's device math library (fp64 exp/log/sin/cos, erf): C compiled for NVPTX
+# to LLVM bitcode, embedded in the lowering as a byte array (llvm_extern.c).
+CLANG ?= clang
+$(B)/gen/devmath.bc: compiler/device/math.c
+	@mkdir -p $(B)/gen
+	$(CLANG) --target=nvptx64-nvidia-cuda -O2 -ffp-contract=off -fno-math-errno -nostdlib -emit-llvm -c -o $@ $<
+$(B)/gen/devmath_bc.c: $(B)/gen/devmath.bc
+	{ echo 'const unsigned char llvm_devmath_bc[] = {'; od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; echo 'const unsigned long llvm_devmath_bc_len = sizeof llvm_devmath_bc;'; } > $@.tmp && mv $@.tmp $@
+
 # The compiler's build id goes into the disk cache key: a cubin cached by one
 # build of tl is never loaded by another.
-ALL_SRC := $(sort $(wildcard lang/*.[chly] compiler/*.[ch] runtime/*.[ch]))
+ALL_SRC := $(sort $(wildcard lang/*.[chly] compiler/*.[ch] compiler/device/*.c runtime/*.[ch]))
 $(B)/gen/build_id.h: $(ALL_SRC)
 	@mkdir -p $(B)/gen
 	@echo "#define TL_BUILD_ID \"$$(cat $(ALL_SRC) | cksum | cut -d' ' -f1)\"" > $@.tmp && mv $@.tmp $@
@@ -192,6 +203,10 @@ fuzz: deps $(GEN)
 	cp examples/*.tl $(B)/fuzz/corpus/
 	$(B)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(B)/fuzz/corpus
+
+# FUZZ_SECONDS=3600 make fuzz-deep; what it finds is saved in build/fuzz-deep/
+fuzz-deep: all
+	python3 tests/fuzz/mutate.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(B)

@@ -5,6 +5,7 @@
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
  *   combine   acc + dot(a, b, 0) -> dot(a, b, acc)              [combine.c]
+ *   dce       pure ops whose results nothing reads are removed  [dce.c]
  *   layout    axis analysis (contiguity / divisibility / constancy), then
  *             which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [axis.c, layout_pass.c]
@@ -73,6 +74,7 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
 
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
+    ir_dce(f); /* a dead value would need a layout nothing asks for */
     const AxisInfo *axis = axis_analyze(f);
     return axis && layout_pass(d, f, axis);
 }

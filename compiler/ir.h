@@ -124,6 +124,12 @@ void ir_type_print(Buf *b, Type t);
     X(FLOOR, "floor", 1, OPF_PURE | OPF_ELEM)                                                      \
     X(CEIL, "ceil", 1, OPF_PURE | OPF_ELEM)                                                        \
     X(FMA, "fma", 3, OPF_PURE | OPF_ELEM)                                                          \
+    X(ERF, "erf", 1, OPF_PURE | OPF_ELEM)                                                          \
+    X(UMULHI, "umulhi", 2, OPF_PURE | OPF_ELEM) /* ints: high half of the unsigned 2N-bit product */ \
+    /* calls: per element, operands of the result's shape, any element types */                    \
+    X(EXTERN, "extern", -1, OPF_PURE | OPF_MAP) /* attr.str = libdevice symbol (libdevice.h) */    \
+    X(INLINE_ASM, "inline_asm", -1, OPF_MAP)   /* attr.str = asm, .str2 = constraints, .pack, */   \
+                                               /* .pure; one or more results */                  \
     /* hints for axis analysis: identity on the value */                                           \
     X(MULTIPLE_OF, "multiple_of", 1, OPF_PURE)    /* attr.vals[rank]: divisibility per dim */       \
     X(MAX_CONTIGUOUS, "max_contiguous", 1, OPF_PURE) /* attr.vals[rank] */                          \
@@ -173,7 +179,9 @@ typedef enum {
     IR__NUM
 } OpCode;
 
-enum { OPF_PURE = 1, OPF_ELEM = 2 };
+/* OPF_MAP: computed per element from operands of the result's shape (of any
+ * element types), like the elementwise ops but without their one type. */
+enum { OPF_PURE = 1, OPF_ELEM = 2, OPF_MAP = 4 };
 
 typedef struct OpInfo {
     const char *name;
@@ -201,7 +209,10 @@ typedef struct Attr {
     bool keep_dims;    /* REDUCE */
     bool has_mask, has_other; /* LOAD / STORE / ATOMIC_RMW */
     bool hex;          /* PRINT */
-    const char *str;   /* PRINT prefix, ASSERT message */
+    const char *str;   /* PRINT prefix, ASSERT message, EXTERN symbol, INLINE_ASM asm */
+    const char *str2;  /* INLINE_ASM constraints */
+    int pack;          /* INLINE_ASM: elements per asm invocation */
+    bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */
     bool reverse;      /* SCAN: from the last element to the first */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
     int num;           /* ASYNC_WAIT: groups that may still be in flight */
@@ -306,5 +317,10 @@ extern const char *const ir_region_labels[IR__NUM][2];   /* "body", "before"/"do
  * Returns true when f satisfies every invariant; otherwise reports each
  * violation as an internal error (a pass produced bad IR) naming the op. */
 bool ir_verify(Diag *d, const Function *f);
+
+/* ---- dead code (dce.c) ----
+ * Removes the pure ops none of whose results is used (regions included);
+ * returns how many. Runs before the GPU passes (compile.c). */
+int ir_dce(Function *f);
 
 #endif

@@ -1001,10 +1001,18 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return bool_of(P, l, &a->hex);
     if (!strcmp(k, "reverse"))
         return bool_of(P, l, &a->reverse);
-    if (!strcmp(k, "prefix") || !strcmp(k, "msg")) {
+    if (!strcmp(k, "prefix") || !strcmp(k, "msg") || !strcmp(k, "fn") || !strcmp(k, "asm")) {
         a->str = l->s;
         return l->kind == L_STRING || error_at(P, l->span, "expected a string");
     }
+    if (!strcmp(k, "constraints")) {
+        a->str2 = l->s;
+        return l->kind == L_STRING || error_at(P, l->span, "expected a string");
+    }
+    if (!strcmp(k, "pure"))
+        return bool_of(P, l, &a->pure);
+    if (!strcmp(k, "pack"))
+        return int32_of(P, l, &a->pack);
     return error_at(P, e->span, "attribute '%s' is listed for '%s' but not parsed", k, ir_ops[in->op].name);
 }
 

@@ -57,6 +57,8 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_LOCAL_ALLOC] = "offset",
     [IR_ASYNC_WAIT] = "num",
     [IR_FOR] = "num_stages", /* printed only when set (tl.range(..., num_stages=N)) */
+    [IR_EXTERN] = "fn",
+    [IR_INLINE_ASM] = "asm constraints pure pack",
 };
 
 /* Region labels of the ops that own regions; their number is the op's number
@@ -179,8 +181,14 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->keep_dims ? "true" : "false");
     } else if (IS("precision")) {
         put_enum(b, ir_precision_names, a->precision);
-    } else if (IS("prefix") || IS("msg")) {
+    } else if (IS("prefix") || IS("msg") || IS("fn") || IS("asm")) {
         buf_put_quoted(b, a->str, a->str ? strlen(a->str) : 0, true);
+    } else if (IS("constraints")) {
+        buf_put_quoted(b, a->str2, a->str2 ? strlen(a->str2) : 0, true);
+    } else if (IS("pure")) {
+        buf_puts(b, a->pure ? "true" : "false");
+    } else if (IS("pack")) {
+        buf_printf(b, "%d", a->pack);
     } else if (IS("hex")) {
         buf_puts(b, a->hex ? "true" : "false");
     } else if (IS("reverse")) {

@@ -457,7 +457,7 @@ static bool derives_from_result(OpCode op) {
     case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_EXPAND_DIMS: case IR_REDUCE: case IR_TRANS:
         return true;
     default:
-        return ir_ops[op].flags & OPF_ELEM;
+        return ir_ops[op].flags & (OPF_ELEM | OPF_MAP);
     }
 }
 

@@ -987,6 +987,7 @@ bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_lev
     bool ok = true;
     for (int i = 0; i < n && ok; i++)
         ok = lower_function(&L, fs[i]);
+    ok = ok && llvm_link_libraries(&L);
     if (ok)
         ok = finish_module(d, L.mod, a, tm, opt_level, llvm_ir, ptx, times, &t0);
     LLVMDisposeBuilder(L.b);

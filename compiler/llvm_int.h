@@ -130,6 +130,12 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to);
 LLVMValueRef llvm_const(Lower *L, DType dt, int64_t i, double f);
 LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValueRef b);
 
+/* ---- llvm_extern.c: libdevice calls, inline asm, linking the libraries ---- */
+void llvm_lower_extern(Lower *L, Inst *in);
+void llvm_lower_inline_asm(Lower *L, Inst *in);
+/* Link tl's device math library and libdevice when the module calls them. */
+bool llvm_link_libraries(Lower *L);
+
 /* ---- llvm_mem.c: load, store, atomics ---- */
 void llvm_lower_load(Lower *L, Inst *in);
 void llvm_lower_store(Lower *L, Inst *in);

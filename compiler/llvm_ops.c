@@ -152,6 +152,12 @@ LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValue
     case IR_SHR: return s ? LLVMBuildAShr(L->b, a, b, "") : LLVMBuildLShr(L->b, a, b, "");
     case IR_MIN: return intr2(L, s ? "llvm.smin" : "llvm.umin", a, b);
     case IR_MAX: return intr2(L, s ? "llvm.smax" : "llvm.umax", a, b);
+    case IR_UMULHI: { /* the unsigned product in twice the width, shifted (NVPTX: mul.hi.u32/u64) */
+        unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(a));
+        LLVMTypeRef wide = LLVMIntTypeInContext(L->ctx, 2 * w);
+        LLVMValueRef p = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, a, wide, ""), LLVMBuildZExt(L->b, b, wide, ""), "");
+        return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, p, LLVMConstInt(wide, w, 0), ""), LLVMTypeOf(a), "");
+    }
     default: return NULL;
     }
 }
@@ -231,9 +237,32 @@ static LLVMValueRef nvvm1(Lower *L, const char *name, LLVMValueRef x) {
     return llvm_call(L, name, LLVMTypeOf(x), &x, 1);
 }
 
-/* An fp32 (or fp64 where given) unary function; NULL: unsupported for fp64. */
+/* fp64 exp, exp2, log, log2, sin, cos and erf of any type have no PTX
+ * instruction: they call tl's device math library (compiler/device/math.c,
+ * linked by llvm_link.c). */
+static LLVMValueRef devmath(Lower *L, OpCode op, LLVMValueRef x, bool f64) {
+    const char *name = NULL;
+    switch (op) {
+    case IR_EXP: name = "__tl_exp_f64"; break;
+    case IR_EXP2: name = "__tl_exp2_f64"; break;
+    case IR_LOG: name = "__tl_log_f64"; break;
+    case IR_LOG2: name = "__tl_log2_f64"; break;
+    case IR_SIN: name = "__tl_sin_f64"; break;
+    case IR_COS: name = "__tl_cos_f64"; break;
+    case IR_ERF: name = f64 ? "__tl_erf_f64" : "__tl_erf_f32"; break;
+    default: return NULL;
+    }
+    return llvm_call(L, name, LLVMTypeOf(x), &x, 1);
+}
+
+/* An fp32 or fp64 unary function. */
 static LLVMValueRef math32(Lower *L, OpCode op, LLVMValueRef x, bool f64) {
     LLVMTypeRef t = LLVMTypeOf(x);
+    if (f64 || op == IR_ERF) {
+        LLVMValueRef r = devmath(L, op, x, f64);
+        if (r)
+            return r;
+    }
     switch (op) {
     case IR_EXP: /* e^x = 2^(x * log2(e)) */
         return f64 ? NULL : nvvm1(L, "llvm.nvvm.ex2.approx.f", LLVMBuildFMul(L->b, x, LLVMConstReal(t, 1.4426950408889634), ""));
@@ -500,6 +529,8 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_PRINT: lower_print(L, in); return true;
     case IR_ASSERT: lower_assert(L, in); return true;
     case IR_BARRIER: llvm_barrier(L); return true;
+    case IR_EXTERN: llvm_lower_extern(L, in); return true;
+    case IR_INLINE_ASM: llvm_lower_inline_asm(L, in); return true;
     default: break;
     }
     if ((ir_ops[in->op].flags & OPF_ELEM) || in->op == IR_CMP || in->op == IR_SELECT || in->op == IR_ADDPTR ||

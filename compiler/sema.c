@@ -236,7 +236,9 @@ static void collect_globals(Sema *s) {
 
 static const char *const known_mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
                                          "triton.language.standard", "triton.language.extra",
-                                         "triton.language.extra.cuda", "triton.language.semantic"};
+                                         "triton.language.extra.cuda", "triton.language.semantic",
+                                         "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
+                                         "triton.language.PropagateNan", "triton.language.core.PropagateNan"};
 
 static bool known_module(const char *path) {
     for (size_t i = 0; i < sizeof known_mods / sizeof known_mods[0]; i++)
@@ -255,7 +257,15 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
     }
     const Builtin *bi = NULL;
     Type t;
-    if (!strncmp(mod, "triton.language", 15)) {
+    const char *tail = strrchr(mod, '.');
+    if (is_tl_module(mod) && !strcmp(tail, ".libdevice")) {
+        bi = sema_libdevice_builtin(s, name);
+    } else if (is_tl_module(mod) && !strcmp(tail, ".PropagateNan")) { /* core.PropagateNan's values */
+        if (strcmp(name, "ALL") && strcmp(name, "NONE"))
+            return false;
+        *out = sema_int(!strcmp(name, "ALL") ? 0xFFFF : 0);
+        return true;
+    } else if (!strncmp(mod, "triton.language", 15)) {
         if (sema_tl_dtype(name, &t)) {
             *out = sema_dtype(t);
             return true;

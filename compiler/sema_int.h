@@ -267,6 +267,24 @@ DType sema_int_promote(DType a, DType b);
 ValueId sema_broadcast_to(Sema *s, ValueId v, Type to, Span sp);
 ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp);
 
+/* Triton's binary_op_type_checking_impl with arithmetic promotion: a and b
+ * (tensors or numbers) to one element type and one shape. */
+void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp);
+/* Broadcast two tensors to their common shape (types kept). */
+void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp);
+
+/* ---- sema_extra.c: math.py, libdevice, inline asm ---- */
+Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_sqrt_rn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_softmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+/* r with the NaNs of xs[0..n) put back (propagate_nan=ALL), for float r. */
+ValueId sema_propagate_nan(Sema *s, ValueId r, const ValueId *xs, int n, Span sp);
+/* libdevice.NAME as a builtin, or NULL if tl lacks it. */
+const Builtin *sema_libdevice_builtin(Sema *s, const char *name);
+
 /* ---- sema_std.c: builtin handlers (in sema_ops.c's table) ---- */
 Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

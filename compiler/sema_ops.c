@@ -30,6 +30,17 @@
 Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp) {
     if (!s->blk)
         sema_fail(s, sp, "this needs a runtime value, which a module-level constant cannot have");
+    /* The one check of the block size limit for every value sema makes (an
+     * implicit broadcast of <2048x1> and <1x2048> included), at the source.
+     * The count is a double: four dims of up to 2^20 overflow an int64. */
+    for (int i = 0; i < nres; i++) {
+        double numel = 1;
+        for (int d = 0; d < rt[i].rank; d++)
+            numel *= rt[i].shape[d];
+        if (numel > IR_MAX_NUMEL)
+            sema_fail(s, sp, "the result %s has %.0f elements, more than the maximum block size (%d)", T(rt[i]),
+                      numel, IR_MAX_NUMEL);
+    }
     return ir_inst_new(s->f, s->blk, op, args, nargs, rt, nres, sp);
 }
 
@@ -234,6 +245,8 @@ static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
     *b = broadcast_to(s, *b, c, sp);
 }
 
+void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) { broadcast_pair(s, a, b, sp); }
+
 /* Triton's broadcast_impl_shape: same rank (or a scalar), size-1 dims stretch. */
 static ValueId broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what) {
     Type t = ty_of(s, v);
@@ -344,6 +357,10 @@ static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flag
         *rb = sema_to_tensor(s, b, sp);
     }
     broadcast_pair(s, ra, rb, sp);
+}
+
+void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp) {
+    type_check(s, a, b, x, y, TC_ARITH, OP_NONE, sp);
 }
 
 /* ---- operators ---- */
@@ -941,6 +958,11 @@ static Val h_where(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
     ValueId x, y;
     type_check(s, a[1], a[2], &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, OP_NONE, call);
+    /* type_check lets a pointer meet an integer (for ptr + offset); a select
+     * cannot (Triton fails in MLIR's verifier, without a location) */
+    if (dt_of(s, x) != dt_of(s, y))
+        sema_fail(s, call, "tl.where cannot choose between %s and %s: a pointer can only be chosen against a pointer "
+                           "of the same type", T(ir_elem(ty_of(s, x))), T(ir_elem(ty_of(s, y))));
     Type sh = common_or_fail(s, ty_of(s, c), ty_of(s, x), call);
     c = broadcast_to(s, c, sh, call);
     x = broadcast_to(s, x, sh, call);
@@ -963,9 +985,27 @@ static Val minmax(Sema *s, bool is_max, Val a, Val b, Span sp) {
     return tv(s, emit2(s, is_max ? IR_MAX : IR_MIN, ty_of(s, rx), rx, ry, sp));
 }
 
+/* propagate_nan: tl.PropagateNan.ALL (-1 here) or .NONE (0) */
+static bool nan_all(Sema *s, Val v, Span sp) {
+    if (!given(v))
+        return false;
+    if (v.k != V_INT)
+        sema_fail(s, sp, "propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s",
+                  sema_describe(s, v));
+    return v.i != 0;
+}
+
 static Val h_minmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)sp;
-    return minmax(s, bi->aux, a[0], a[1], call);
+    bool all = nan_all(s, a[2], sp[2]);
+    Val r = minmax(s, bi->aux, a[0], a[1], call);
+    if (all) {
+        ValueId xs[2] = {promote_bf16(s, sema_to_tensor(s, a[0], call), call),
+                         promote_bf16(s, sema_to_tensor(s, a[1], call), call)};
+        for (int i = 0; i < 2; i++)
+            xs[i] = sema_cast(s, xs[i], ir_elem(r.ty), call);
+        r = tv(s, sema_propagate_nan(s, r.id, xs, 2, call));
+    }
+    return r;
 }
 
 static Val h_clamp(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -978,7 +1018,8 @@ static Val h_clamp(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
         sema_fail(s, call, "clamp only supports floating-point values, got %s", T(ty_of(s, x)));
     lo = broadcast_to(s, lo, ty_of(s, x), call);
     ValueId m = emit2(s, IR_MAX, ty_of(s, x), x, lo, call);
-    return tv(s, emit2(s, IR_MIN, ty_of(s, x), m, hi, call));
+    ValueId r = emit2(s, IR_MIN, ty_of(s, x), m, hi, call);
+    return tv(s, nan_all(s, a[3], sp[3]) ? sema_propagate_nan(s, r, &x, 1, call) : r);
 }
 
 static Val h_abs(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1548,6 +1589,14 @@ static const Builtin builtins[] = {
     {"ceil", "x", h_math1, IR_CEIL, TLM},
     {"sigmoid", "x", h_sigmoid, 0, TLM},
     {"fma", "x y z", h_fma, 0, TL},
+    /* math.py and standard.softmax (sema_extra.c) */
+    {"erf", "x", h_math1, IR_ERF, TLM},
+    {"umulhi", "x y", sema_h_umulhi, 0, TL},
+    {"fdiv", "x y ieee_rounding?", sema_h_fdiv, 0, TLM},
+    {"div_rn", "x y", sema_h_fdiv, 1, TL},
+    {"sqrt_rn", "x", sema_h_sqrt_rn, 0, TL},
+    {"softmax", "x dim? keep_dims? ieee_rounding?", sema_h_softmax, 0, TLM},
+    {"inline_asm_elementwise", "asm constraints args dtype is_pure pack", sema_h_inline_asm, 0, TL},
     {"cdiv", "x div", h_cdiv, 0, TLM | B_TRITON},
     {"swizzle2d", "i j size_i size_j size_g", h_swizzle2d, 0, TL},
     /* reductions */
@@ -1630,17 +1679,17 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 /* What Triton's triton.language has and tl does not implement yet (the one
  * list of it: a builtin added to the table above leaves this one). Naming one
  * is "not supported by tl yet", at tl.NAME, tl.math.NAME or as a tensor
- * method; it is never offered as a "did you mean". The members of
- * triton.language.extra (libdevice) are all missing too (sema.c). */
+ * method; it is never offered as a "did you mean". A libdevice function
+ * missing from compiler/libdevice.c is reported the same way (sema.c). */
 static const char *const unsupported[] = {
     /* the type of tensor descriptors (as a value) */
     "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
-    "erf", "umulhi", "fdiv", "div_rn", "sqrt_rn", "softmax", "dot_scaled",
+    "dot_scaled",
     /* fp8 types */
     "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
     /* inline assembly, hints, elementwise maps */
-    "inline_asm_elementwise", "assume", "max_constancy", "map_elementwise",
+    "assume", "max_constancy", "map_elementwise",
 };
 
 void sema_suggest_unsupported(Suggest *sg) {

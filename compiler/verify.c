@@ -175,7 +175,7 @@ static int region_count(int op) {
 /* -1: as many as the op carries (checked by its rule). */
 static int want_results(int op) {
     switch (op) {
-    case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN:
+    case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN: case IR_INLINE_ASM:
         return -1;
     case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER:
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
@@ -198,6 +198,8 @@ static void nargs_range(int op, int *lo, int *hi) {
     case IR_WHILE: case IR_YIELD: case IR_PRINT: *lo = 0; *hi = INT_MAX; break;
     case IR_SCAN: case IR_REDUCE_FN: *lo = 1; *hi = INT_MAX; break;
     case IR_HISTOGRAM: *lo = 1; *hi = 2; break;
+    case IR_EXTERN: *lo = 1; *hi = 3; break;
+    case IR_INLINE_ASM: *lo = 0; *hi = INT_MAX; break;
     default: break;
     }
 }
@@ -251,7 +253,7 @@ static int elem_classes(int op) {
     switch (op) {
     case IR_AND: case IR_OR: case IR_XOR: case IR_NOT:
         return C_BOOL | C_INT;
-    case IR_SHL: case IR_SHR:
+    case IR_SHL: case IR_SHR: case IR_UMULHI:
         return C_INT;
     case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM:
     case IR_MIN: case IR_MAX: case IR_NEG: case IR_ABS:
@@ -271,6 +273,29 @@ static void check_elementwise(Verifier *V, const Inst *in) {
         }
     if (!(elem_classes(in->op) & dtype_class(t.dtype)))
         fail(V, in, "does not apply to %s", dt_name(t.dtype));
+}
+
+/* extern, inline_asm: every operand and result has the shape of the first
+ * result; numbers (or i1) only; the strings are there. */
+static void check_map(Verifier *V, const Inst *in) {
+    if (!in->nresults) {
+        fail(V, in, "has no result");
+        return;
+    }
+    Type r = res(V, in, 0);
+    if (in->op == IR_INLINE_ASM && (!in->nresults || in->attr.pack < 1 || !in->attr.str2))
+        fail(V, in, "needs a result, constraints and pack >= 1 (pack = %d)", in->attr.pack);
+    if (!in->attr.str)
+        fail(V, in, "has no %s", in->op == IR_EXTERN ? "function name" : "asm text");
+    for (int i = 0; i < in->nargs + in->nresults; i++) {
+        Type t = i < in->nargs ? arg(V, in, i) : res(V, in, i - in->nargs);
+        bool same = t.rank == r.rank && !memcmp(t.shape, r.shape, sizeof(int32_t) * (size_t)t.rank);
+        if (!same || t.dtype == DT_PTR) {
+            fail(V, in, "%s %d has type %s; want numbers of the shape of %s", i < in->nargs ? "operand" : "result",
+                 (i < in->nargs ? i : i - in->nargs) + 1, ty(V, t), ty(V, r));
+            return;
+        }
+    }
 }
 
 /* Integer constants hold the value in the dtype's range: sign-extended for
@@ -823,6 +848,7 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_REDUCE_FN: check_reduce_fn(V, in); break;
     case IR_GATHER: check_gather(V, in); break;
     case IR_HISTOGRAM: check_histogram(V, in); break;
+    case IR_EXTERN: case IR_INLINE_ASM: check_map(V, in); break;
     case IR_ASSERT: want_type(V, in, "the condition", ir_elem(arg(V, in, 0)), ir_scalar(DT_I1)); break;
     case IR_FOR: check_for(V, in); break;
     case IR_IF: check_if(V, in); break;

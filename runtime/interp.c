@@ -732,6 +732,9 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_PRINT: return do_print(I, in);
     case IR_ASSERT: return do_assert(I, in);
     case IR_BARRIER: return INTERP_OK;
+    case IR_INLINE_ASM:
+        return report(I, INTERP_BAD_ARGS, in, /* a launch it cannot do */
+                      "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run; run this kernel on a GPU");
     case IR_FOR: return do_for(I, in);
     case IR_IF: return do_if(I, in);
     case IR_WHILE: return do_while(I, in);

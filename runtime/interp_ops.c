@@ -16,6 +16,8 @@
  * f32 accumulators do; IEEE fp32 inputs use fmaf, as the GPU's FMA loop does. */
 #include "interp_impl.h"
 
+#include "libdevice.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +370,13 @@ static InterpStatus binary(OpCode op, DType dt, const Elem *a, int64_t sa, const
     case IR_ADD: LOOP(i, u2i((uint64_t)x.i + (uint64_t)y.i));
     case IR_SUB: LOOP(i, u2i((uint64_t)x.i - (uint64_t)y.i));
     case IR_MUL: LOOP(i, u2i((uint64_t)x.i * (uint64_t)y.i));
+    case IR_UMULHI: /* the high half of the unsigned product of the w-bit patterns */
+        if (w == 64) {
+            LOOP(i, u2i((uint64_t)(((unsigned __int128)(uint64_t)x.i * (uint64_t)y.i) >> 64)));
+        } else {
+            uint64_t m = (UINT64_C(1) << w) - 1;
+            LOOP(i, u2i((((uint64_t)x.i & m) * ((uint64_t)y.i & m)) >> w));
+        }
     case IR_DIV:
     case IR_REM:
         for (int64_t k = 0; k < n; k++) {
@@ -441,6 +450,7 @@ static InterpStatus unary(OpCode op, DType dt, const Elem *a, int64_t sa, Elem *
         case IR_ABS: LOOP(f, fabs(x.f));
         case IR_FLOOR: LOOP(f, floor(x.f));
         case IR_CEIL: LOOP(f, ceil(x.f));
+        case IR_ERF: LOOP(f, erf(x.f));
         default: return INTERP_INTERNAL;
         }
     } else if (dt_is_int(dt)) {
@@ -710,7 +720,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         return INTERP_INTERNAL;
     Type tr = fn->values[in->results[0]].type, t[3] = {{0}};
     int64_t n = ir_numel(tr), na[3] = {0}, st[3] = {0};
-    int nargs = in->op == IR_HISTOGRAM ? in->nargs : ir_ops[in->op].nargs;
+    int nargs = in->op == IR_HISTOGRAM || in->op == IR_EXTERN ? in->nargs : ir_ops[in->op].nargs;
     if (nargs < 0 || nargs > 3 || in->nargs != nargs)
         return INTERP_INTERNAL;
     for (int k = 0; k < nargs; k++) {
@@ -770,10 +780,10 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
             return INTERP_INTERNAL;
     switch (in->op) {
     case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM: case IR_AND: case IR_OR:
-    case IR_XOR: case IR_SHL: case IR_SHR: case IR_MIN: case IR_MAX:
+    case IR_XOR: case IR_SHL: case IR_SHR: case IR_MIN: case IR_MAX: case IR_UMULHI:
         return binary(in->op, dt, args[0], st[0], args[1], st[1], out, n, lane);
     case IR_NEG: case IR_NOT: case IR_EXP: case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT:
-    case IR_RSQRT: case IR_SIN: case IR_COS: case IR_ABS: case IR_FLOOR: case IR_CEIL:
+    case IR_RSQRT: case IR_SIN: case IR_COS: case IR_ABS: case IR_FLOOR: case IR_CEIL: case IR_ERF:
         return unary(in->op, dt, args[0], st[0], out, n);
     case IR_FMA:
         if (!dt_is_float(dt))
@@ -796,6 +806,29 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         for (int64_t k = 0; k < n; k++)
             out[k] = interp_convert(args[0][k * st[0]], t[0].dtype, dt);
         return INTERP_OK;
+    case IR_EXTERN: { /* a libdevice function, by the C library (compiler/libdevice.c) */
+        const LibdeviceVariant *var;
+        const LibdeviceFn *fn = in->attr.str ? libdevice_by_symbol(in->attr.str, &var) : NULL;
+        if (!fn || (int)strlen(var->args) != nargs)
+            return INTERP_INTERNAL;
+        for (int64_t k = 0; k < n; k++) {
+            LdVal x[3];
+            for (int j = 0; j < nargs; j++) {
+                Elem e = args[j][k * st[j]];
+                if (dt_is_float(t[j].dtype))
+                    x[j].f = e.f;
+                else
+                    x[j].i = e.i;
+            }
+            LdVal r = libdevice_eval(fn, in->attr.str, x);
+            if (dt_is_float(dt))
+                out[k].f = r.f;
+            else
+                out[k].i = r.i;
+        }
+        interp_norm(out, n, dt);
+        return INTERP_OK;
+    }
     case IR_BITCAST:
         if (dt_bits(t[0].dtype) != dt_bits(dt))
             return INTERP_INTERNAL;

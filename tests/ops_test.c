@@ -911,6 +911,7 @@ static const char k_early_helper[] =
 /* 1-D blocks smaller than a warp's tile */
 static const Dims S1D_TINY[] = {{{1}}, {{17}}, {{31}}, {{32}}, {{0}}};
 #include "ops_std.h"
+#include "ops_math.h"
 
 static const Case cases[] = {
     /* type promotion: the static_asserts pin the dtype, the values the arithmetic */
@@ -1078,6 +1079,8 @@ static const Case cases[] = {
 
     /* scans, reductions with a combine function, sort (ops_std.h) */
     STD_CASES
+    /* the rest of math.py, fp64 math, libdevice (ops_math.h) */
+    MATH_CASES
 
     /* atomics (BLOCK = 16: many programs on few addresses) */
     {"atomic_add_i32", k_atomic_add, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(-100, 100)},
@@ -1357,8 +1360,33 @@ static uint64_t hash(const char *s) {
 static void run_case(TlContext *ctx, const Case *c) {
     TlKernel *kern;
     TlStatus s = tl_kernel_from_string(ctx, c->src, c->opts, &kern);
+    if (s != TL_SUCCESS && strstr(tl_last_error(ctx), "needs NVIDIA's libdevice.10.bc")) {
+        printf("[SKIP] ops/%s: no libdevice.10.bc here (set TL_LIBDEVICE)\n", c->name);
+        return;
+    }
     if (s != TL_SUCCESS) {
         fail(c->name, "compile: %s: %s", tl_status_name(s), tl_last_error(ctx));
+        return;
+    }
+    if (tl_context_device(ctx) == TL_DEVICE_CPU && strstr(c->src, "inline_asm_elementwise")) {
+        /* inline PTX runs only on a GPU: the interpreter refuses it at launch */
+        TlBuffer *b[4] = {0};
+        TlArg args[5];
+        for (int k = 0; k < 4; k++) {
+            tl_buffer_create(ctx, TL_I32, 1024, &b[k]);
+            args[k] = tl_arg_buffer(b[k]);
+        }
+        args[4] = tl_arg_i32(100);
+        unsigned grid[3] = {1, 1, 1};
+        s = tl_launch(kern, grid, args, 5);
+        if (s == TL_SUCCESS || !strstr(tl_last_error(ctx), "which the interpreter cannot run"))
+            fail(c->name, "the interpreter should refuse inline asm, got %s: %s", tl_status_name(s),
+                 tl_last_error(ctx));
+        else
+            printf("[PASS] ops/%s (refused by the interpreter)\n", c->name);
+        for (int k = 0; k < 4; k++)
+            tl_buffer_destroy(b[k]);
+        tl_kernel_destroy(kern);
         return;
     }
     ex_rng = hash(c->name); /* each case's data does not depend on the others */

@@ -12,8 +12,9 @@ D=${1:?usage: gpu_ptx.sh DIR [ARCH]} A=${2:-sm_90} TLC=${TLC:-build/bin/tlc} H=$
 mkdir -p "$D"
 lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
 ${CC:-cc} -std=gnu11 -O1 -Ilang -Icompiler $lc lang/util.c lang/diag.c compiler/ir.c compiler/layout.c \
-    compiler/axis.c compiler/llvm*.c compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c tests/codegen/harness.c -o $H \
-    $(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread || exit 1
+    compiler/axis.c compiler/llvm*.c compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c \
+    compiler/libdevice.c build/gen/devmath_bc.c tests/codegen/harness.c -o $H \
+    $(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm || exit 1
 for k in $($H --list); do $H $k --arch=$A > $D/$k.ptx || exit 1; done
 rm -f $H
 mm16='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
