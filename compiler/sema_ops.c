@@ -1490,6 +1490,22 @@ static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
     return c;
 }
 
+/* triton.runtime.driver.active.get_current_target(): the GPUTarget that host
+ * code asks for to pick configs by backend (tutorial 03's is_cuda()). tl
+ * compiles for CUDA only; arch is known only when --arch names it. */
+static Val h_target(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)a, (void)sp, (void)call;
+    Val t = {.k = V_DICT, .i = SEMA_DICT_OBJECT};
+    static const char *keys[] = {"backend", "warp_size", "arch"};
+    t.n = s->opt->arch ? 3 : 2;
+    t.keys = (const char **)keys;
+    t.items = arena_alloc(s->a, sizeof(Val) * 3);
+    t.items[0] = sema_str(s, "cuda", 4);
+    t.items[1] = sema_int(32);
+    t.items[2] = sema_int(s->opt->arch);
+    return t;
+}
+
 /* ---- the table ---- */
 
 #define TL B_TL
@@ -1611,6 +1627,7 @@ static const Builtin builtins[] = {
     {"jit", "*args", h_not_here, 0, B_TRITON},
     {"autotune", "*args", h_not_here, 0, B_TRITON},
     {"heuristics", "*args", h_not_here, 0, B_TRITON},
+    {"get_current_target", "", h_target, 0, B_DRIVER},
 };
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 
@@ -1652,6 +1669,7 @@ static const Builtin *find(const char *name, unsigned flags) {
 
 const Builtin *sema_builtin_tl(const char *name) { return find(name, B_TL); }
 const Builtin *sema_builtin_triton(const char *name) { return find(name, B_TRITON); }
+const Builtin *sema_builtin_driver(const char *name) { return find(name, B_DRIVER); }
 const Builtin *sema_builtin_bare(const char *name) {
     const Builtin *b = find(name, B_PY);
     return b ? b : find(name, B_TL);

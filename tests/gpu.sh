@@ -43,7 +43,7 @@ if want ops/; then
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
     grep -m1 "^device:" $T/ops.log | grep -qv "cpu" || report "ops/ran on the GPU" 1 $T/ops.log
 fi
-for ex in copy grayscale swizzle matmul interop; do
+for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
 done
