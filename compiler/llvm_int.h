@@ -129,6 +129,10 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to);
 LLVMValueRef llvm_const(Lower *L, DType dt, int64_t i, double f);
 LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValueRef b);
 
+/* ---- llvm_fp8.c: fp8 (an i8 in registers) <-> fp32, exactly as fp8.c ---- */
+LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt);
+LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt);
+
 /* ---- llvm_mem.c: load, store, atomics ---- */
 void llvm_lower_load(Lower *L, Inst *in);
 void llvm_lower_store(Lower *L, Inst *in);

@@ -1989,6 +1989,9 @@ static void specialize(Sema *s, const Node *fn) {
             bool lit = sema_parse_literal(s, entry, &v);
             if (!cx && (!lit || !sig_constant_ok(v))) {
                 const char *guess = sig_type_guess(s, entry);
+                if (guess && !strcmp(guess, entry)) /* a dtype, but not one a scalar may have (fp8) */
+                    sema_fail(s, p->span, "signature entry '%s' for parameter '%s': %s scalars cannot be kernel "
+                              "arguments (pass a pointer, or a wider type)", entry, p->name, entry);
                 if (guess)
                     sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type; did you mean '%s'?",
                               entry, p->name, guess);

@@ -125,32 +125,64 @@ static void softmax(TlContext *ctx, size_t rows, size_t cols, unsigned programs)
 
 /* ---- 03: matrix multiplication ---- */
 
-/* C = A x B (fp16), A (M, K) row-major; B (K, N) row-major, or stored
- * transposed as (N, K) (the strides say which). config < 0: tuned at launch
- * with the grid as an expression of the chosen config. */
-static void matmul(TlContext *ctx, int M, int N, int K, int b_transposed, int leaky, int config) {
+/* fp8e5 (E5M2) <-> float on the host: the nearest of the 256 codes, ties to
+ * the even one, saturating (the kernel's inputs are in range). */
+static double e5m2_value(unsigned c) {
+    unsigned e = (c >> 2) & 31, m = c & 3;
+    double v = e ? ldexp(1 + m / 4.0, (int)e - 15) : ldexp(m / 4.0, -14);
+    return c & 0x80 ? -v : v;
+}
+static uint8_t e5m2_bits(float x) {
+    unsigned best = 0;
+    for (unsigned c = 1; c < 0x7C; c++)
+        if (fabs(e5m2_value(c) - fabs(x)) < fabs(e5m2_value(best) - fabs(x)) ||
+            (fabs(e5m2_value(c) - fabs(x)) == fabs(e5m2_value(best) - fabs(x)) && !(c & 1)))
+            best = c;
+    return (uint8_t)(best | (x < 0 ? 0x80 : 0));
+}
+
+/* Round to the inputs' dtype in place (fp16, or fp8e5 as the tutorial's
+ * last test does) and upload. */
+static TlBuffer *upload_as(TlContext *ctx, TlDType dt, float *v, size_t n) {
+    if (dt == TL_F16)
+        return upload_f16(ctx, v, n);
+    uint8_t *h = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = e5m2_bits(v[i]);
+        v[i] = (float)e5m2_value(h[i]);
+    }
+    TlBuffer *b = ex_buffer(ctx, TL_F8E5M2, n, h);
+    free(h);
+    return b;
+}
+
+/* C = A x B (fp16 out), A (M, K) row-major; B (K, N) row-major, or stored
+ * transposed as (N, K) (the strides say which); inputs fp16 or fp8e5.
+ * config < 0: tuned at launch with the grid as an expression of the chosen
+ * config. */
+static void matmul(TlContext *ctx, TlDType in_dt, int M, int N, int K, int b_transposed, int leaky, int config) {
     char name[96], opts[96];
-    snprintf(name, sizeof name, "03 matmul_kernel %dx%dx%d%s%s%s", M, N, K, b_transposed ? " B^T" : "",
-             leaky ? " leaky_relu" : "", config < 0 ? " (tuned)" : "");
+    snprintf(name, sizeof name, "03 matmul_kernel %s %dx%dx%d%s%s%s", in_dt == TL_F16 ? "fp16" : "fp8e5", M, N, K,
+             b_transposed ? " B^T" : "", leaky ? " leaky_relu" : "", config < 0 ? " (tuned)" : "");
     int n = snprintf(opts, sizeof opts, "-D \"ACTIVATION=%s\"", leaky ? "'leaky_relu'" : "''");
     if (config >= 0)
         snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
     TlKernel *k = ex_kernel(ctx, "tutorial_03_matmul.tl", opts);
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
     float *a = random_floats(mk, -1, 1), *b = random_floats(kn, -1, 1); /* b[k * N + n] */
-    TlBuffer *ba = upload_f16(ctx, a, mk), *bc = ex_buffer(ctx, TL_F16, mn, NULL), *bb;
+    TlBuffer *ba = upload_as(ctx, in_dt, a, mk), *bc = ex_buffer(ctx, TL_F16, mn, NULL), *bb;
     if (b_transposed) {
         float *t = malloc(kn * sizeof *t);
         for (int i = 0; i < K; i++)
             for (int j = 0; j < N; j++)
                 t[(size_t)j * K + i] = b[(size_t)i * N + j];
-        bb = upload_f16(ctx, t, kn);
+        bb = upload_as(ctx, in_dt, t, kn);
         for (int i = 0; i < K; i++)
             for (int j = 0; j < N; j++)
                 b[(size_t)i * N + j] = t[(size_t)j * K + i];
         free(t);
     } else {
-        bb = upload_f16(ctx, b, kn);
+        bb = upload_as(ctx, in_dt, b, kn);
     }
     TlArg args[] = {tl_arg_buffer(ba), tl_arg_buffer(bb), tl_arg_buffer(bc), tl_arg_i32(M), tl_arg_i32(N),
                     tl_arg_i32(K), tl_arg_i32(K), tl_arg_i32(1), tl_arg_i32(b_transposed ? 1 : N),
@@ -411,13 +443,16 @@ int main(void) {
     }
 
     /* config 7 is the smallest (32x64x32), here and upstream: for the interpreter */
-    matmul(ctx, 1, 1, 1, 0, 0, 7);
-    matmul(ctx, 33, 65, 47, 0, 0, 7);
-    matmul(ctx, 31, 17, 70, 1, 1, 7);
+    matmul(ctx, TL_F16, 1, 1, 1, 0, 0, 7);
+    matmul(ctx, TL_F16, 33, 65, 47, 0, 0, 7);
+    matmul(ctx, TL_F16, 31, 17, 70, 1, 1, 7);
+    /* the tutorial's last test: fp8e5 inputs, B transposed */
+    matmul(ctx, TL_F8E5M2, 37, 70, 65, 1, 0, 7);
     if (on_gpu) {
-        matmul(ctx, 512, 512, 512, 0, 0, -1);
-        matmul(ctx, 300, 200, 130, 0, 1, -1);
-        matmul(ctx, 257, 129, 511, 1, 0, 2);
+        matmul(ctx, TL_F16, 512, 512, 512, 0, 0, -1);
+        matmul(ctx, TL_F16, 300, 200, 130, 0, 1, -1);
+        matmul(ctx, TL_F16, 257, 129, 511, 1, 0, 2);
+        matmul(ctx, TL_F8E5M2, 512, 512, 512, 1, 0, -1);
     }
 
     TlKernel *base = ex_kernel(ctx, "tutorial_04_low_memory_dropout.tl", "--kernel _dropout -D BLOCK_SIZE=1024");
