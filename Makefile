@@ -41,7 +41,7 @@ LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-gro
 LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
 .PHONY: all test demo fuzz fuzz-deep gpu-prep gpu-test bench deps clean install uninstall FORCE
-EXAMPLES := copy grayscale swizzle matmul interop
+EXAMPLES := copy grayscale swizzle matmul interop tutorials
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
              $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a

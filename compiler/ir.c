@@ -13,6 +13,7 @@ static const char *dt_names[DT__COUNT] = {
     [DT_VOID] = "void", [DT_I1] = "i1",   [DT_I8] = "i8",   [DT_I16] = "i16", [DT_I32] = "i32",
     [DT_I64] = "i64",   [DT_U8] = "u8",   [DT_U16] = "u16", [DT_U32] = "u32", [DT_U64] = "u64",
     [DT_F16] = "f16",   [DT_BF16] = "bf16", [DT_F32] = "f32", [DT_F64] = "f64", [DT_PTR] = "ptr",
+    [DT_F8E4NV] = "f8e4nv", [DT_F8E5] = "f8e5", [DT_F8E4B15] = "f8e4b15",
 };
 
 Type ir_scalar(DType dt) { return (Type){.dtype = (uint8_t)dt}; }
@@ -58,11 +59,13 @@ int64_t ir_numel(Type t) {
 bool dt_is_int(DType dt) { return dt >= DT_I1 && dt <= DT_U64; }
 bool dt_is_signed(DType dt) { return dt >= DT_I8 && dt <= DT_I64; }
 bool dt_is_float(DType dt) { return dt >= DT_F16 && dt <= DT_F64; }
+bool dt_is_fp8(DType dt) { return dt >= DT_F8E4NV && dt <= DT_F8E4B15; }
+bool dt_is_fp(DType dt) { return dt_is_float(dt) || dt_is_fp8(dt); }
 
 int dt_bits(DType dt) {
     switch (dt) {
     case DT_I1: return 1;
-    case DT_I8: case DT_U8: return 8;
+    case DT_I8: case DT_U8: case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return 8;
     case DT_I16: case DT_U16: case DT_F16: case DT_BF16: return 16;
     case DT_I32: case DT_U32: case DT_F32: return 32;
     case DT_I64: case DT_U64: case DT_F64: case DT_PTR: return 64;
@@ -79,6 +82,8 @@ DType dt_from_name(const char *s) {
         {"uint32", DT_U32},  {"uint64", DT_U64},  {"fp16", DT_F16},    {"float16", DT_F16},
         {"fp32", DT_F32},    {"float32", DT_F32}, {"fp64", DT_F64},    {"float64", DT_F64},
         {"bfloat16", DT_BF16}, {"bf16", DT_BF16},
+        {"fp8e4nv", DT_F8E4NV}, {"float8e4nv", DT_F8E4NV}, {"fp8e5", DT_F8E5}, {"float8e5", DT_F8E5},
+        {"fp8e4b15", DT_F8E4B15}, {"float8e4b15", DT_F8E4B15},
     };
     for (int d = DT_I1; d < DT_PTR; d++)
         if (!strcmp(s, dt_names[d]))

@@ -32,13 +32,16 @@
 
 enum { IR_MAX_RANK = 4, IR_MAX_NUMEL = 1 << 20 };
 
-/* Element types. Order matters: ints by width, then floats by width. */
+/* Element types. Order matters: ints by width, then floats by width, then
+ * the fp8 storage types (compiler/fp8.h: loads, stores, casts, selects,
+ * shape ops and dot only; sema computes with them in fp32). */
 typedef enum {
     DT_VOID,
     DT_I1,
     DT_I8, DT_I16, DT_I32, DT_I64,
     DT_U8, DT_U16, DT_U32, DT_U64,
     DT_F16, DT_BF16, DT_F32, DT_F64,
+    DT_F8E4NV, DT_F8E5, DT_F8E4B15, /* Triton's float8e4nv (E4M3FN), float8e5 (E5M2), float8e4b15 */
     DT_PTR, /* pointer; Type.pointee says to what */
     DT__COUNT
 } DType;
@@ -68,8 +71,10 @@ bool ir_type_eq(Type a, Type b);
 int64_t ir_numel(Type t);
 bool dt_is_int(DType dt);      /* includes i1 and unsigned */
 bool dt_is_signed(DType dt);   /* i8..i64 (i1 counts as unsigned) */
-bool dt_is_float(DType dt);
-int dt_bits(DType dt);         /* 1, 8, 16, 32, 64; pointers 64 */
+bool dt_is_float(DType dt);     /* f16, bf16, f32, f64: not the fp8 types */
+bool dt_is_fp8(DType dt);
+bool dt_is_fp(DType dt);        /* any floating type, fp8 included: values are doubles (const, interpreter) */
+int dt_bits(DType dt);         /* 1, 8, 16, 32, 64; pointers 64; fp8 8 */
 const char *dt_name(DType dt); /* "i32", "f16", "bf16", "ptr" ... */
 DType dt_from_name(const char *s); /* DT_VOID if unknown; accepts "fp32"/"f32"/"float32" */
 /* Print "i32", "<128x64xf16>", "!ptr<f32>", "<128x!ptr<f16>>", "!smem<2x64x32xf16>". */

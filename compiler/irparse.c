@@ -925,11 +925,11 @@ static bool enum_of(Parser *P, const Lit *l, const char *const *names, int *out)
  * for i1); u64 reads up to 2^64-1 and keeps the bit pattern. */
 static bool set_const(Parser *P, Inst *in, const Lit *l) {
     DType dt = in->nresults ? (DType)P->f->values[in->results[0]].type.dtype : DT_I64;
-    if (dt_is_float(dt) && (l->kind == L_FLOAT || l->kind == L_INT)) {
+    if (dt_is_fp(dt) && (l->kind == L_FLOAT || l->kind == L_INT)) {
         in->attr.f = l->kind == L_FLOAT ? l->f : l->neg ? -(double)l->u : (double)l->u;
         return true;
     }
-    if (dt_is_float(dt))
+    if (dt_is_fp(dt))
         return error_at(P, l->span, "expected a number");
     if (l->kind == L_BOOL) {
         in->attr.i = l->b;

@@ -139,7 +139,7 @@ static void put_list(Buf *b, const int64_t *v, int n) {
 
 static void put_const(Buf *b, const Function *f, const Inst *in) {
     DType dt = in->nresults ? (DType)type_of(f, in->results[0]).dtype : DT_I64;
-    if (dt_is_float(dt))
+    if (dt_is_fp(dt))
         buf_put_double(b, in->attr.f);
     else if (dt == DT_U64)
         buf_printf(b, "%llu", (unsigned long long)in->attr.i);

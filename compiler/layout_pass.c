@@ -360,6 +360,8 @@ static void warps_per_tile(Pass *P, Inst *dot, int M, int N, int *wpc) {
 static int mma_k_width(Pass *P, Inst *dot) {
     DType a = vtype(P, dot->args[0]).dtype, b = vtype(P, dot->args[1]).dtype;
     DType c = vtype(P, dot->results[0]).dtype;
+    if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5) && c == DT_F32)
+        return 4; /* m16n8k32 e4m3/e5m2 on sm_89+ (an FMA loop on the same layouts before) */
     if (a != b)
         return 0;
     /* The instructions llvm_dot.c issues: f32 (or s32) accumulators only. */

@@ -40,6 +40,7 @@ LLVMTypeRef llvm_type(Lower *L, DType dt) {
     case DT_BF16: return L->t_bf16;
     case DT_F32: return L->t_f32;
     case DT_F64: return L->t_f64;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return L->t_i8; /* the bits (llvm_fp8.c) */
     case DT_PTR: return L->t_ptr1;
     default: return L->t_i32;
     }

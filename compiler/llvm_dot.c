@@ -6,6 +6,7 @@
  *   fp32 (tf32):  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, operands
  *                 rounded with cvt.rna.tf32.f32 (tf32x3: three mmas on hi/lo parts)
  *   int8:         mma.sync.aligned.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32
+ *   fp8 (sm_89+): mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
  * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
  * kw = elements per 32-bit register, K16 = the instruction's K / 2):
  *   A  a0: (g, kw*t + j)   a1: (g+8, kw*t + j)   a2: (g, K16 + kw*t + j)   a3: (g+8, K16 + kw*t + j)
@@ -44,6 +45,15 @@ static void convergent(Lower *L, LLVMValueRef call);
 
 static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
+    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5) && ct == DT_F32 &&
+        L->arch->sm >= 89) { /* fp8: the int8 fragments, e4m3 / e5m2 bits */
+        static const char *const names[2][2] = {
+            {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
+            {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
+        m->asm_name = names[at == DT_F8E5][bt == DT_F8E5];
+        m->kw = 4, m->kk = 32;
+        return true;
+    }
     if (at != bt || L->arch->sm < 80)
         return false;
     if ((at == DT_F16 || at == DT_BF16) && ct == DT_F32) {

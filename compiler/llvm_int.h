@@ -136,6 +136,10 @@ void llvm_lower_inline_asm(Lower *L, Inst *in);
 /* Link tl's device math library and libdevice when the module calls them. */
 bool llvm_link_libraries(Lower *L);
 
+/* ---- llvm_fp8.c: fp8 (an i8 in registers) <-> fp32, exactly as fp8.c ---- */
+LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt);
+LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt);
+
 /* ---- llvm_mem.c: load, store, atomics ---- */
 void llvm_lower_load(Lower *L, Inst *in);
 void llvm_lower_store(Lower *L, Inst *in);

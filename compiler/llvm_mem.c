@@ -236,6 +236,21 @@ static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLV
     return phi;
 }
 
+/* fence.acq_rel.gpu. LLVM's NVPTX backend drops the ordering of atomicrmw and
+ * cmpxchg (they become relaxed atom.global) and cannot select a scoped fence,
+ * so Triton's default semantics, acq_rel at GPU scope, come from a fence on
+ * each side of the op: the one before releases this thread's earlier writes
+ * (the stores of a critical section, then `atomic_xchg(lock, 0)`), the one
+ * after makes the writes released by others visible to later loads (spinning
+ * on `atomic_cas(lock, 0, 1)`, then reading what the last holder wrote). */
+static void fence_acq_rel_gpu(Lower *L) {
+    static const char text[] = "fence.acq_rel.gpu;", cons[] = "~{memory}";
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), NULL, 0, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
+}
+
 /* The owners of the elements hold the old values; give every copy its value
  * through shared memory (barrier, owners store, barrier, all load). */
 static void share_from_owners(Lower *L, Inst *in, DType dt, const ThreadMap *tm, LLVMValueRef *r,
@@ -275,12 +290,14 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
+    fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {
         owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
         replicated |= owner[i] != NULL;
         LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
         r[i] = atomic_one(L, in, dt, pv->r[i], o, and_pred(L, owner[i], mask ? mask[i] : NULL));
     }
+    fence_acq_rel_gpu(L);
     if (replicated && L->used[res] && dt != DT_I1)
         share_from_owners(L, in, dt, tm, r, owner);
     llvm_set(L, res, r, n);

@@ -9,6 +9,7 @@
  * use the NVVM approximations Triton uses (ex2/lg2/sin/cos/rsqrt.approx). */
 #include <string.h>
 
+#include "fp8.h"
 #include "llvm_int.h"
 
 static int nregs_of(Lower *L, ValueId v) {
@@ -34,6 +35,8 @@ static bool is_half(DType dt) { return dt == DT_F16 || dt == DT_BF16; }
 
 LLVMValueRef llvm_const(Lower *L, DType dt, int64_t i, double f) {
     LLVMTypeRef t = llvm_type(L, dt);
+    if (dt_is_fp8(dt))
+        return LLVMConstInt(t, fp8_from_double(dt, f), 0);
     if (dt_is_float(dt))
         return LLVMConstReal(t, f);
     if (dt == DT_PTR)
@@ -197,6 +200,10 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to) {
     LLVMTypeRef tt = llvm_type(L, to);
     if (from == to)
         return v;
+    if (dt_is_fp8(from)) /* exactly through fp32 */
+        return llvm_cast(L, llvm_fp8_to_f32(L, v, from), DT_F32, to);
+    if (dt_is_fp8(to)) /* one rounding from fp32 (sema refuses fp64; ints past 2^24 saturate anyway) */
+        return llvm_f32_to_fp8(L, llvm_cast(L, v, from, DT_F32), to);
     if (from == DT_PTR)
         return llvm_cast(L, LLVMBuildPtrToInt(L->b, v, L->t_i64, ""), DT_I64, to);
     if (to == DT_PTR)
@@ -412,6 +419,10 @@ static const char *print_conv(Lower *L, DType dt, bool hex, LLVMValueRef *v) {
     if (dt == DT_PTR) {
         *v = LLVMBuildPtrToInt(L->b, *v, L->t_i64, "");
         return "0x%llx";
+    }
+    if (dt_is_fp8(dt) && !hex) {
+        *v = LLVMBuildFPExt(L->b, llvm_fp8_to_f32(L, *v, dt), L->t_f64, "");
+        return "%f";
     }
     if (hex) {
         int bits = dt_bits(dt);

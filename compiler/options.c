@@ -216,6 +216,7 @@ SemaOptions options_to_sema(const CompileOptions *o) {
         .num_warps = o->num_warps,
         .num_stages = o->num_stages,
         .autotune_config = o->autotune_config,
+        .arch = o->arch ? o->arch->sm : 0,
         .runtime_signature = o->runtime_signature,
     };
 }

@@ -87,11 +87,30 @@ bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char 
     return true;
 }
 
+/* fp8 mma.sync (e4m3 / e5m2, issued as inline asm by llvm_dot.c) needs PTX
+ * ISA 8.4, newer than the one the arch table asks of every kernel (so that
+ * older drivers can still load the rest): raise `.version` in the kernels
+ * that use it, and only there. */
+static void require_fp8_isa(char *text, size_t len) {
+    if (!memmem(text, len, ".f32.e4m3.", 10) && !memmem(text, len, ".f32.e5m2.", 10))
+        return;
+    char *v = memmem(text, len, ".version ", 9);
+    if (!v || v + 12 > text + len)
+        return;
+    char *d = v + 9; /* "7.8\n": one digit, a dot, one digit */
+    if (d[0] >= '0' && d[0] <= '9' && d[1] == '.' && d[2] >= '0' && d[2] <= '9' && (d[3] == '\n' || d[3] == '\r') &&
+        (d[0] - '0') * 10 + (d[2] - '0') < 84)
+        d[0] = '8', d[2] = '4';
+}
+
 bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err) {
     LLVMMemoryBufferRef mb;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, err, &mb))
         return false;
+    size_t start = out->len;
     buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
     LLVMDisposeMemoryBuffer(mb);
+    if (out->data)
+        require_fp8_isa(out->data + start, out->len - start);
     return true;
 }

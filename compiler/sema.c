@@ -238,7 +238,8 @@ static const char *const known_mods[] = {"triton", "triton.language", "triton.la
                                          "triton.language.standard", "triton.language.extra",
                                          "triton.language.extra.cuda", "triton.language.semantic",
                                          "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
-                                         "triton.language.PropagateNan", "triton.language.core.PropagateNan"};
+                                         "triton.language.PropagateNan", "triton.language.core.PropagateNan",
+                                         "triton.runtime", "triton.runtime.driver", "triton.runtime.driver.active"};
 
 static bool known_module(const char *path) {
     for (size_t i = 0; i < sizeof known_mods / sizeof known_mods[0]; i++)
@@ -273,6 +274,8 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
         bi = sema_builtin_tl(name);
     } else if (!strcmp(mod, "triton")) {
         bi = sema_builtin_triton(name);
+    } else if (!strcmp(mod, "triton.runtime.driver.active")) {
+        bi = sema_builtin_driver(name);
     }
     if (!bi)
         return false;
@@ -611,6 +614,13 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
         return module_attr(s, x.s, name, sp);
     if (sema_value_attr(s, x, name, sp, &out))
         return out;
+    if (x.k == V_DICT && x.i == SEMA_DICT_OBJECT) { /* get_current_target()'s GPUTarget */
+        for (int i = 0; i < x.n; i++)
+            if (!strcmp(x.keys[i], name))
+                return x.items[i];
+        if (!strcmp(name, "arch"))
+            sema_fail(s, sp, "the target's arch is known only when --arch names it");
+    }
     if (x.k == V_CONFIG) {
         if (!strcmp(name, "kwargs"))
             return x.items[0];
@@ -2076,6 +2086,9 @@ static void specialize(Sema *s, const Node *fn) {
             bool lit = sema_parse_literal(s, entry, &v);
             if (!cx && (!lit || !sig_constant_ok(v))) {
                 const char *guess = sig_type_guess(s, entry);
+                if (guess && !strcmp(guess, entry)) /* a dtype, but not one a scalar may have (fp8) */
+                    sema_fail(s, p->span, "signature entry '%s' for parameter '%s': %s scalars cannot be kernel "
+                              "arguments (pass a pointer, or a wider type)", entry, p->name, entry);
                 if (guess)
                     sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type; did you mean '%s'?",
                               entry, p->name, guess);

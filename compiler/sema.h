@@ -20,6 +20,7 @@ typedef struct SemaOptions {
     const SemaDefine *defines; /* -D NAME=VALUE, override signature literals and defaults */
     int ndefines;
     int num_warps, num_stages; /* 0: from the autotune config picked, else 4 and 3 */
+    int arch;              /* --arch's SM number (90), 0 when not given */
     int autotune_config;   /* -1: none; else index into @triton.autotune configs: its
                               constexprs, num_warps and num_stages apply */
     bool runtime_signature; /* the signature lists only the runtime (non-constexpr)

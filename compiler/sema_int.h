@@ -51,7 +51,8 @@ typedef enum {
     V_STR,     /* s (NUL-terminated), n = length */
     V_DTYPE,   /* ty: a scalar type, possibly a pointer (tl.float16, x.dtype) */
     V_TUPLE,   /* items[n]: Python tuples and lists; i2 = nesting depth */
-    V_DICT,    /* keys[n] (strings) -> items[n]: dict literals, **meta */
+    V_DICT,    /* keys[n] (strings) -> items[n]: dict literals, **meta (i = 1), an object
+                  whose attributes are the keys (i = SEMA_DICT_OBJECT) */
     V_FUNC,    /* fn: a def of the file (N_FUNCDEF), called by inlining */
     V_BUILTIN, /* bi: a tl.* or Python builtin */
     V_MODULE,  /* s: dotted module path ("triton.language") */
@@ -66,6 +67,7 @@ typedef enum {
 } VKind;
 
 typedef struct Builtin Builtin;
+enum { SEMA_DICT_OBJECT = 2 }; /* Val.i of a V_DICT read by attribute: x.backend */
 
 typedef struct Val {
     VKind k;
@@ -164,6 +166,7 @@ enum {
     B_METHOD = 2, /* also a tensor method: x.name(...) passes x first */
     B_PY = 4,     /* a Python builtin: bare name only (range, min, float, ...) */
     B_TRITON = 8, /* in the triton namespace (triton.cdiv, triton.Config) */
+    B_DRIVER = 16, /* triton.runtime.driver.active.NAME (get_current_target) */
 };
 struct Builtin {
     const char *name;
@@ -243,6 +246,7 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
 const Builtin *sema_builtin_tl(const char *name);
 const Builtin *sema_builtin_bare(const char *name);
 const Builtin *sema_builtin_triton(const char *name);
+const Builtin *sema_builtin_driver(const char *name);
 bool sema_builtin_is(const Builtin *bi, const char *name);
 /* Offer every builtin name with one of flags (B_TL also offers the dtype names). */
 void sema_suggest_builtins(Suggest *sg, unsigned flags);

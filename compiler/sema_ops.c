@@ -110,7 +110,7 @@ ValueId sema_const_of(Sema *s, Val num, Type t, Span sp) {
     Inst *in;
     if (!sema_is_number(num))
         sema_fail(s, sp, "cannot make a constant of type %s from %s", T(t), sema_describe(s, num));
-    if (dt_is_float(dt)) {
+    if (dt_is_fp(dt)) {
         in = sema_emit_inst(s, IR_CONST, NULL, 0, &t, 1, sp);
         in->attr.f = num.k == V_FLOAT ? num.f : (double)num.i;
     } else if (dt_is_int(dt)) {
@@ -149,6 +149,8 @@ ValueId sema_cast(Sema *s, ValueId v, Type elem, Span sp) {
         ValueId i = emit1(s, IR_CAST, shaped(src, ir_scalar(DT_I64)), v, sp);
         return b == DT_I64 ? i : emit1(s, IR_CAST, dst, i, sp);
     }
+    if (dt_is_fp8(b) && a == DT_F64) /* two roundings through fp32 would not be Triton's one */
+        sema_fail(s, sp, "cannot cast f64 to %s directly; cast to f32 first", D(b));
     if (b == DT_PTR) {
         if (!dt_is_int(a))
             sema_fail(s, sp, "cannot cast %s to a pointer", D(a));
@@ -296,6 +298,10 @@ static DType computation_type(Sema *s, DType a, bool a_sc, DType b, bool b_sc, b
         return div_or_mod ? DT_F32 : DT_BF16;
     if (a == DT_BF16 || b == DT_BF16)
         return DT_F32;
+    if (dt_is_fp8(a) && dt_is_fp8(b))
+        return a == b ? a : DT_F16;
+    if (dt_is_fp8(a) || dt_is_fp8(b))
+        sema_fail(s, sp, "unexpected types %s and %s for '%s'", D(a), D(b), ast_op_str(op));
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b))
         sema_fail(s, sp,
                   "cannot use '%s' with %s and %s because they have different signedness; "
@@ -332,7 +338,7 @@ static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flag
         bool allow = flags & (side ? TC_RPTR : TC_LPTR);
         if (p.dtype != DT_PTR)
             continue;
-        if (!allow || (o.dtype == DT_PTR && o.pointee != p.pointee) || dt_is_float((DType)o.dtype))
+        if (!allow || (o.dtype == DT_PTR && o.pointee != p.pointee) || dt_is_fp((DType)o.dtype))
             sema_fail(s, sp, "invalid operands of type %s and %s for '%s'", T(ir_elem(ta)), T(ir_elem(tb)),
                       ast_op_str(op));
     }
@@ -395,8 +401,35 @@ static void no_bool_arith(Sema *s, ValueId x, Op op, Span sp) {
                   ast_op_str(op));
 }
 
+static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp);
+
+static bool is_fp8_tensor(Val v) { return v.k == V_TENSOR && dt_is_fp8((DType)v.ty.dtype); }
+
+/* fp8 is a storage type: with Triton's result type (fp8 op fp8 of one kind
+ * stays fp8), the op runs in fp32 on the exactly widened operands and an
+ * arithmetic result is rounded back to fp8 once. */
+static Val fp8_binop(Sema *s, Op op, Val a, Val b, Span sp) {
+    bool divmod = op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD;
+    if (op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR || op == OP_LSHIFT || op == OP_RSHIFT)
+        sema_fail(s, sp, "invalid operands of type %s and %s for '%s'", sema_describe(s, a), sema_describe(s, b),
+                  ast_op_str(op));
+    ValueId x, y;
+    type_check(s, a, b, &x, &y, TC_ARITH | (divmod ? TC_DIVMOD : 0), op, sp);
+    DType r = dt_of(s, x);
+    if (!dt_is_fp8(r))
+        return tensor_binop(s, op, tv(s, x), tv(s, y), sp);
+    x = sema_cast(s, x, ir_scalar(DT_F32), sp);
+    y = sema_cast(s, y, ir_scalar(DT_F32), sp);
+    Val v = tensor_binop(s, op, tv(s, x), tv(s, y), sp);
+    if (v.k == V_TENSOR && v.ty.dtype == DT_F32)
+        v = tv(s, sema_cast(s, v.id, ir_scalar(r), sp));
+    return v;
+}
+
 static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
     ValueId x, y;
+    if ((is_fp8_tensor(a) || is_fp8_tensor(b)) && op != OP_IS && op != OP_ISNOT)
+        return fp8_binop(s, op, a, b, sp);
     switch (op) {
     case OP_ADD: {
         type_check(s, a, b, &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, op, sp);
@@ -503,9 +536,13 @@ Val sema_unop(Sema *s, Op op, Val a, Span sp) {
     case OP_NEG:
         if (dt == DT_PTR || dt == DT_I1)
             sema_fail(s, sp, "wrong type argument to unary minus (%s)", T(a.ty));
+        if (dt_is_fp8(dt)) { /* exact in fp32, and exact back */
+            ValueId f = sema_cast(s, a.id, ir_scalar(DT_F32), sp);
+            return tv(s, sema_cast(s, emit1(s, IR_NEG, ty_of(s, f), f, sp), ir_scalar(dt), sp));
+        }
         return tv(s, emit1(s, IR_NEG, a.ty, a.id, sp));
     case OP_INVERT:
-        if (dt == DT_PTR || dt_is_float(dt))
+        if (dt == DT_PTR || dt_is_fp(dt))
             sema_fail(s, sp, "wrong type argument to unary invert (%s)", T(a.ty));
         return tv(s, emit1(s, IR_NOT, a.ty, a.id, sp));
     case OP_NOT: {
@@ -843,6 +880,8 @@ static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     opt_str(s, a[3], sp[3], "sem");
     opt_str(s, a[4], sp[4], "scope");
     DType elem = (DType)ty_of(s, ptr).pointee;
+    if (dt_is_fp8(elem))
+        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
     if ((elem == DT_F16 || elem == DT_BF16) && bi->aux != RMW_ADD)
         sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
     if (elem == DT_I16 || elem == DT_U16 || dt_bits(elem) < 16)
@@ -870,7 +909,7 @@ static Val h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     opt_str(s, a[4], sp[4], "scope");
     Type pt = ty_of(s, ptr);
     DType elem = (DType)pt.pointee;
-    if (dt_bits(elem) != 16 && dt_bits(elem) != 32 && dt_bits(elem) != 64)
+    if (dt_bits(elem) != 16 && dt_bits(elem) != 32 && dt_bits(elem) != 64) /* fp8 too */
         sema_fail(s, call, "atomic_cas only supports elements with width {16, 32, 64}, got %s", D(elem));
     ValueId cmp = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the compare value");
     ValueId val = broadcast_exact(s, need_tensor(s, a[2], sp[2]), pt, sp[2], "the value");
@@ -890,9 +929,9 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     DType dx = (DType)tx.dtype, dy = (DType)ty.dtype;
     if (tx.rank != 2 || ty.rank != 2)
         sema_fail(s, call, "tl.dot needs two 2D blocks, got %s and %s", T(tx), T(ty));
-    if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32)
-        sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32 or int8)", D(dx));
-    if (dx != dy)
+    if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32 && !dt_is_fp8(dx))
+        sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32, fp8 or int8)", D(dx));
+    if (dx != dy && !(dt_is_fp8(dx) && dt_is_fp8(dy))) /* fp8e4nv x fp8e5 is allowed */
         sema_fail(s, call, "both operands of tl.dot must have the same type, got %s and %s", T(tx), T(ty));
     if (tx.shape[1] != ty.shape[0])
         sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (K is %d and %d)", T(tx), T(ty), tx.shape[1],
@@ -928,7 +967,7 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     else if (out.dtype == DT_BF16)
         sema_fail(s, sp[6], "out_dtype=bfloat16 is unsupported; use out_dtype=float32/float16 and cast with "
                             ".to(tl.bfloat16)");
-    else if (dx == DT_F32 || dx == DT_BF16)
+    else if (dx == DT_F32 || dx == DT_BF16 || dt_is_fp8(dx))
         rd = DT_F32;
     else if (out.dtype == DT_F16 || out.dtype == DT_F32)
         rd = (DType)out.dtype;
@@ -1164,7 +1203,7 @@ static Val h_maxmin_reduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, S
     }
     DType dt = dt_of(s, x);
     if (dt_bits(dt) < 32)
-        x = sema_cast(s, x, ir_scalar(dt_is_float(dt) ? DT_F32 : DT_I32), call);
+        x = sema_cast(s, x, ir_scalar(dt_is_fp(dt) ? DT_F32 : DT_I32), call);
     return tv(s, reduce(s, x, is_max ? RED_MAX : RED_MIN, a[1], sp[1], keep, call));
 }
 
@@ -1537,6 +1576,22 @@ static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
     return c;
 }
 
+/* triton.runtime.driver.active.get_current_target(): the GPUTarget that host
+ * code asks for to pick configs by backend (tutorial 03's is_cuda()). tl
+ * compiles for CUDA only; arch is known only when --arch names it. */
+static Val h_target(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)a, (void)sp, (void)call;
+    Val t = {.k = V_DICT, .i = SEMA_DICT_OBJECT};
+    static const char *keys[] = {"backend", "warp_size", "arch"};
+    t.n = s->opt->arch ? 3 : 2;
+    t.keys = (const char **)keys;
+    t.items = arena_alloc(s->a, sizeof(Val) * 3);
+    t.items[0] = sema_str(s, "cuda", 4);
+    t.items[1] = sema_int(32);
+    t.items[2] = sema_int(s->opt->arch);
+    return t;
+}
+
 /* ---- the table ---- */
 
 #define TL B_TL
@@ -1673,6 +1728,7 @@ static const Builtin builtins[] = {
     {"jit", "*args", h_not_here, 0, B_TRITON},
     {"autotune", "*args", h_not_here, 0, B_TRITON},
     {"heuristics", "*args", h_not_here, 0, B_TRITON},
+    {"get_current_target", "", h_target, 0, B_DRIVER},
 };
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 
@@ -1686,8 +1742,8 @@ static const char *const unsupported[] = {
     "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
     "dot_scaled",
-    /* fp8 types */
-    "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+    /* fp8 types of AMD's GPUs */
+    "float8e4b8", "float8e5b16",
     /* inline assembly, hints, elementwise maps */
     "assume", "max_constancy", "map_elementwise",
 };
@@ -1713,6 +1769,7 @@ static const Builtin *find(const char *name, unsigned flags) {
 
 const Builtin *sema_builtin_tl(const char *name) { return find(name, B_TL); }
 const Builtin *sema_builtin_triton(const char *name) { return find(name, B_TRITON); }
+const Builtin *sema_builtin_driver(const char *name) { return find(name, B_DRIVER); }
 const Builtin *sema_builtin_bare(const char *name) {
     const Builtin *b = find(name, B_PY);
     return b ? b : find(name, B_TL);
@@ -1727,13 +1784,14 @@ static const char *triton_dtype_names[DT__COUNT] = {
     [DT_I1] = "int1",    [DT_I8] = "int8",      [DT_I16] = "int16",   [DT_I32] = "int32",
     [DT_I64] = "int64",  [DT_U8] = "uint8",     [DT_U16] = "uint16",  [DT_U32] = "uint32",
     [DT_U64] = "uint64", [DT_F16] = "float16",  [DT_BF16] = "bfloat16", [DT_F32] = "float32",
-    [DT_F64] = "float64",
+    [DT_F64] = "float64", [DT_F8E4NV] = "float8e4nv", [DT_F8E5] = "float8e5", [DT_F8E4B15] = "float8e4b15",
 };
 
 static const char *triton_short_names[DT__COUNT] = {
     [DT_I1] = "int1",   [DT_I8] = "int8",   [DT_I16] = "int16", [DT_I32] = "int32", [DT_I64] = "int64",
     [DT_U8] = "uint8",  [DT_U16] = "uint16", [DT_U32] = "uint32", [DT_U64] = "uint64", [DT_F16] = "fp16",
-    [DT_BF16] = "bf16", [DT_F32] = "fp32",  [DT_F64] = "fp64",
+    [DT_BF16] = "bf16", [DT_F32] = "fp32",  [DT_F64] = "fp64",  [DT_F8E4NV] = "fp8e4nv", [DT_F8E5] = "fp8e5",
+    [DT_F8E4B15] = "fp8e4b15",
 };
 
 bool sema_tl_dtype(const char *name, Type *out) {
@@ -1765,14 +1823,17 @@ static bool dtype_pred(Type t, const char *name, bool *res) {
         {"is_int1", DT_I1},   {"is_bool", DT_I1},    {"is_int8", DT_I8},     {"is_int16", DT_I16},
         {"is_int32", DT_I32}, {"is_int64", DT_I64},  {"is_uint8", DT_U8},    {"is_uint16", DT_U16},
         {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_fp16", DT_F16},   {"is_bf16", DT_BF16},
-        {"is_fp32", DT_F32},  {"is_fp64", DT_F64},
+        {"is_fp32", DT_F32},  {"is_fp64", DT_F64},   {"is_fp8e4nv", DT_F8E4NV}, {"is_fp8e5", DT_F8E5},
+        {"is_fp8e4b15", DT_F8E4B15},
     };
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (!strcmp(name, exact[i].name)) {
             *res = d == exact[i].dt;
             return true;
         }
-    if (!strcmp(name, "is_floating") || !strcmp(name, "is_standard_floating"))
+    if (!strcmp(name, "is_floating"))
+        *res = dt_is_fp(d);
+    else if (!strcmp(name, "is_standard_floating"))
         *res = dt_is_float(d);
     else if (!strcmp(name, "is_int") || !strcmp(name, "is_integer_type"))
         *res = dt_is_int(d);
@@ -1783,7 +1844,7 @@ static bool dtype_pred(Type t, const char *name, bool *res) {
     else if (!strcmp(name, "is_ptr"))
         *res = d == DT_PTR;
     else if (!strcmp(name, "is_fp8"))
-        *res = false;
+        *res = dt_is_fp8(d);
     else
         return false;
     return true;

@@ -636,8 +636,8 @@ static ValueId take(Sema *s, ValueId x, int axis, int k, Span sp) {
     DType dt = (DType)t.dtype, it = dt;
     if (dt == DT_PTR)
         sema_fail(s, sp, "split of a block of pointers is not supported");
-    if (dt_is_float(dt))
-        it = dt_bits(dt) == 16 ? DT_I16 : dt_bits(dt) == 32 ? DT_I32 : DT_I64;
+    if (dt_is_fp(dt))
+        it = dt_bits(dt) == 8 ? DT_I8 : dt_bits(dt) == 16 ? DT_I16 : dt_bits(dt) == 32 ? DT_I32 : DT_I64;
     Val bits = bitcast_to(s, tv(s, x), it, sp);
     Val at = sema_binop(s, OP_EQ, tv(s, dim_index(s, t, axis, sp)), num(k), sp);
     ValueId zero = sema_const_of(s, sema_int(0), ir_with_dtype(t, it), sp);

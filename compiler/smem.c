@@ -118,7 +118,11 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         bool mma = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_MMA;
         bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND;
         int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
-        if (!mma && !regs)
+        /* an fp8 dot runs as that FMA loop where the arch has no fp8 mma
+         * (before sm_89, and e4b15 always): smem-alloc does not know the arch,
+         * so its bound holds the staging in every case */
+        bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
+        if (fp8 || (!mma && !regs))
             fma = align_up((int64_t)a.shape[0] * a.shape[1] * ct, 16) + (int64_t)b.shape[0] * b.shape[1] * ct;
         int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
         int64_t m = ops > fma ? ops : fma;

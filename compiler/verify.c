@@ -39,10 +39,10 @@ typedef struct Verifier {
 } Verifier;
 
 /* Dtype classes, for the ops that take only some element types. */
-enum { C_BOOL = 1, C_INT = 2, C_FLOAT = 4 };
+enum { C_BOOL = 1, C_INT = 2, C_FLOAT = 4, C_FP8 = 8 /* storage only: no arithmetic */ };
 
 static int dtype_class(int dt) {
-    return dt == DT_I1 ? C_BOOL : dt_is_int(dt) ? C_INT : dt_is_float(dt) ? C_FLOAT : 0;
+    return dt == DT_I1 ? C_BOOL : dt_is_int(dt) ? C_INT : dt_is_float(dt) ? C_FLOAT : dt_is_fp8(dt) ? C_FP8 : 0;
 }
 
 /* ---- reporting ---- */
@@ -398,6 +398,8 @@ static void check_cmp(Verifier *V, const Inst *in) {
     Type a = arg(V, in, 0);
     if (in->attr.pred < CMP_LT || in->attr.pred > CMP_NE)
         fail(V, in, "unknown predicate %d", in->attr.pred);
+    if (dtype_class(a.dtype) == C_FP8)
+        fail(V, in, "does not apply to %s", dt_name(a.dtype));
     if (dtype_class(a.dtype) == C_BOOL && in->attr.pred != CMP_EQ && in->attr.pred != CMP_NE)
         fail(V, in, "i1 compares only for eq / ne");
     if (want_type(V, in, "operand 2", arg(V, in, 1), a))
@@ -429,6 +431,8 @@ static void check_cast(Verifier *V, const Inst *in) {
         fail(V, in, "a cast keeps the shape: %s to %s", ty(V, a), ty(V, r));
     else if (!numeric && !ptr_int)
         fail(V, in, "cannot cast %s to %s (pointers convert to and from i64 only)", ty(V, a), ty(V, r));
+    else if (a.dtype == DT_F64 && dtype_class(r.dtype) == C_FP8)
+        fail(V, in, "cannot cast %s to %s (cast to f32 first)", ty(V, a), ty(V, r));
 }
 
 static void check_bitcast(Verifier *V, const Inst *in) {
@@ -510,6 +514,8 @@ static void check_atomic_cas(Verifier *V, const Inst *in) {
     Type val;
     if (!pointer_operand(V, in, &val))
         return;
+    if (dtype_class(val.dtype) == C_FP8)
+        fail(V, in, "does not apply to %s", dt_name(val.dtype));
     want_type(V, in, "the compare value", arg(V, in, 1), val);
     want_type(V, in, "the new value", arg(V, in, 2), val);
     want_type(V, in, "the result", res(V, in, 0), val);
@@ -522,6 +528,7 @@ static bool dot_accumulates(int in, int acc) {
     case DT_F16: return acc == DT_F32 || acc == DT_F16;
     case DT_BF16: case DT_F32: return acc == DT_F32;
     case DT_F64: return acc == DT_F64;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return acc == DT_F32;
     default: return false;
     }
 }
@@ -534,7 +541,7 @@ static void check_dot(Verifier *V, const Inst *in) {
     }
     if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
         fail(V, in, "shapes do not chain: a %s, b %s, acc %s", ty(V, a), ty(V, b), ty(V, c));
-    if (a.dtype != b.dtype)
+    if (a.dtype != b.dtype && !(dt_is_fp8(a.dtype) && dt_is_fp8(b.dtype))) /* e4nv x e5 is one mma */
         fail(V, in, "a and b differ in element type: %s, %s", dt_name(a.dtype), dt_name(b.dtype));
     else if (!dot_accumulates(a.dtype, c.dtype))
         fail(V, in, "%s inputs cannot accumulate in %s", dt_name(a.dtype), dt_name(c.dtype));

@@ -152,11 +152,12 @@ static const struct { DType dt; const char *sig; size_t size; } dtypes[] = {
     [TL_I32] = {DT_I32, "i32", 4},  [TL_I64] = {DT_I64, "i64", 8},    [TL_U8] = {DT_U8, "u8", 1},
     [TL_U16] = {DT_U16, "u16", 2},  [TL_U32] = {DT_U32, "u32", 4},    [TL_U64] = {DT_U64, "u64", 8},
     [TL_F16] = {DT_F16, "fp16", 2}, [TL_BF16] = {DT_BF16, "bf16", 2}, [TL_F32] = {DT_F32, "fp32", 4},
-    [TL_F64] = {DT_F64, "fp64", 8},
+    [TL_F64] = {DT_F64, "fp64", 8}, [TL_F8E4M3] = {DT_F8E4NV, "fp8e4nv", 1}, [TL_F8E5M2] = {DT_F8E5, "fp8e5", 1},
 };
+enum { TL_DTYPE_LAST = TL_F8E5M2 };
 
 size_t tl_dtype_size(TlDType dt) {
-    return dt >= TL_I1 && dt <= TL_F64 ? dtypes[dt].size : 0;
+    return (int)dt >= TL_I1 && (int)dt <= TL_DTYPE_LAST ? dtypes[dt].size : 0;
 }
 
 TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer **out) {
@@ -380,7 +381,7 @@ int tl_kernel_num_params(const TlKernel *k) { return k ? k->info.nruntime : 0; }
 
 /* TlDType of an IR element type; 0 if none matches. */
 static TlDType tl_dtype_of(DType dt) {
-    for (int i = TL_I1; i <= TL_F64; i++)
+    for (int i = TL_I1; i <= TL_DTYPE_LAST; i++)
         if (dtypes[i].dt == dt)
             return (TlDType)i;
     return (TlDType)0;

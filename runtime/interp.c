@@ -409,7 +409,7 @@ static void print_elem(Buf *b, Elem x, Type t, bool hex) {
     } else if (hex) {
         int w = dt_bits(dt) / 4;
         buf_printf(b, "0x%0*llx", w ? w : 1, (unsigned long long)interp_bits_of(x, dt));
-    } else if (dt_is_float(dt)) {
+    } else if (dt_is_fp(dt)) {
         buf_printf(b, "%f", x.f);
     } else if (dt_is_signed(dt)) {
         buf_printf(b, "%lld", (long long)x.i);

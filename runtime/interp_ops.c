@@ -15,6 +15,7 @@
  * exact in f32, so `c += a * b` rounds once per step, as the tensor cores'
  * f32 accumulators do; IEEE fp32 inputs use fmaf, as the GPU's FMA loop does. */
 #include "interp_impl.h"
+#include "fp8.h"
 
 #include "libdevice.h"
 
@@ -97,6 +98,7 @@ static inline double fround(double x, DType dt) {
     case DT_F16: return interp_round_f16(x);
     case DT_BF16: return interp_round_bf16(x);
     case DT_F32: return (double)(float)x;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return fp8_to_double(dt, fp8_from_double(dt, x));
     default: return x;
     }
 }
@@ -145,6 +147,10 @@ void interp_norm(Elem *d, int64_t n, DType dt) {
     case DT_F32:
         for (int64_t k = 0; k < n; k++)
             d[k].f = (float)d[k].f;
+        return;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15:
+        for (int64_t k = 0; k < n; k++)
+            d[k].f = fround(d[k].f, dt);
         return;
     default:
         for (int64_t k = 0; k < n; k++)
@@ -208,7 +214,7 @@ Elem interp_convert(Elem x, DType from, DType to) {
     } else if (from == DT_PTR) {
         r = interp_convert((Elem){.i = u2i(x.p)}, DT_I64, to);
     } else if (to == DT_I1) {
-        r.i = dt_is_float(from) ? x.f != 0 : x.i != 0;
+        r.i = dt_is_fp(from) ? x.f != 0 : x.i != 0;
     } else if (dt_is_int(from) && dt_is_int(to)) {
         r.i = interp_wrap(x.i, to);
     } else if (dt_is_int(from)) {
@@ -236,6 +242,7 @@ uint64_t interp_bits_of(Elem x, DType dt) {
         memcpy(&u, &x.f, 8);
         return u;
     }
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return fp8_from_double(dt, x.f);
     case DT_PTR: return x.p;
     case DT_I1: return (uint64_t)x.i & 1;
     default: {
@@ -258,6 +265,7 @@ Elem interp_from_bits(uint64_t bits, DType dt) {
         break;
     }
     case DT_F64: memcpy(&r.f, &bits, 8); break;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: r.f = fp8_to_double(dt, (uint8_t)bits); break;
     case DT_PTR: r.p = bits; break;
     default: r.i = interp_wrap(u2i(bits), dt);
     }
@@ -559,7 +567,7 @@ static InterpStatus dot(const Inst *in, Type ta, Type tb, Type tc, Type tr, Elem
                 }
         return INTERP_OK;
     }
-    if (!dt_is_float(adt) || !dt_is_float(bdt) || !dt_is_float(cdt) || !dt_is_float(rdt))
+    if (!dt_is_fp(adt) || !dt_is_fp(bdt) || !dt_is_float(cdt) || !dt_is_float(rdt))
         return INTERP_INTERNAL;
     if (adt == DT_F64 || bdt == DT_F64 || rdt == DT_F64) {
         for (int64_t bb = 0; bb < B; bb++)
@@ -572,7 +580,7 @@ static InterpStatus dot(const Inst *in, Type ta, Type tb, Type tc, Type tr, Elem
                 }
         return INTERP_OK;
     }
-    bool half_in = (adt == DT_F16 || adt == DT_BF16) && (bdt == DT_F16 || bdt == DT_BF16);
+    bool half_in = (adt == DT_F16 || adt == DT_BF16 || dt_is_fp8(adt)) && (bdt == DT_F16 || bdt == DT_BF16 || dt_is_fp8(bdt));
     bool tf32 = !half_in && in->attr.precision == PREC_TF32;
     bool exact = half_in || tf32; /* products exact in f32 */
     float *fa = interp_scratch(s, sizeof(float) * (size_t)(M * K + K * N + M * N));
@@ -732,7 +740,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     switch (in->op) {
     case IR_CONST: {
         Elem v = {0};
-        if (dt_is_float(dt))
+        if (dt_is_fp(dt))
             v.f = fround(in->attr.f, dt);
         else if (dt == DT_PTR)
             v.p = (uint64_t)in->attr.i;

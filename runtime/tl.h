@@ -53,6 +53,8 @@ typedef enum TlDeviceKind {
 typedef enum TlDType {
     TL_I1 = 1, TL_I8, TL_I16, TL_I32, TL_I64, TL_U8, TL_U16, TL_U32, TL_U64,
     TL_F16, TL_BF16, TL_F32, TL_F64,
+    TL_F8E4M3, /* tl.float8e4nv (E4M3FN: bias 7, no inf, max 448), 1 byte */
+    TL_F8E5M2, /* tl.float8e5 (E5M2: bias 15, IEEE-like), 1 byte */
 } TlDType;
 
 enum { TL_TENSORDESC_MAX_RANK = 4 }; /* dims of a tensor descriptor (TlTensorDesc) */

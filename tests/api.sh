@@ -20,7 +20,7 @@ if want ops/; then
     count_lines $T/ops.log ops
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
 fi
-for ex in copy grayscale swizzle matmul interop; do
+for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex TL_INTERPRET=1
 done
 # grayscale on a real PNG (ragged 203x137), writing the grey PNG and reading it back.

@@ -63,7 +63,7 @@ cg_build_harness() {
     lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
     libs="$(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm"
     local flags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Ilang -Icompiler $lc"
-    local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/layout.c compiler/axis.c compiler/llvm*.c
+    local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/fp8.c compiler/layout.c compiler/axis.c compiler/llvm*.c
                 compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c compiler/libdevice.c build/gen/devmath_bc.c
                 tests/codegen/harness.c"
     ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $cg_h $libs > $log 2>&1 ||
@@ -154,6 +154,16 @@ puzzle|matmul_puzzle.tl|--kernel matmul_kernel --autotune-config 2 --signature '
 puzzle_grouped|matmul_puzzle.tl|--kernel matmul_kernel_grouped --autotune-config 2 --signature '$cg_mmf, 128, 128, 32, 8'
 fwd_relu|matmul_fwd.tl|--signature '*fp16:16, *fp16:16, *fp16:16, i32:16, i32, i32, i32:16, 128, 128, 32, 8, \"relu\"'
 swizzle|swizzle.tl|--signature '*i64:16, *i64:16, 3'
+tut01_add|tutorial_01_vector_add.tl|--signature '*fp32:16, *fp32:16, *fp32:16, i32, 1024'
+tut02_softmax|tutorial_02_fused_softmax.tl|--num-warps 8 --signature '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024, 2'
+tut03_matmul|tutorial_03_matmul.tl|--autotune-config 0 -D ACTIVATION=leaky_relu --signature '$cg_mm16'
+tut03_matmul_small|tutorial_03_matmul.tl|--autotune-config 7 -D \"ACTIVATION=''\" --signature '*fp16, *fp16, *fp16, i32, i32, i32, i32, i32:1, i32, i32, i32, i32:1'
+tut03_matmul_fp8|tutorial_03_matmul.tl|--autotune-config 2 -D \"ACTIVATION=''\" --signature '*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1'
+tut04_dropout|tutorial_04_low_memory_dropout.tl|--kernel _dropout --signature '*fp32:16, *i32:16, *fp32:16, i32, fp32, 1024'
+tut04_seeded|tutorial_04_low_memory_dropout.tl|--kernel _seeded_dropout --signature '*fp32:16, *fp32:16, i32, fp32, i32, 1024'
+tut05_fwd|tutorial_05_layer_norm.tl|--kernel _layer_norm_fwd_fused --num-warps 8 --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192'
+tut05_bwd_dx|tutorial_05_layer_norm.tl|--kernel _layer_norm_bwd_dx_fused --num-warps 8 --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 96, 8192'
+tut05_bwd_dwdb|tutorial_05_layer_norm.tl|--kernel _layer_norm_bwd_dwdb --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32, i32:16, 32, 128'
 "
 
 cg_example() { # name file args

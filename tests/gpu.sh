@@ -51,7 +51,7 @@ if want desc/; then
     [ $rc -gt 1 ] && report "desc/exit ($rc)" 1 $T/desc.log
     grep -m1 "^device:" $T/desc.log | grep -qv "cpu" || report "desc/ran on the GPU" 1 $T/desc.log
 fi
-for ex in copy grayscale swizzle matmul interop; do
+for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
 done

@@ -2,7 +2,7 @@
 # Builds tests/interp_test.c against the interpreter's sources alone (no LLVM,
 # no libtl) and reports each "[PASS]/[FAIL] interp/NAME" line it prints; then
 # runs the same program's quick cases under ASan+UBSan as interp/sanitizers.
-interp_src="lang/util.c lang/diag.c compiler/ir.c compiler/libdevice.c runtime/interp*.c tests/interp_test.c"
+interp_src="lang/util.c lang/diag.c compiler/ir.c compiler/fp8.c compiler/libdevice.c runtime/interp*.c tests/interp_test.c"
 
 interp_report_lines() { # output-file exit-code name-for-a-crash
     local out=$1 rc=$2 line n

@@ -733,6 +733,93 @@ static const char k_matmul[] =
     "        acc = tl.dot(a, b, acc)\n"
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 
+/* ------------------------------------------------------------------ fp8 */
+
+/* The fp8 formats, decoded from their definitions, and the nearest code found
+ * by trying all 256 (ties to the even code, beyond the largest finite value
+ * that value, NaN to 0x7F): another way than compiler/fp8.c's, which rounds. */
+enum { E4NV, E5, E4B15 };
+static const struct { int ebits, mbits, bias; } f8fmt[3] = {{4, 3, 7}, {5, 2, 15}, {4, 3, 15}};
+
+static double f8_decode(int f, unsigned code) {
+    int eb = f8fmt[f].ebits, mb = f8fmt[f].mbits, bias = f8fmt[f].bias;
+    unsigned e = (code >> mb) & ((1u << eb) - 1), m = code & ((1u << mb) - 1);
+    double v;
+    if (f == E4NV && (code & 0x7F) == 0x7F)
+        return NAN;
+    if (f == E5 && e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = e ? ldexp(1.0 + m / (double)(1u << mb), (int)e - bias) : ldexp(m / (double)(1u << mb), 1 - bias);
+    return code & 0x80 ? -v : v;
+}
+
+static unsigned f8_nearest(int f, double x) {
+    if (isnan(x))
+        return 0x7F;
+    unsigned best = 0;
+    double bd = INFINITY;
+    for (unsigned c = 0; c < 0x80; c++) { /* magnitudes; the sign goes on after */
+        double v = f8_decode(f, c);
+        if (!isfinite(v))
+            continue;
+        double dist = fabs(v - fabs(x));
+        if (dist < bd || (dist == bd && !(c & 1))) /* ties: the even code */
+            bd = dist, best = c;
+    }
+    if (isinf(x)) { /* the largest finite magnitude */
+        for (unsigned c = 0; c < 0x80; c++)
+            if (isfinite(f8_decode(f, c)))
+                best = c;
+    }
+    return best | (signbit(x) ? 0x80 : 0);
+}
+static double f8(int f, double x) { return f8_decode(f, f8_nearest(f, x)); }
+
+/* fp32 -> each fp8 format: the bits, and the value back in fp32 */
+REF(r_f8_cast, want[0][i] = f8_nearest(E4NV, f32(a)); want[1][i] = f8_nearest(E5, f32(a));
+    want[2][i] = f8_nearest(E4B15, f32(a)); want[3][i] = f8(E5, f32(a)))
+static const char k_f8_cast[] =
+    PRE "def k(a_ptr, p_ptr, q_ptr, r_ptr, s_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a)
+    "    x = a.to(tl.float8e4nv)\n"
+    "    tl.static_assert(x.dtype == tl.float8e4nv and x.dtype.is_fp8() and x.dtype.is_floating())\n"
+    ST(p, "x.to(tl.uint8, bitcast=True)") ST(q, "a.to(tl.float8e5).to(tl.uint8, bitcast=True)")
+    ST(r, "a.to(tl.float8e4b15).to(tl.uint8, bitcast=True)") ST(s, "a.to(tl.float8e5).to(tl.float32)");
+
+/* infinities, NaN and -0.0 (a > 0.5: inf, < -0.5: -inf, else NaN or -0.0) */
+REF(r_f8_special, double v = a > 0.5 ? INFINITY : a < -0.5 ? -INFINITY : a > 0 ? NAN : -0.0;
+    want[0][i] = f8_nearest(E4NV, v); want[1][i] = f8_nearest(E5, v); want[2][i] = f8_nearest(E4B15, v))
+static const char k_f8_special[] =
+    PRE "def k(a_ptr, p_ptr, q_ptr, r_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a)
+    "    zero = a * 0.0\n"
+    "    inf = 1.0 / (zero * zero)\n"
+    "    v = tl.where(a > 0.5, inf, tl.where(a < -0.5, -inf, tl.where(a > 0, inf - inf, -(zero * zero))))\n"
+    ST(p, "v.to(tl.float8e4nv).to(tl.uint8, bitcast=True)") ST(q, "v.to(tl.float8e5).to(tl.uint8, bitcast=True)")
+    ST(r, "v.to(tl.float8e4b15).to(tl.uint8, bitcast=True)");
+
+/* fp8 buffers: loads widened exactly, fp8 arithmetic (each op in fp32, rounded back),
+ * a store of fp8, and the bits of -x */
+REF(r_f8_mem, want[0][i] = f32(a + b); want[1][i] = f8(E4NV, f32(f8(E4NV, f32(a * 2.5)) - a));
+    want[2][i] = f8_nearest(E5, -b))
+static const char k_f8_mem[] =
+    PRE "def k(a_ptr, b_ptr, s_ptr, t_ptr, u_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    tl.static_assert(a.dtype == tl.float8e4nv and b.dtype == tl.float8e5)\n"
+    "    t = a * 2.5 - a\n"
+    "    tl.static_assert(t.dtype == tl.float8e4nv and (a + b).dtype == tl.float16)\n"
+    ST(s, "a.to(tl.float32) + b.to(tl.float32)") ST(t, "t") ST(u, "(-b).to(tl.uint8, bitcast=True)");
+
+/* dot of fp8e4b15 operands converted in the kernel (no tensor-core form) */
+static void r_dot_e4b15(const long *d, double *const *in, double *const *want) {
+    long M = d[0], N = d[1], K = d[2];
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            double acc = 0;
+            for (long k = 0; k < K; k++)
+                acc += f8(E4B15, f32(in[0][i * K + k])) * f8(E4B15, f32(in[1][k * N + j]));
+            want[0][i * N + j] = acc;
+        }
+}
+
 /* ----------------------------------------------------------- control flow */
 
 /* x holds m rows of n; sum them in a runtime loop, and Horner them in a loop
@@ -1125,6 +1212,28 @@ static const Case cases[] = {
     {"dot_f32_k_loop_ragged_w1", k_matmul, "-D BM=16 -D BN=16 -D BK=16 --num-warps 1", SMM, {16, 16}, 3, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4,
      1e-4},
+    /* fp8: conversions against the brute-force nearest code, fp8 buffers,
+     * and dots (mma.sync e4m3/e5m2 on sm_89+, else an FMA loop); the fp8
+     * products are exact, the fp32 sums in any order */
+    {"fp8_cast_wide", k_f8_cast, B128, S1D, G1D, 1, 0, {{TL_F32, D0, 0, -70000, 70000, 1}},
+     {OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_F32, D0)}, r_f8_cast, NULL, EXACT},
+    {"fp8_cast_small", k_f8_cast, B128, S1D, G1D, 1, 0, {{TL_F32, D0, 0, -2, 2, 1.0 / 65536}},
+     {OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_F32, D0)}, r_f8_cast, NULL, EXACT},
+    {"fp8_cast_tiny", k_f8_cast, B128, S1D, G1D, 1, 0, {{TL_F32, D0, 0, -0.01, 0.01, 1.0 / 16777216}},
+     {OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_F32, D0)}, r_f8_cast, NULL, EXACT},
+    {"fp8_cast_special", k_f8_special, B128, S1D, G1D, 1, 0, {F1D(-1, 1)},
+     {OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_U8, D0)}, r_f8_special, NULL, EXACT},
+    {"fp8_load_store", k_f8_mem, B128, S1D, G1D, 1, 0, {IN(TL_F8E4M3, D0, -400, 400), IN(TL_F8E5M2, D0, -3, 3)},
+     {OUT(TL_F32, D0), OUT(TL_F8E4M3, D0), OUT(TL_U8, D0)}, r_f8_mem, NULL, EXACT},
+    {"dot_fp8_e4nv_e5", DOTK("tl.dot(a, b)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
+     {IN(TL_F8E4M3, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
+     1e-5},
+    {"dot_fp8_k_loop_ragged", k_matmul, "-D BM=32 -D BN=32 -D BK=32", SMM, {32, 32}, 3, 0,
+     {IN(TL_F8E4M3, D0 | D2, -8, 8), IN(TL_F8E4M3, D1 | D2, -8, 8)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
+     1e-5},
+    {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
+     {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
+     r_dot_e4b15, NULL, 1e-5, 1e-5},
     /* int8 inputs accumulate exactly in int32 */
     {"dot_i8", DOTK("tl.dot(a, b)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
      {IN(TL_I8, D0 | D2, -100, 100), IN(TL_I8, D1 | D2, -100, 100)}, {OUT(TL_I32, D0 | D1)}, r_dot, NULL, EXACT},
@@ -1175,7 +1284,9 @@ static void fail(const char *name, const char *fmt, ...) {
     failures++;
 }
 
-static int is_int(TlDType dt) { return dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64; }
+static int is_int(TlDType dt) {
+    return dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64 && dt != TL_F8E4M3 && dt != TL_F8E5M2;
+}
 
 static double get(TlDType dt, const void *p, size_t i) {
     switch (dt) {
@@ -1190,6 +1301,8 @@ static double get(TlDType dt, const void *p, size_t i) {
     case TL_F16: return ex_h2f(((const uint16_t *)p)[i]);
     case TL_F32: return ((const float *)p)[i];
     case TL_F64: return ((const double *)p)[i];
+    case TL_F8E4M3: return f8_decode(E4NV, ((const uint8_t *)p)[i]);
+    case TL_F8E5M2: return f8_decode(E5, ((const uint8_t *)p)[i]);
     default: return NAN; /* bf16: no case uses it */
     }
 }
@@ -1208,6 +1321,8 @@ static void put(TlDType dt, void *p, size_t i, double v) {
     case TL_F16: ((uint16_t *)p)[i] = ex_f2h((float)v); break;
     case TL_F32: ((float *)p)[i] = (float)v; break;
     case TL_F64: ((double *)p)[i] = v; break;
+    case TL_F8E4M3: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E4NV, v); break;
+    case TL_F8E5M2: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E5, v); break;
     default: break;
     }
 }

@@ -1,0 +1,75 @@
+/* llvm_fp8.c: conversions between the fp8 formats (compiler/fp8.h) and fp32
+ * in LLVM IR, on the bits, for every architecture: the same rounding as
+ * fp8.c (to nearest, ties to even; saturating to the largest finite value;
+ * NaN to 0x7F) so the GPU and the interpreter agree bit for bit.
+ *
+ * fp8 -> fp32 is exact: a normal fp8 value moves its exponent and mantissa
+ * into fp32's fields (mag << (23 - mbits), plus the bias difference), a
+ * subnormal one is its integer mantissa times the subnormal quantum.
+ *
+ * fp32 -> fp8: at or above fp8's smallest normal, round the fp32 bits to
+ * mbits mantissa bits (add half an ulp minus one plus the kept lsb, shift:
+ * a carry moves into the exponent by itself) and rebias the exponent;
+ * below it, scale |x| by 2^(bias - 1 + mbits), exactly, and round to an
+ * integer with rint (ties to even): that integer is the subnormal's
+ * mantissa, or 1 << mbits when it rounds up to the smallest normal, which is
+ * that normal's encoding too. Codes above the largest finite one (fp8e5's
+ * infinity, fp8e4nv's NaN, or past the top binade) saturate. */
+#include <math.h>
+
+#include "fp8.h"
+#include "llvm_int.h"
+
+static LLVMValueRef c32(Lower *L, uint32_t x) { return LLVMConstInt(L->t_i32, x, 0); }
+
+LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt) {
+    const Fp8Format *f = fp8_format(dt);
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef x = LLVMBuildZExt(b, v, L->t_i32, "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, x, c32(L, 0x80), ""), c32(L, 24), "");
+    LLVMValueRef mag = LLVMBuildAnd(b, x, c32(L, 0x7F), "");
+    LLVMValueRef normal = LLVMBuildAdd(b, LLVMBuildShl(b, mag, c32(L, (uint32_t)(23 - f->mbits)), ""),
+                                       c32(L, (uint32_t)(127 - f->bias) << 23), "");
+    LLVMValueRef subf = LLVMBuildFMul(b, LLVMBuildUIToFP(b, mag, L->t_f32, ""),
+                                      LLVMConstReal(L->t_f32, ldexp(1.0, 1 - f->bias - f->mbits)), "");
+    LLVMValueRef is_sub = LLVMBuildICmp(b, LLVMIntULT, mag, c32(L, 1u << f->mbits), "");
+    LLVMValueRef bits = LLVMBuildSelect(b, is_sub, LLVMBuildBitCast(b, subf, L->t_i32, ""), normal, "");
+    if (f->nan_all_ones) {
+        LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntEQ, mag, c32(L, 0x7F), "");
+        bits = LLVMBuildSelect(b, nan, c32(L, 0x7FC00000), bits, "");
+    }
+    if (f->has_inf) { /* exponent all ones: infinity (mantissa 0) or NaN */
+        uint32_t inf = ((1u << f->ebits) - 1) << f->mbits;
+        LLVMValueRef special = LLVMBuildICmp(b, LLVMIntUGE, mag, c32(L, inf), "");
+        LLVMValueRef is_inf = LLVMBuildICmp(b, LLVMIntEQ, mag, c32(L, inf), "");
+        LLVMValueRef sv = LLVMBuildSelect(b, is_inf, c32(L, 0x7F800000), c32(L, 0x7FC00000), "");
+        bits = LLVMBuildSelect(b, special, sv, bits, "");
+    }
+    return LLVMBuildBitCast(b, LLVMBuildOr(b, bits, sign, ""), L->t_f32, "");
+}
+
+LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt) {
+    const Fp8Format *f = fp8_format(dt);
+    LLVMBuilderRef b = L->b;
+    uint32_t sh = (uint32_t)(23 - f->mbits);
+    LLVMValueRef u = LLVMBuildBitCast(b, v, L->t_i32, "");
+    LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, u, c32(L, 24), ""), c32(L, 0x80), "");
+    LLVMValueRef a = LLVMBuildAnd(b, u, c32(L, 0x7FFFFFFF), "");
+    /* normal: round the mantissa to mbits bits, ties to even, then rebias */
+    LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, a, c32(L, sh), ""), c32(L, 1), "");
+    LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildAdd(b, a, c32(L, (1u << (sh - 1)) - 1), ""), lsb, "");
+    r = LLVMBuildLShr(b, r, c32(L, sh), "");
+    LLVMValueRef normal = LLVMBuildSub(b, r, c32(L, (uint32_t)(127 - f->bias) << f->mbits), "");
+    /* subnormal: the mantissa is rint(|x| * 2^(bias - 1 + mbits)) */
+    LLVMValueRef af = LLVMBuildBitCast(b, a, L->t_f32, "");
+    LLVMValueRef scaled = LLVMBuildFMul(b, af, LLVMConstReal(L->t_f32, ldexp(1.0, f->bias - 1 + f->mbits)), "");
+    LLVMValueRef q = llvm_call(L, "llvm.rint.f32", L->t_f32, &scaled, 1);
+    LLVMValueRef sub = LLVMBuildFPToUI(b, q, L->t_i32, "");
+    LLVMValueRef is_sub = LLVMBuildICmp(b, LLVMIntULT, a, c32(L, (uint32_t)(127 + 1 - f->bias) << 23), "");
+    LLVMValueRef res = LLVMBuildSelect(b, is_sub, sub, normal, "");
+    LLVMValueRef over = LLVMBuildICmp(b, LLVMIntUGT, res, c32(L, f->max_bits), "");
+    res = LLVMBuildOr(b, LLVMBuildSelect(b, over, c32(L, f->max_bits), res, ""), sign, "");
+    LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, a, c32(L, 0x7F800000), "");
+    res = LLVMBuildSelect(b, nan, c32(L, f->nan_bits), res, "");
+    return LLVMBuildTrunc(b, res, L->t_i8, "");
+}

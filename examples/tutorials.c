@@ -1,0 +1,484 @@
+/* tutorials: Triton's tutorials 01 (vector add), 02 (fused softmax), 03
+ * (matrix multiplication), 04 (low-memory dropout), 05 (layer norm, forward
+ * and backward) and 07 (extern functions), their host code in C: each kernel
+ * of examples/tutorial_*.tl is launched as the tutorial launches it and
+ * checked against a C reference at ragged sizes (1, BLOCK +- 1, primes).
+ *
+ * The interpreter runs small sizes; on a GPU the tutorials' own sizes are
+ * added (1823x781 softmax, 512^3 matmul tuned at launch, 1151x8192 layer
+ * norm, ...). The kernels keep the tutorials' names and parameters, so
+ * TL_EXAMPLES_DIR=DIR runs the same checks on the upstream files saved in DIR
+ * under the same names. */
+#include "common.h"
+
+static int on_gpu;
+
+/* ---- data ---- */
+
+static float *random_floats(size_t n, double lo, double hi) {
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)(lo + (hi - lo) * (ex_uniform() + 1) / 2);
+    return v;
+}
+
+/* Round to fp16 in place (so the reference sees what the kernel reads) and
+ * upload as fp16. */
+static TlBuffer *upload_f16(TlContext *ctx, float *v, size_t n) {
+    uint16_t *h = malloc((n ? n : 1) * 2);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = ex_f2h(v[i]);
+        v[i] = ex_h2f(h[i]);
+    }
+    TlBuffer *b = ex_buffer(ctx, TL_F16, n, h);
+    free(h);
+    return b;
+}
+
+static double *read_back(TlBuffer *b, size_t n) {
+    TlDType dt = tl_buffer_dtype(b);
+    void *raw = malloc((n ? n : 1) * tl_dtype_size(dt));
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    tl_buffer_read(b, 0, raw, n * tl_dtype_size(dt));
+    for (size_t i = 0; i < n; i++)
+        d[i] = dt == TL_F16 ? ex_h2f(((uint16_t *)raw)[i]) : dt == TL_I32 ? ((int32_t *)raw)[i] : ((float *)raw)[i];
+    free(raw);
+    return d;
+}
+
+static size_t next_pow2(size_t n) {
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* Compare, print the case's line; returns 1 when it passed. */
+static int check(const char *name, const double *got, const double *want, size_t n, double atol, double rtol) {
+    size_t where;
+    double worst = ex_compare(got, want, n, atol, rtol, &where);
+    ex_result(name, worst <= 1, "[%zu] = %.9g, want %.9g (error %.2fx the tolerance)", where, n ? got[where] : 0,
+              n ? want[where] : 0, worst);
+    return worst <= 1;
+}
+
+static int launched(TlContext *ctx, const char *name, TlStatus s) {
+    if (s == TL_SUCCESS)
+        return 1;
+    ex_result(name, 0, "%s\n%s", tl_status_name(s), tl_last_error(ctx));
+    return 0;
+}
+
+/* ---- 01: vector add ---- */
+
+static void vector_add(TlContext *ctx, TlKernel *k, size_t n) {
+    char name[64];
+    snprintf(name, sizeof name, "01 add_kernel n=%zu", n);
+    float *x = random_floats(n, 0, 1), *y = random_floats(n, 0, 1);
+    TlBuffer *bx = ex_buffer(ctx, TL_F32, n, x), *by = ex_buffer(ctx, TL_F32, n, y);
+    TlBuffer *bo = ex_buffer(ctx, TL_F32, n, NULL);
+    TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_buffer(bo), tl_arg_i32((int)n)};
+    unsigned grid[3] = {ex_cdiv(n, 1024), 1, 1};
+    if (launched(ctx, name, tl_launch(k, grid, args, 4))) {
+        double *got = read_back(bo, n), *want = malloc(n * sizeof *want);
+        for (size_t i = 0; i < n; i++)
+            want[i] = x[i] + y[i]; /* one fp32 rounding, as the kernel's */
+        check(name, got, want, n, 1e-30, 0); /* exact */
+        free(got), free(want);
+    }
+    tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_buffer_destroy(bo);
+    free(x), free(y);
+}
+
+/* ---- 02: fused softmax ---- */
+
+/* The input rows are `pad` elements longer than n_cols (input_row_stride). */
+static void softmax(TlContext *ctx, size_t rows, size_t cols, unsigned programs) {
+    char name[80], opts[96];
+    snprintf(name, sizeof name, "02 softmax_kernel %zux%zu, %u programs", rows, cols, programs);
+    snprintf(opts, sizeof opts, "-D BLOCK_SIZE=%zu -D num_stages=2 --num-warps 8", next_pow2(cols));
+    TlKernel *k = ex_kernel(ctx, "tutorial_02_fused_softmax.tl", opts);
+    size_t in_stride = cols + 3;
+    float *x = random_floats(rows * in_stride, -4, 4);
+    TlBuffer *bx = ex_buffer(ctx, TL_F32, rows * in_stride, x), *by = ex_buffer(ctx, TL_F32, rows * cols, NULL);
+    TlArg args[] = {tl_arg_buffer(by), tl_arg_buffer(bx), tl_arg_i32((int)in_stride), tl_arg_i32((int)cols),
+                    tl_arg_i32((int)rows), tl_arg_i32((int)cols)};
+    unsigned grid[3] = {programs, 1, 1};
+    if (launched(ctx, name, tl_launch(k, grid, args, 6))) {
+        double *got = read_back(by, rows * cols), *want = malloc(rows * cols * sizeof *want);
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = x + r * in_stride;
+            double mx = -INFINITY, sum = 0;
+            for (size_t c = 0; c < cols; c++)
+                mx = fmax(mx, row[c]);
+            for (size_t c = 0; c < cols; c++)
+                sum += exp(row[c] - mx);
+            for (size_t c = 0; c < cols; c++)
+                want[r * cols + c] = exp(row[c] - mx) / sum;
+        }
+        check(name, got, want, rows * cols, 1e-7, 1e-4);
+        free(got), free(want);
+    }
+    tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_kernel_destroy(k);
+    free(x);
+}
+
+/* ---- 03: matrix multiplication ---- */
+
+/* fp8e5 (E5M2) <-> float on the host: the nearest of the 256 codes, ties to
+ * the even one, saturating (the kernel's inputs are in range). */
+static double e5m2_value(unsigned c) {
+    unsigned e = (c >> 2) & 31, m = c & 3;
+    double v = e ? ldexp(1 + m / 4.0, (int)e - 15) : ldexp(m / 4.0, -14);
+    return c & 0x80 ? -v : v;
+}
+static uint8_t e5m2_bits(float x) {
+    unsigned best = 0;
+    for (unsigned c = 1; c < 0x7C; c++)
+        if (fabs(e5m2_value(c) - fabs(x)) < fabs(e5m2_value(best) - fabs(x)) ||
+            (fabs(e5m2_value(c) - fabs(x)) == fabs(e5m2_value(best) - fabs(x)) && !(c & 1)))
+            best = c;
+    return (uint8_t)(best | (x < 0 ? 0x80 : 0));
+}
+
+/* Round to the inputs' dtype in place (fp16, or fp8e5 as the tutorial's
+ * last test does) and upload. */
+static TlBuffer *upload_as(TlContext *ctx, TlDType dt, float *v, size_t n) {
+    if (dt == TL_F16)
+        return upload_f16(ctx, v, n);
+    uint8_t *h = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = e5m2_bits(v[i]);
+        v[i] = (float)e5m2_value(h[i]);
+    }
+    TlBuffer *b = ex_buffer(ctx, TL_F8E5M2, n, h);
+    free(h);
+    return b;
+}
+
+/* C = A x B (fp16 out), A (M, K) row-major; B (K, N) row-major, or stored
+ * transposed as (N, K) (the strides say which); inputs fp16 or fp8e5.
+ * config < 0: tuned at launch with the grid as an expression of the chosen
+ * config. */
+static void matmul(TlContext *ctx, TlDType in_dt, int M, int N, int K, int b_transposed, int leaky, int config) {
+    char name[96], opts[96];
+    snprintf(name, sizeof name, "03 matmul_kernel %s %dx%dx%d%s%s%s", in_dt == TL_F16 ? "fp16" : "fp8e5", M, N, K,
+             b_transposed ? " B^T" : "", leaky ? " leaky_relu" : "", config < 0 ? " (tuned)" : "");
+    int n = snprintf(opts, sizeof opts, "-D \"ACTIVATION=%s\"", leaky ? "'leaky_relu'" : "''");
+    if (config >= 0)
+        snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
+    TlKernel *k = ex_kernel(ctx, "tutorial_03_matmul.tl", opts);
+    size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
+    float *a = random_floats(mk, -1, 1), *b = random_floats(kn, -1, 1); /* b[k * N + n] */
+    TlBuffer *ba = upload_as(ctx, in_dt, a, mk), *bc = ex_buffer(ctx, TL_F16, mn, NULL), *bb;
+    if (b_transposed) {
+        float *t = malloc(kn * sizeof *t);
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < N; j++)
+                t[(size_t)j * K + i] = b[(size_t)i * N + j];
+        bb = upload_as(ctx, in_dt, t, kn);
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < N; j++)
+                b[(size_t)i * N + j] = t[(size_t)j * K + i];
+        free(t);
+    } else {
+        bb = upload_as(ctx, in_dt, b, kn);
+    }
+    TlArg args[] = {tl_arg_buffer(ba), tl_arg_buffer(bb), tl_arg_buffer(bc), tl_arg_i32(M), tl_arg_i32(N),
+                    tl_arg_i32(K), tl_arg_i32(K), tl_arg_i32(1), tl_arg_i32(b_transposed ? 1 : N),
+                    tl_arg_i32(b_transposed ? K : 1), tl_arg_i32(N), tl_arg_i32(1)};
+    TlStatus s = tl_launch_grid(k, "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", args, 12);
+    if (launched(ctx, name, s)) {
+        if (config < 0) {
+            TlKernelConfig cfg;
+            tl_kernel_config(k, &cfg);
+            printf("(%s: config %d of %d)\n", name, cfg.autotune_config, cfg.num_configs);
+        }
+        double *got = read_back(bc, mn), *want = malloc(mn * sizeof *want);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double acc = 0;
+                for (int kk = 0; kk < K; kk++)
+                    acc += (double)a[(size_t)i * K + kk] * b[(size_t)kk * N + j];
+                want[(size_t)i * N + j] = leaky && acc < 0 ? 0.01 * acc : acc;
+            }
+        check(name, got, want, mn, 1e-2, 1e-2);
+        free(got), free(want);
+    }
+    tl_buffer_destroy(ba), tl_buffer_destroy(bb), tl_buffer_destroy(bc), tl_kernel_destroy(k);
+    free(a), free(b);
+}
+
+/* ---- 04: low-memory dropout ---- */
+
+/* Philox4x32 (Salmon et al., Random123), written from the paper. */
+static void philox4x32(uint32_t c[4], uint32_t k0, uint32_t k1, int rounds) {
+    for (int r = 0; r < rounds; r++) {
+        if (r)
+            k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0, c[1] = (uint32_t)p1, c[2] = n2, c[3] = (uint32_t)p0;
+    }
+}
+
+/* tl.rand(seed, offset) for an int32 seed >= 0 and offset: the first word of
+ * Philox4x32-10 on (offset, 0, 0, 0) with key (seed, 0), as a float in [0, 1)
+ * (random.uint_to_uniform_float, in fp32). */
+static float triton_rand(uint32_t seed, uint32_t offset) {
+    uint32_t c[4] = {offset, 0, 0, 0};
+    philox4x32(c, seed, 0, 10);
+    int32_t x = (int32_t)c[0];
+    x = x < 0 ? -(x + 1) : x;
+    return (float)x * 4.6566127342e-10f;
+}
+
+/* keep: the mask given (baseline), or NULL for the seeded kernel with seed. */
+static double *dropout_ref(const float *x, const int32_t *keep, uint32_t seed, float p, size_t n) {
+    double *want = malloc((n ? n : 1) * sizeof *want);
+    float scale = 1.0f - p;
+    for (size_t i = 0; i < n; i++) {
+        int k = keep ? keep[i] != 0 : triton_rand(seed, (uint32_t)i) > p;
+        want[i] = k ? x[i] / scale : 0.0;
+    }
+    return want;
+}
+
+static void dropout(TlContext *ctx, TlKernel *base, TlKernel *seeded, size_t n, float p) {
+    char name[80];
+    float *x = random_floats(n, -2, 2);
+    int32_t *keep = malloc((n ? n : 1) * sizeof *keep);
+    for (size_t i = 0; i < n; i++)
+        keep[i] = ex_uniform() > 2 * p - 1;
+    TlBuffer *bx = ex_buffer(ctx, TL_F32, n, x), *bk = ex_buffer(ctx, TL_I32, n, keep);
+    TlBuffer *bo = ex_buffer(ctx, TL_F32, n, NULL);
+    unsigned grid[3] = {ex_cdiv(n, 1024), 1, 1};
+    snprintf(name, sizeof name, "04 _dropout n=%zu p=%g", n, p);
+    TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(bk), tl_arg_buffer(bo), tl_arg_i32((int)n), tl_arg_f32(p)};
+    if (launched(ctx, name, tl_launch(base, grid, args, 5))) {
+        double *got = read_back(bo, n), *want = dropout_ref(x, keep, 0, p, n);
+        check(name, got, want, n, 1e-30, 1e-6);
+        free(got), free(want);
+    }
+    /* Seeded: the same seed gives the same mask twice; another seed another one. */
+    double *first = NULL;
+    static const int seeds[] = {123, 123, 512};
+    for (int s = 0; s < 3; s++) {
+        snprintf(name, sizeof name, "04 _seeded_dropout n=%zu p=%g seed=%d%s", n, p, seeds[s], s == 1 ? " again" : "");
+        TlArg sargs[] = {tl_arg_buffer(bx), tl_arg_buffer(bo), tl_arg_i32((int)n), tl_arg_f32(p), tl_arg_i32(seeds[s])};
+        if (!launched(ctx, name, tl_launch(seeded, grid, sargs, 5)))
+            continue;
+        double *got = read_back(bo, n), *want = dropout_ref(x, NULL, (uint32_t)seeds[s], p, n);
+        int ok = check(name, got, want, n, 1e-30, 1e-6);
+        if (ok && s == 1 && first && memcmp(first, got, n * sizeof *got))
+            ex_result(name, 0, "seed 123 gave another output the second time");
+        if (s == 0)
+            first = got;
+        else
+            free(got);
+        free(want);
+    }
+    free(first);
+    tl_buffer_destroy(bx), tl_buffer_destroy(bk), tl_buffer_destroy(bo);
+    free(x), free(keep);
+}
+
+/* ---- 05: layer norm ---- */
+
+/* The tutorial's LayerNorm.forward and .backward on an (M, N) fp16 input:
+ * block = its BLOCK_SIZE choice (0) or a smaller one for the forward kernel's
+ * loop; group = its GROUP_SIZE_M heuristic (0) or a smaller one. */
+static void layer_norm(TlContext *ctx, int M, int N, int block, int group) {
+    char name[96], opts[128], tag[48];
+    const double eps = 1e-5;
+    int BLOCK = (int)next_pow2((size_t)N);
+    if (BLOCK > 65536 / 2)
+        BLOCK = 65536 / 2;
+    int warps = BLOCK / 256 < 1 ? 1 : BLOCK / 256 > 8 ? 8 : BLOCK / 256;
+    int G = N <= 1024 ? 256 : N <= 4096 ? 128 : N <= 8192 ? 96 : 64;
+    if (group)
+        G = group;
+    snprintf(tag, sizeof tag, "%dx%d%s", M, N, group ? " small group" : block ? " looped" : "");
+    size_t mn = (size_t)M * N;
+    float *x = random_floats(mn, -3.3, -1.3), *w = random_floats((size_t)N, 0, 1), *b = random_floats((size_t)N, 0, 1);
+    float *dy = random_floats(mn, -0.1, 0.1);
+    TlBuffer *bx = upload_f16(ctx, x, mn), *bw = upload_f16(ctx, w, (size_t)N), *bb = upload_f16(ctx, b, (size_t)N);
+    TlBuffer *bdy = upload_f16(ctx, dy, mn), *by = ex_buffer(ctx, TL_F16, mn, NULL);
+    TlBuffer *bmean = ex_buffer(ctx, TL_F32, (size_t)M, NULL), *brstd = ex_buffer(ctx, TL_F32, (size_t)M, NULL);
+    /* the reference, in double */
+    double *mean = malloc((size_t)M * sizeof *mean), *rstd = malloc((size_t)M * sizeof *rstd);
+    double *y = malloc(mn * sizeof *y), *dx = malloc(mn * sizeof *dx);
+    double *dw = calloc((size_t)N, sizeof *dw), *db = calloc((size_t)N, sizeof *db);
+    for (int r = 0; r < M; r++) {
+        const float *xr = x + (size_t)r * N, *dyr = dy + (size_t)r * N;
+        double m = 0, v = 0, c1 = 0, c2 = 0;
+        for (int c = 0; c < N; c++)
+            m += xr[c];
+        m /= N;
+        for (int c = 0; c < N; c++)
+            v += (xr[c] - m) * (xr[c] - m);
+        double rs = 1 / sqrt(v / N + eps);
+        mean[r] = m, rstd[r] = rs;
+        for (int c = 0; c < N; c++) {
+            double xhat = (xr[c] - m) * rs, wdy = w[c] * dyr[c];
+            y[(size_t)r * N + c] = xhat * w[c] + b[c];
+            c1 += xhat * wdy, c2 += wdy;
+            dw[c] += dyr[c] * xhat, db[c] += dyr[c];
+        }
+        c1 /= N, c2 /= N;
+        for (int c = 0; c < N; c++)
+            dx[(size_t)r * N + c] = (w[c] * dyr[c] - ((xr[c] - m) * rs * c1 + c2)) * rs;
+    }
+    /* forward */
+    snprintf(opts, sizeof opts, "--kernel _layer_norm_fwd_fused -D BLOCK_SIZE=%d --num-warps %d", block ? block : BLOCK,
+             warps);
+    TlKernel *kf = ex_kernel(ctx, "tutorial_05_layer_norm.tl", opts);
+    TlArg fargs[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_buffer(bw), tl_arg_buffer(bb),
+                     tl_arg_buffer(bmean), tl_arg_buffer(brstd), tl_arg_i32(N), tl_arg_i32(N), tl_arg_f32((float)eps)};
+    unsigned rows_grid[3] = {(unsigned)M, 1, 1};
+    snprintf(name, sizeof name, "05 _layer_norm_fwd_fused %s", tag);
+    int ok = launched(ctx, name, tl_launch(kf, rows_grid, fargs, 9));
+    if (ok) {
+        double *got = read_back(by, mn), *gm = read_back(bmean, (size_t)M), *gr = read_back(brstd, (size_t)M);
+        char sub[2][112];
+        snprintf(sub[0], sizeof sub[0], "%s Mean", name);
+        snprintf(sub[1], sizeof sub[1], "%s Rstd", name);
+        ok = check(name, got, y, mn, 1e-2, 0) && check(sub[0], gm, mean, (size_t)M, 1e-5, 1e-5) &&
+             check(sub[1], gr, rstd, (size_t)M, 1e-5, 1e-4);
+        free(got), free(gm), free(gr);
+    }
+    /* backward: dx and the partial sums under the locks, then their sum */
+    if (ok && !block) {
+        TlBuffer *bdx = ex_buffer(ctx, TL_F16, mn, NULL);
+        int32_t *zeros = calloc((size_t)G * N + 2 * (size_t)G, 4);
+        TlBuffer *block_dw = ex_buffer(ctx, TL_F16, (size_t)G * N, zeros), *block_db = ex_buffer(ctx, TL_F16, (size_t)G * N, zeros);
+        TlBuffer *locks = ex_buffer(ctx, TL_I32, 2 * (size_t)G, zeros);
+        TlBuffer *bdw = ex_buffer(ctx, TL_F16, (size_t)N, NULL), *bdb = ex_buffer(ctx, TL_F16, (size_t)N, NULL);
+        snprintf(opts, sizeof opts, "--kernel _layer_norm_bwd_dx_fused -D BLOCK_SIZE_N=%d -D GROUP_SIZE_M=%d --num-warps %d",
+                 BLOCK, G, warps);
+        TlKernel *kdx = ex_kernel(ctx, "tutorial_05_layer_norm.tl", opts);
+        TlArg dargs[] = {tl_arg_buffer(bdx), tl_arg_buffer(bdy), tl_arg_buffer(block_dw), tl_arg_buffer(block_db),
+                         tl_arg_buffer(bx), tl_arg_buffer(bw), tl_arg_buffer(bmean), tl_arg_buffer(brstd),
+                         tl_arg_buffer(locks), tl_arg_i32(N), tl_arg_i32(N)};
+        snprintf(name, sizeof name, "05 _layer_norm_bwd_dx_fused %s", tag);
+        if (launched(ctx, name, tl_launch(kdx, rows_grid, dargs, 11))) {
+            double *got = read_back(bdx, mn);
+            check(name, got, dx, mn, 1e-2, 0);
+            free(got);
+            TlKernel *kw = ex_kernel(ctx, "tutorial_05_layer_norm.tl",
+                                     "--kernel _layer_norm_bwd_dwdb -D BLOCK_SIZE_M=32 -D BLOCK_SIZE_N=128");
+            TlArg wargs[] = {tl_arg_buffer(block_dw), tl_arg_buffer(block_db), tl_arg_buffer(bdw), tl_arg_buffer(bdb),
+                             tl_arg_i32(G < M ? G : M), tl_arg_i32(N)};
+            unsigned grid[3] = {ex_cdiv((size_t)N, 128), 1, 1};
+            snprintf(name, sizeof name, "05 _layer_norm_bwd_dwdb %s", tag);
+            if (launched(ctx, name, tl_launch(kw, grid, wargs, 6))) {
+                /* fp16 partial sums: about M / G roundings each */
+                double *gw = read_back(bdw, (size_t)N), *gb = read_back(bdb, (size_t)N);
+                char sub[112];
+                snprintf(sub, sizeof sub, "%s FINAL_DB", name);
+                if (check(name, gw, dw, (size_t)N, 1e-2, 1e-2))
+                    check(sub, gb, db, (size_t)N, 1e-2, 1e-2);
+                free(gw), free(gb);
+            }
+            tl_kernel_destroy(kw);
+        }
+        tl_kernel_destroy(kdx);
+        tl_buffer_destroy(bdx), tl_buffer_destroy(block_dw), tl_buffer_destroy(block_db), tl_buffer_destroy(locks);
+        tl_buffer_destroy(bdw), tl_buffer_destroy(bdb);
+        free(zeros);
+    }
+    tl_kernel_destroy(kf);
+    TlBuffer *bufs[] = {bx, bw, bb, bdy, by, bmean, brstd};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        tl_buffer_destroy(bufs[i]);
+    free(x), free(w), free(b), free(dy), free(mean), free(rstd), free(y), free(dx), free(dw), free(db);
+}
+
+/* ---- 07: extern functions ---- */
+
+/* libdevice.asin: where tl cannot link libdevice, the compile must fail with
+ * a message that says so (and the case passes); otherwise the values are
+ * checked against asin. */
+static void extern_asin(TlContext *ctx, size_t n) {
+    char name[64];
+    snprintf(name, sizeof name, "07 asin_kernel n=%zu", n);
+    TlKernel *k = ex_kernel(ctx, "tutorial_07_extern_functions.tl", "-D BLOCK_SIZE=1024");
+    float *x = random_floats(n, -1, 1);
+    TlBuffer *bx = ex_buffer(ctx, TL_F32, n, x), *by = ex_buffer(ctx, TL_F32, n, NULL);
+    TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32((int)n)};
+    unsigned grid[3] = {ex_cdiv(n, 1024), 1, 1};
+    TlStatus s = tl_launch(k, grid, args, 3);
+    if (s == TL_ERROR_COMPILE && strstr(tl_last_error(ctx), "libdevice")) {
+        const char *e = tl_last_error(ctx), *nl = strchr(e, '\n');
+        printf("(%s: no libdevice here: %.*s)\n", name, nl ? (int)(nl - e) : (int)strlen(e), e);
+        ex_result(name, 1, NULL);
+    } else if (launched(ctx, name, s)) {
+        double *got = read_back(by, n), *want = malloc(n * sizeof *want);
+        for (size_t i = 0; i < n; i++)
+            want[i] = asin(x[i]);
+        check(name, got, want, n, 1e-7, 1e-6);
+        free(got), free(want);
+    }
+    tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_kernel_destroy(k);
+    free(x);
+}
+
+int main(void) {
+    TlContext *ctx = ex_context();
+    on_gpu = tl_context_device(ctx) == TL_DEVICE_CUDA;
+
+    TlKernel *add = ex_kernel(ctx, "tutorial_01_vector_add.tl", "-D BLOCK_SIZE=1024");
+    size_t add_sizes[] = {1, 1023, 1025, 4099, 98432, (1u << 20) + 7};
+    for (size_t i = 0; i < (on_gpu ? 6u : 4u); i++)
+        vector_add(ctx, add, add_sizes[i]);
+    tl_kernel_destroy(add);
+
+    softmax(ctx, 1, 1, 1);
+    softmax(ctx, 5, 127, 2);
+    softmax(ctx, 9, 128, 4);
+    softmax(ctx, 13, 781, 4);
+    if (on_gpu) {
+        softmax(ctx, 1823, 781, 264);
+        softmax(ctx, 4096, 1000, 528);
+    }
+
+    /* config 7 is the smallest (32x64x32), here and upstream: for the interpreter */
+    matmul(ctx, TL_F16, 1, 1, 1, 0, 0, 7);
+    matmul(ctx, TL_F16, 33, 65, 47, 0, 0, 7);
+    matmul(ctx, TL_F16, 31, 17, 70, 1, 1, 7);
+    /* the tutorial's last test: fp8e5 inputs, B transposed */
+    matmul(ctx, TL_F8E5M2, 37, 70, 65, 1, 0, 7);
+    if (on_gpu) {
+        matmul(ctx, TL_F16, 512, 512, 512, 0, 0, -1);
+        matmul(ctx, TL_F16, 300, 200, 130, 0, 1, -1);
+        matmul(ctx, TL_F16, 257, 129, 511, 1, 0, 2);
+        matmul(ctx, TL_F8E5M2, 512, 512, 512, 1, 0, -1);
+    }
+
+    TlKernel *base = ex_kernel(ctx, "tutorial_04_low_memory_dropout.tl", "--kernel _dropout -D BLOCK_SIZE=1024");
+    TlKernel *seeded = ex_kernel(ctx, "tutorial_04_low_memory_dropout.tl", "--kernel _seeded_dropout -D BLOCK_SIZE=1024");
+    size_t drop_sizes[] = {1, 10, 1025, 4099, (1u << 20) + 7};
+    for (size_t i = 0; i < (on_gpu ? 5u : 4u); i++)
+        dropout(ctx, base, seeded, drop_sizes[i], i == 2 ? 0.3f : 0.5f);
+    tl_kernel_destroy(base);
+    tl_kernel_destroy(seeded);
+
+    layer_norm(ctx, 1, 1, 0, 0);
+    layer_norm(ctx, 37, 129, 0, 0);
+    layer_norm(ctx, 37, 129, 0, 4);
+    layer_norm(ctx, 3, 781, 128, 0);
+    layer_norm(ctx, 300, 781, 0, 0);
+    if (on_gpu) {
+        layer_norm(ctx, 1151, 8192, 0, 0);
+        layer_norm(ctx, 4096, 1000, 0, 0);
+        layer_norm(ctx, 1151, 8192, 1024, 0);
+    }
+
+    extern_asin(ctx, 1);
+    extern_asin(ctx, 4099);
+    if (on_gpu)
+        extern_asin(ctx, 98432);
+
+    tl_context_destroy(ctx);
+    return ex_failures ? 1 : 0;
+}
