@@ -682,6 +682,39 @@ static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) {
         regs[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
 
+/* The stages of the ring a wgmma operand's view comes from (0: unknown). */
+static int ring_stages(const Function *f, ValueId op) {
+    Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
+    Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
+    return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
+}
+
+/* May the dot leave its wgmma group in flight (wait_group 1)? Only when its
+ * result goes straight to the loop's yield and comes back as its own
+ * accumulator (the next wgmma chains on the registers; the drain after the
+ * loop waits for the last, llvm_wgmma_drain) and both rings have 3+ stages. */
+static bool wgmma_keeps_one(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId r = in->results[0];
+    Inst *u = L->user[r];
+    return L->nuses[r] == 1 && u && u->op == IR_YIELD && !f->values[in->args[2]].def &&
+           ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
+}
+
+void llvm_wgmma_drain(Lower *L) {
+    Function *f = L->f;
+    for (ValueId v = 1; v < f->nvalues; v++) {
+        Inst *d = f->values[v].def;
+        LVal *x = L->vals ? &L->vals[v] : NULL;
+        if (!d || d->op != IR_FOR || !llvm_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n)
+            continue;
+        LLVMValueRef *r = llvm_new_regs(L, x->n);
+        memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
+        wg_asm(L, "wgmma.wait_group.sync.aligned 0;", r, x->n);
+        llvm_set(L, v, r, x->n);
+    }
+}
+
 /* dot on MMA v3 (the pipeliner's make_wgmma): A (M x K) and B (K x N) are
  * stage views of NVMMA rings, A K-major, B N-major (transposed for wgmma);
  * warpgroup g = warp / 4 of the num_warps / 4 computes, for each M
@@ -761,8 +794,11 @@ static bool lower_wgmma(Lower *L, Inst *in) {
         }
     }
     wg_asm(L, "wgmma.commit_group.sync.aligned;", NULL, 0);
-    /* the accumulator goes through the wait, so nothing reads it before */
-    wg_asm(L, "wgmma.wait_group.sync.aligned 0;", acc, C->n);
+    /* the accumulator goes through the wait, so nothing reads it before; one
+     * group stays in flight when only the next iteration's wgmma reads the
+     * result and the rings have 3+ stages (refilled S-2 iterations ahead) */
+    wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;", acc,
+           C->n);
     llvm_set(L, in->results[0], acc, C->n);
     return true;
 }

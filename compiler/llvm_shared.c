@@ -231,6 +231,8 @@ void llvm_lower_shared(Lower *L, Inst *in) {
             const char *text = "fence.proxy.async.shared::cta;";
             LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), "~{memory}", 9, 1, 0, LLVMInlineAsmDialectATT, 0);
             LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
+            if (in->attr.num == 0)
+                llvm_wgmma_drain(L);
         }
         return;
     }

@@ -578,7 +578,10 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     for (int i = 0; i < n; i++)
         cs[i].nvmma = 0;
     Inst *wg = wgmma_dot(P, B, cs, n);
-    int D = S - 1;
+    /* a wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
+     * still reading its stage: with 3 or more stages the copies run S-2
+     * iterations ahead, so they refill the stage read two iterations ago */
+    int D = wg && S >= 3 ? S - 2 : S - 1;
     Span sp = loop->span;
     ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
     Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
