@@ -692,7 +692,9 @@ static int ring_stages(const Function *f, ValueId op) {
 /* May the dot leave its wgmma group in flight (wait_group 1)? Only when its
  * result goes straight to the loop's yield and comes back as its own
  * accumulator (the next wgmma chains on the registers; the drain after the
- * loop waits for the last, llvm_wgmma_drain) and both rings have 3+ stages. */
+ * loop waits for the last, llvm_wgmma_drain) and both rings have 3+ slots,
+ * which the pipeliner refills (slots - 2) iterations ahead, so the slot an
+ * in-flight group reads is not the one being refilled. */
 static bool wgmma_keeps_one(Lower *L, Inst *in) {
     Function *f = L->f;
     ValueId r = in->results[0];
@@ -796,7 +798,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     wg_asm(L, "wgmma.commit_group.sync.aligned;", NULL, 0);
     /* the accumulator goes through the wait, so nothing reads it before; one
      * group stays in flight when only the next iteration's wgmma reads the
-     * result and the rings have 3+ stages (refilled S-2 iterations ahead) */
+     * result (wgmma_keeps_one) */
     wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;", acc,
            C->n);
     llvm_set(L, in->results[0], acc, C->n);

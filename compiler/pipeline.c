@@ -569,19 +569,22 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         int64_t s = smem_scratch_bound(f, B->insts[i]);
         scratch = s > scratch ? s : scratch;
     }
-    while (S >= 2 && per_stage * S + scratch > P->max_shared)
+    for (int i = 0; i < n; i++)
+        cs[i].nvmma = 0;
+    Inst *wg = wgmma_dot(P, B, cs, n);
+    /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
+     * still reading its stage: its rings get one slot more than the stages
+     * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
+     * refill the slot read two iterations ago (R - 2 ahead: the invariant
+     * the lowering relies on for rings of 3+ slots). */
+    int extra = wg ? 1 : 0;
+    while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
         S--;
     if (S < 2) {
         free(carried);
         return;
     }
-    for (int i = 0; i < n; i++)
-        cs[i].nvmma = 0;
-    Inst *wg = wgmma_dot(P, B, cs, n);
-    /* a wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
-     * still reading its stage: with 3 or more stages the copies run S-2
-     * iterations ahead, so they refill the stage read two iterations ago */
-    int D = wg && S >= 3 ? S - 2 : S - 1;
+    int R = S + extra, D = S - 1;
     Span sp = loop->span;
     ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
     Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
@@ -592,7 +595,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         bt.mem = IR_MEM_SHARED;
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
-        bt.shape[0] = S;
+        bt.shape[0] = R;
         Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma), sp);
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
@@ -648,7 +651,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         f->values[res[r++]].def = loop;
     }
     args[a++] = put_const(P, &pre, i32, 0, sp);
-    args[a++] = put_const(P, &pre, i32, D % S, sp);
+    args[a++] = put_const(P, &pre, i32, D % R, sp);
     ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32);
     for (int q = 0; q < 2; q++) {
         res[r] = ir_value_new(f, i32);
@@ -689,7 +692,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     }
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
-    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, S, sp), zero = put_const(P, &yc, i32, 0, sp);
+    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
     ValueId nxt[2];
     for (int q = 0; q < 2; q++) {
         ValueId x = q ? ins : ext;
