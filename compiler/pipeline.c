@@ -21,6 +21,11 @@
  *           (`iv < ub` in the mask): cp.async writes zeros and reads nothing,
  *           so K tails and masks keep their meaning. The interpreter never
  *           sees this IR: it ignores num_stages.
+ *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
+ *           both come from rings (wgmma_dot says which) gets #nvmma rings of
+ *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
+ *           group the dot leaves in flight reads a slot no copy refills; its
+ *           accumulator becomes MMA v3 (make_wgmma).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout (any load in a tl.range loop with
