@@ -509,14 +509,40 @@ static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
  * becomes MMA v3 with warps stacked along M, whose thread map is v2's with
  * the same warps, and its operands (local_loads of the rings) DOT_OPERANDs
  * of it, which the lowering reads as shared-memory descriptors. */
+/* Layout li with `old` replaced by `nl`, in its parents too (a slice of the
+ * accumulator, reduced after the loop, follows it); memo: per layout of the
+ * first n0, its answer (0: not yet). */
+static int remap_layout(Function *f, int li, int old, int nl, int *memo, int n0) {
+    if (li == old)
+        return nl;
+    if (li <= 0 || li >= n0)
+        return li;
+    if (memo[li])
+        return memo[li];
+    Layout l = f->layouts[li]; /* a copy: interning may move the table */
+    int r = li;
+    if (l.kind == LAYOUT_SLICE || l.kind == LAYOUT_DOT_OPERAND) {
+        int p = remap_layout(f, l.parent, old, nl, memo, n0);
+        if (p != l.parent) {
+            l.parent = p;
+            r = layout_intern(f, &l);
+        }
+    }
+    memo[li] = r;
+    return r;
+}
+
 static void make_wgmma(Pipe *P, Inst *d) {
     Function *f = P->f;
     int old = f->values[d->results[0]].layout;
     Layout v3 = {.kind = LAYOUT_MMA, .rank = 2, .version = 3, .warps_per_cta = {f->num_warps ? f->num_warps : 4, 1}};
-    int nl = layout_intern(f, &v3);
+    int nl = layout_intern(f, &v3), n0 = f->nlayouts;
+    int *memo = calloc((size_t)n0, sizeof *memo);
+    if (!memo)
+        return; /* cannot happen in practice; the dot then stays an mma.sync */
     for (int v = 1; v < f->nvalues; v++)
-        if (f->values[v].layout == old)
-            f->values[v].layout = nl;
+        f->values[v].layout = remap_layout(f, f->values[v].layout, old, nl, memo, n0);
+    free(memo);
     for (int k = 0; k < 2; k++) {
         Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = nl, .op_idx = k, .k_width = 2};
         f->values[d->args[k]].layout = layout_intern(f, &op);
