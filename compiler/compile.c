@@ -79,7 +79,10 @@ static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     return axis && layout_pass(d, f, axis);
 }
 
-static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) { return pipeline_pass(d, f, t->sm, t->max_shared); }
+/* wgmma needs the arch-specific sm_90a target (plain sm_90 keeps mma.sync). */
+static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) {
+    return pipeline_pass(d, f, t->sm, t->max_shared, !strcmp(t->name, "sm_90a"));
+}
 static bool run_smem(Diag *d, Function *f, const PtxArch *t) { return smem_alloc_pass(d, f, t->max_shared); }
 static bool run_barriers(Diag *d, Function *f, const PtxArch *t) {
     (void)t;

@@ -537,12 +537,14 @@ static bool build_layout(Parser *P, LayoutKind k, const LayoutEntry *es, int n, 
     }
     case LAYOUT_MMA: {
         int instr[IR_MAX_RANK] = {0}, ir = 0;
-        if (!key_int(P, es, n, "version", 2, 2, sp, &l->version) ||
+        if (!key_int(P, es, n, "version", 2, 3, sp, &l->version) ||
             !key_list(P, es, n, "wpc", sp, &l->rank, l->warps_per_cta, true) ||
             !key_list(P, es, n, "instr", sp, &ir, instr, false))
             return false;
         if (l->rank != 2 || ir != 2 || instr[0] != 16 || instr[1] != 8)
             return error_at(P, sp, "mma version 2 is 2-D with instr = [16, 8]");
+        if (l->version == 3 && l->warps_per_cta[1] != 1)
+            return error_at(P, sp, "mma version 3 stacks its warps along M: wpc = [num_warps, 1]");
         return true;
     }
     case LAYOUT_DOT_OPERAND: {

@@ -31,6 +31,10 @@
  *     warpsPerCTA[0] x warpsPerCTA[1] (warp id row-major: dim 1 fastest);
  *     repeated over the block. Registers: for each M repetition, for each N
  *     repetition, the four c0..c3 of the instruction in PTX order.
+ *     version 3 (wgmma, sm_90a; wpc = [num_warps, 1]): the same map; a
+ *     warpgroup's 4 warps hold the 64 rows of one m64nN wgmma, whose D
+ *     registers are these c0..c3 over N. Its DOT_OPERANDs are shared
+ *     buffers' addresses (wgmma reads the operands through descriptors).
  *  DOT_OPERAND [#dot_op]: operand op_idx (0 = A, 1 = B) of an MMA parent, with
  *     k_width elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for
  *     int8):

@@ -859,8 +859,11 @@ static void finish_kernel(Lower *L) {
     LLVMBuildBr(L->eb, LLVMGetNextBasicBlock(entry));
 }
 
+static void align_smem(Lower *L, const Function *f);
+
 static bool lower_function(Lower *L, Function *f) {
     L->f = f;
+    align_smem(L, f);
     L->failed = false;
     L->scratch_off = L->scratch_cap = 0;
     L->scratch_used = false;
@@ -920,6 +923,15 @@ static void declare_smem(Lower *L) {
     L->smem = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->t_i8, 0), "global_smem", 3);
     LLVMSetLinkage(L->smem, LLVMExternalLinkage);
     LLVMSetAlignment(L->smem, 16);
+}
+
+/* wgmma's swizzled operands repeat their pattern every 1024 bytes from the
+ * buffer's start (smem_alloc_pass aligns NVMMA buffers to 1024 within the
+ * array), so the array itself is aligned so for a kernel that has them. */
+static void align_smem(Lower *L, const Function *f) {
+    for (int i = 1; i < f->nlayouts; i++)
+        if (f->layouts[i].kind == LAYOUT_NVMMA && LLVMGetAlignment(L->smem) < 1024)
+            LLVMSetAlignment(L->smem, 1024);
 }
 
 /* The verifier failed: keep the module for the bug report. */

@@ -644,9 +644,187 @@ static void lower_fma(Lower *L, Inst *in) {
     llvm_set(L, res, out, n);
 }
 
+/* ---- wgmma (sm_90a) ---- */
+
+bool llvm_is_wgmma(const Function *f, int li) {
+    if (li <= 0 || li >= f->nlayouts)
+        return false;
+    const Layout *l = &f->layouts[li];
+    if (l->kind == LAYOUT_DOT_OPERAND)
+        return llvm_is_wgmma(f, l->parent);
+    return l->kind == LAYOUT_MMA && l->version == 3;
+}
+
+bool llvm_uses_wgmma(const Function *f) {
+    for (int i = 1; i < f->nlayouts; i++)
+        if (f->layouts[i].kind == LAYOUT_MMA && f->layouts[i].version == 3)
+            return true;
+    return false;
+}
+
+/* A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+ * Format"): bits 0-13 the start address >> 4, 16-29 the leading dimension
+ * byte offset >> 4, 32-45 the stride dimension byte offset >> 4, 62-63 the
+ * swizzle (1: 128 bytes, 2: 64, 3: 32). The buffers are 1024-aligned, so the
+ * base offset (bits 49-51) is 0. */
+static LLVMValueRef wg_desc(Lower *L, LLVMValueRef addr, int64_t lbo, int64_t sbo, int swizzle) {
+    uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    uint64_t k = ((uint64_t)((lbo >> 4) & 0x3fff) << 16) | ((uint64_t)((sbo >> 4) & 0x3fff) << 32) | (mode << 62);
+    LLVMValueRef a = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, addr, llvm_i32(L, 4), ""), llvm_i32(L, 0x3fff), "");
+    return LLVMBuildOr(L->b, LLVMBuildZExt(L->b, a, L->t_i64, ""), LLVMConstInt(L->t_i64, k, 0), "");
+}
+
+static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) {
+    LLVMTypeRef et[256];
+    char cons[2048];
+    int o = 0;
+    for (int i = 0; i < n; i++)
+        et[i] = L->t_f32, o += snprintf(cons + o, sizeof cons - (size_t)o, "%s=f", i ? "," : "");
+    for (int i = 0; i < n; i++)
+        o += snprintf(cons + o, sizeof cons - (size_t)o, ",%d", i);
+    o += snprintf(cons + o, sizeof cons - (size_t)o, "%s~{memory}", n ? "," : "");
+    LLVMTypeRef rt = n ? LLVMStructTypeInContext(L->ctx, et, (unsigned)n, 0) : L->t_void;
+    LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), cons, (size_t)o, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, regs, (unsigned)n, "");
+    convergent(L, r);
+    for (int i = 0; i < n; i++)
+        regs[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+/* The stages of the ring a wgmma operand's view comes from (0: unknown). */
+static int ring_stages(const Function *f, ValueId op) {
+    Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
+    Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
+    return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
+}
+
+/* May the dot leave its wgmma group in flight (wait_group 1)? Only when its
+ * result goes straight to the loop's yield and comes back as its own
+ * accumulator (the next wgmma chains on the registers; the drain after the
+ * loop waits for the last, llvm_wgmma_drain) and both rings have 3+ slots,
+ * which the pipeliner refills (slots - 2) iterations ahead, so the slot an
+ * in-flight group reads is not the one being refilled. */
+static bool wgmma_keeps_one(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId r = in->results[0];
+    Inst *u = L->user[r];
+    return L->nuses[r] == 1 && u && u->op == IR_YIELD && !f->values[in->args[2]].def &&
+           ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
+}
+
+void llvm_wgmma_drain(Lower *L) {
+    Function *f = L->f;
+    for (ValueId v = 1; v < f->nvalues; v++) {
+        Inst *d = f->values[v].def;
+        LVal *x = L->vals ? &L->vals[v] : NULL;
+        if (!d || d->op != IR_FOR || !llvm_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n)
+            continue;
+        LLVMValueRef *r = llvm_new_regs(L, x->n);
+        memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
+        wg_asm(L, "wgmma.wait_group.sync.aligned 0;", r, x->n);
+        llvm_set(L, v, r, x->n);
+    }
+}
+
+/* dot on MMA v3 (the pipeliner's make_wgmma): A (M x K) and B (K x N) are
+ * stage views of NVMMA rings, A K-major, B N-major (transposed for wgmma);
+ * warpgroup g = warp / 4 of the num_warps / 4 computes, for each M
+ * repetition m, rows m * 16 * num_warps + 64 g .. + 63 with one
+ * wgmma.m64nNk16 per 16 of K. Its accumulator registers are the v3 map's
+ * (v2's with warps along M): repetition m's N / 2 registers in n8 order,
+ * c0..c3 each, which is wgmma's D fragment. The group is committed and
+ * waited for at once, so the ring stage it read may be refilled by the next
+ * iteration's copies; the copies already in flight overlap the MMAs. */
+static bool lower_wgmma(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId va = in->args[0], vb = in->args[1];
+    Inst *la = f->values[va].def, *lb = f->values[vb].def;
+    if (!la || !lb || la->op != IR_LOCAL_LOAD || lb->op != IR_LOCAL_LOAD)
+        return false;
+    const Layout *nla = &f->layouts[f->values[la->args[0]].layout], *nlb = &f->layouts[f->values[lb->args[0]].layout];
+    Type ta = f->values[va].type, tb = f->values[vb].type;
+    int nw = f->num_warps ? f->num_warps : 4;
+    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
+    DType dt = dtype_of(L, va);
+    LVal *C = llvm_val(L, in->args[2]);
+    int repm = M / (16 * nw), per = N / 2;
+    if (nla->kind != LAYOUT_NVMMA || nlb->kind != LAYOUT_NVMMA || nla->transposed || nlb->transposed ||
+        (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
+        !nla->swizzle || !nlb->swizzle)
+        return false;
+    int wa = nla->swizzle, wb = nlb->swizzle;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef pa = LLVMBuildPtrToInt(b, llvm_val(L, va)->r[0], L->t_i32, "");
+    LLVMValueRef pb = LLVMBuildPtrToInt(b, llvm_val(L, vb)->r[0], L->t_i32, "");
+    /* this warpgroup's first row of A */
+    LLVMValueRef g = LLVMBuildUDiv(b, L->warp, llvm_i32(L, 4), "");
+    LLVMValueRef arow = LLVMBuildMul(b, g, llvm_i32(L, 64 * wa), "");
+    LLVMValueRef *acc = llvm_new_regs(L, C->n);
+    memcpy(acc, C->r, sizeof(LLVMValueRef) * (size_t)C->n);
+    wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
+    const char *ty = dt == DT_F16 ? "f16" : "bf16";
+    char text[4096];
+    for (int m = 0; m < repm; m++) {
+        LLVMValueRef *d = acc + m * per;
+        for (int kk = 0; kk < K; kk += 16) {
+            /* A: 8-row groups of one atom column, 8 * wa bytes apart; K steps
+             * move the start inside the atom's row (the swizzle is applied by
+             * address); B: K steps are 16 rows of wb bytes, atom columns along
+             * N K * wb bytes apart */
+            int ea = wa / 2; /* elements per atom row */
+            int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
+            LLVMValueRef aaddr = LLVMBuildAdd(b, LLVMBuildAdd(b, pa, arow, ""), llvm_i32(L, aoff), "");
+            LLVMValueRef baddr = LLVMBuildAdd(b, pb, llvm_i32(L, (int64_t)kk * wb), "");
+            LLVMValueRef da = wg_desc(L, aaddr, 16, 8 * wa, wa), db = wg_desc(L, baddr, (int64_t)K * wb, 8 * wb, wb);
+            int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
+                             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * per + 2, N, ty, ty);
+            for (int i = 0; i < per; i++)
+                o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
+            snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, 1;\n}", 2 * per, 2 * per + 1);
+            /* outputs, the tied accumulator, the two descriptors, scale-d */
+            LLVMTypeRef et[256 + 3];
+            LLVMValueRef args[256 + 3];
+            char cons[4096];
+            int c = 0;
+            for (int i = 0; i < per; i++)
+                c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=f", i ? "," : "");
+            for (int i = 0; i < per; i++)
+                c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+            c += snprintf(cons + c, sizeof cons - (size_t)c, ",l,l,r,~{memory}");
+            for (int i = 0; i < per; i++)
+                et[i] = L->t_f32, args[i] = d[i];
+            et[per] = et[per + 1] = L->t_i64, et[per + 2] = L->t_i32;
+            args[per] = da, args[per + 1] = db, args[per + 2] = llvm_i32(L, 1);
+            LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, et, (unsigned)per, 0);
+            LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)per + 3, 0);
+            LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, (size_t)c, 1, 0, LLVMInlineAsmDialectATT, 0);
+            LLVMValueRef r = LLVMBuildCall2(b, fty, fn, args, (unsigned)per + 3, "");
+            convergent(L, r);
+            for (int i = 0; i < per; i++)
+                d[i] = LLVMBuildExtractValue(b, r, (unsigned)i, "");
+        }
+    }
+    wg_asm(L, "wgmma.commit_group.sync.aligned;", NULL, 0);
+    /* the accumulator goes through the wait, so nothing reads it before; one
+     * group stays in flight when only the next iteration's wgmma reads the
+     * result (wgmma_keeps_one) */
+    wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;", acc,
+           C->n);
+    llvm_set(L, in->results[0], acc, C->n);
+    return true;
+}
+
 void llvm_lower_dot(Lower *L, Inst *in) {
     Mma m = {0};
     undefer(L, in);
+    if (llvm_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
+        if (!lower_wgmma(L, in)) {
+            diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name, in->results[0]);
+            L->failed = true;
+        }
+        return;
+    }
     if (L->f->values[in->args[0]].type.rank != 2) {
         diag_error(L->d, L->f->src, in->span, "dot on blocks of rank %d is not supported on the GPU yet",
                    L->f->values[in->args[0]].type.rank);

@@ -170,6 +170,14 @@ LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx);
 
 /* ---- llvm_dot.c ---- */
 void llvm_lower_dot(Lower *L, Inst *in);
+/* Layout li is MMA v3 (wgmma's accumulator), or a DOT_OPERAND of one: such
+ * an operand is a shared buffer's address, read by wgmma's descriptors. */
+bool llvm_is_wgmma(const Function *f, int li);
+/* Some value of f is a wgmma accumulator. */
+bool llvm_uses_wgmma(const Function *f);
+/* After a pipelined loop (its drain, async_wait 0): wait for the wgmma
+ * groups still in flight, through the loop's wgmma results. */
+void llvm_wgmma_drain(Lower *L);
 /* convert_layout into a 16-bit mma operand through ldmatrix; false when the
  * convert is not one (the caller then uses llvm_move). */
 bool llvm_convert_ldmatrix(Lower *L, Inst *in);

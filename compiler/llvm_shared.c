@@ -22,6 +22,7 @@
  *   local_store  the same, storing.
  * Barriers are ops of their own (barrier_pass, smem.c). */
 #include <stdio.h>
+#include <string.h>
 
 #include "llvm_int.h"
 
@@ -222,9 +223,27 @@ void llvm_lower_shared(Lower *L, Inst *in) {
     case IR_ASYNC_WAIT: {
         LLVMValueRef n = llvm_i32(L, in->attr.num);
         llvm_call(L, "llvm.nvvm.cp.async.wait.group", L->t_void, &n, 1);
+        /* wgmma reads shared memory through the async proxy: each thread's
+         * landed copies are made visible to it before the barrier that
+         * follows (PTX ISA, "Async proxy") */
+        if (llvm_uses_wgmma(L->f)) {
+            LLVMTypeRef fty = LLVMFunctionType(L->t_void, NULL, 0, 0);
+            const char *text = "fence.proxy.async.shared::cta;";
+            LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), "~{memory}", 9, 1, 0, LLVMInlineAsmDialectATT, 0);
+            LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
+            if (in->attr.num == 0)
+                llvm_wgmma_drain(L);
+        }
         return;
     }
     case IR_LOCAL_LOAD:
+        if (llvm_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
+            /* a wgmma operand: the buffer's address, which the dot turns into descriptors */
+            LLVMValueRef *r = llvm_new_regs(L, 1);
+            r[0] = llvm_val(L, in->args[0])->r[0];
+            llvm_set(L, in->results[0], r, 1);
+            return;
+        }
         if (!llvm_local_load_ldmatrix(L, in, llvm_val(L, in->args[0])->r[0]))
             move_elems(L, in->args[0], in->results[0], true);
         return;

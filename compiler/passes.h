@@ -13,8 +13,9 @@ bool combine_pass(Diag *d, Function *f);
 
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
  * of shared buffers filled num_stages-1 iterations ahead by async copies.
- * sm: the target's compute capability (nothing before sm_80). */
-bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared);
+ * sm: the target's compute capability (nothing before sm_80); wgmma (sm_90a):
+ * a dot whose operands both come from rings becomes MMA v3, read by wgmma. */
+bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma);
 
 /* smem.c: offsets of every buffer and scratch area, Function.shared_bytes and
  * the arch's limit (smem_alloc_pass); barriers where threads share shared

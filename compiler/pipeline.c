@@ -21,6 +21,11 @@
  *           (`iv < ub` in the mask): cp.async writes zeros and reads nothing,
  *           so K tails and masks keep their meaning. The interpreter never
  *           sees this IR: it ignores num_stages.
+ *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
+ *           both come from rings (wgmma_dot says which) gets #nvmma rings of
+ *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
+ *           group the dot leaves in flight reads a slot no copy refills; its
+ *           accumulator becomes MMA v3 (make_wgmma).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout (any load in a tl.range loop with
@@ -54,6 +59,7 @@ typedef struct Cand {
     ValueId out;    /* the value the rest of the loop reads (the convert's result, else the load's) */
     ValueId buf;    /* the ring */
     int bytes;      /* of one stage */
+    int nvmma;      /* a wgmma operand: its ring's NVMMA swizzle in bytes (0: not one) */
 } Cand;
 
 typedef struct Pipe {
@@ -66,6 +72,7 @@ typedef struct Pipe {
     ValueId *map;         /* clone map: original -> copy (0: itself) */
     uint8_t *in_slice;    /* per value: computed by the address slice */
     int max_shared;
+    bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3) */
 } Pipe;
 
 /* ---- small helpers ---- */
@@ -323,9 +330,14 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
     put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
 }
 
-/* The shared layout of a ring: the load's order, swizzled for 16-byte reads. */
-static int ring_layout(Pipe *P, const Inst *ld) {
+/* The shared layout of a ring: the load's order, swizzled for 16-byte reads;
+ * for a wgmma operand (nvmma > 0) the NVMMA layout of that swizzle. */
+static int ring_layout(Pipe *P, const Inst *ld, int nvmma) {
     Function *f = P->f;
+    if (nvmma) {
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16};
+        return layout_intern(f, &nl);
+    }
     Type t = vtype(P, ld->results[0]);
     const Layout *bl = &f->layouts[f->values[ld->results[0]].layout];
     int bytes = dt_bits(t.dtype) / 8;
@@ -430,6 +442,113 @@ out:
 }
 
 /* Pipeline one loop, if it has loads worth it. */
+/* The widest NVMMA swizzle (128, 64, 32 bytes) whose atom divides a row of
+ * `elems` 16-bit elements; 0: none does. */
+static int nvmma_swizzle(int elems) {
+    for (int w = 128; w >= 32; w /= 2)
+        if (elems * 2 % w == 0)
+            return w;
+    return 0;
+}
+
+static int cand_of(Cand *cs, int n, ValueId v) {
+    for (int i = 0; i < n; i++)
+        if (cs[i].convert && cs[i].out == v)
+            return i;
+    return -1;
+}
+
+/* wgmma (Triton's MMAv3) for a dot of this loop whose A and B both come from
+ * rings: fp16 / bf16 into fp32, num_warps 4 or 8 stacked along M (one
+ * warpgroup per 64 rows, so M a multiple of 16 * num_warps), N a multiple of
+ * 16 up to 256, K of 16, both loads contiguous along their last dim (A
+ * K-major, B N-major as stored), and at most 128 accumulator registers a
+ * thread. Marks the two candidates' swizzles and returns the dot, else NULL. */
+static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
+    Function *f = P->f;
+    int nw = f->num_warps ? f->num_warps : 4;
+    if (!P->wgmma || (nw != 4 && nw != 8))
+        return NULL;
+    for (int i = 0; i < B->ninsts; i++) {
+        Inst *d = B->insts[i];
+        if (d->op != IR_DOT || d->nargs < 3)
+            continue;
+        int ia = cand_of(cs, n, d->args[0]), ib = cand_of(cs, n, d->args[1]);
+        Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
+        int rl = f->values[d->results[0]].layout;
+        if (ia < 0 || ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) ||
+            tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA)
+            continue;
+        int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
+        if (M % (16 * nw) || N % 16 || N > 256 || K % 16 || (int64_t)M * N / (32 * nw) > 128)
+            continue;
+        bool rowmajor = true;
+        for (int k = 0; k < 2; k++) {
+            const Layout *ll = &f->layouts[f->values[cs[k ? ib : ia].load->results[0]].layout];
+            rowmajor = rowmajor && ll->kind == LAYOUT_BLOCKED && ll->order[0] == 1;
+        }
+        int sa = nvmma_swizzle(K), sb = nvmma_swizzle(N);
+        if (!rowmajor || !sa || !sb)
+            continue;
+        /* the accumulator's layout becomes v3 everywhere: no other dot may share it */
+        int ndots = 0;
+        for (int v = 1; v < f->nvalues; v++)
+            ndots += f->values[v].layout == rl && f->values[v].def && f->values[v].def->op == IR_DOT &&
+                     f->values[v].def->results[0] == v;
+        if (ndots != 1)
+            continue;
+        cs[ia].nvmma = sa;
+        cs[ib].nvmma = sb;
+        return d;
+    }
+    return NULL;
+}
+
+/* Make dot `d` a wgmma: its accumulator layout (and every value of that
+ * layout: the initial value, the loop's carried one, the epilogue's input)
+ * becomes MMA v3 with warps stacked along M, whose thread map is v2's with
+ * the same warps, and its operands (local_loads of the rings) DOT_OPERANDs
+ * of it, which the lowering reads as shared-memory descriptors. */
+/* Layout li with `old` replaced by `nl`, in its parents too (a slice of the
+ * accumulator, reduced after the loop, follows it); memo: per layout of the
+ * first n0, its answer (0: not yet). */
+static int remap_layout(Function *f, int li, int old, int nl, int *memo, int n0) {
+    if (li == old)
+        return nl;
+    if (li <= 0 || li >= n0)
+        return li;
+    if (memo[li])
+        return memo[li];
+    Layout l = f->layouts[li]; /* a copy: interning may move the table */
+    int r = li;
+    if (l.kind == LAYOUT_SLICE || l.kind == LAYOUT_DOT_OPERAND) {
+        int p = remap_layout(f, l.parent, old, nl, memo, n0);
+        if (p != l.parent) {
+            l.parent = p;
+            r = layout_intern(f, &l);
+        }
+    }
+    memo[li] = r;
+    return r;
+}
+
+static void make_wgmma(Pipe *P, Inst *d) {
+    Function *f = P->f;
+    int old = f->values[d->results[0]].layout;
+    Layout v3 = {.kind = LAYOUT_MMA, .rank = 2, .version = 3, .warps_per_cta = {f->num_warps ? f->num_warps : 4, 1}};
+    int nl = layout_intern(f, &v3), n0 = f->nlayouts;
+    int *memo = calloc((size_t)n0, sizeof *memo);
+    if (!memo)
+        return; /* cannot happen in practice; the dot then stays an mma.sync */
+    for (int v = 1; v < f->nvalues; v++)
+        f->values[v].layout = remap_layout(f, f->values[v].layout, old, nl, memo, n0);
+    free(memo);
+    for (int k = 0; k < 2; k++) {
+        Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = nl, .op_idx = k, .k_width = 2};
+        f->values[d->args[k]].layout = layout_intern(f, &op);
+    }
+}
+
 static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     Function *f = P->f;
     Block *B = loop->regions[0];
@@ -481,13 +600,22 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         int64_t s = smem_scratch_bound(f, B->insts[i]);
         scratch = s > scratch ? s : scratch;
     }
-    while (S >= 2 && per_stage * S + scratch > P->max_shared)
+    for (int i = 0; i < n; i++)
+        cs[i].nvmma = 0;
+    Inst *wg = wgmma_dot(P, B, cs, n);
+    /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
+     * still reading its stage: its rings get one slot more than the stages
+     * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
+     * refill the slot read two iterations ago (R - 2 ahead: the invariant
+     * the lowering relies on for rings of 3+ slots). */
+    int extra = wg ? 1 : 0;
+    while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
         S--;
     if (S < 2) {
         free(carried);
         return;
     }
-    int D = S - 1;
+    int R = S + extra, D = S - 1;
     Span sp = loop->span;
     ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
     Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
@@ -498,8 +626,8 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         bt.mem = IR_MEM_SHARED;
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
-        bt.shape[0] = S;
-        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load), sp);
+        bt.shape[0] = R;
+        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma), sp);
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
@@ -554,7 +682,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         f->values[res[r++]].def = loop;
     }
     args[a++] = put_const(P, &pre, i32, 0, sp);
-    args[a++] = put_const(P, &pre, i32, D % S, sp);
+    args[a++] = put_const(P, &pre, i32, D % R, sp);
     ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32);
     for (int q = 0; q < 2; q++) {
         res[r] = ir_value_new(f, i32);
@@ -595,7 +723,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     }
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
-    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, S, sp), zero = put_const(P, &yc, i32, 0, sp);
+    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
     ValueId nxt[2];
     for (int q = 0; q < 2; q++) {
         ValueId x = q ? ins : ext;
@@ -618,6 +746,8 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
             remove_at(B, index_of(B, cs[i].convert));
         remove_at(B, index_of(B, cs[i].load));
     }
+    if (wg)
+        make_wgmma(P, wg);
     free(cur), free(ahead), free(carried);
     sweep_loop(P, loop);
 }
@@ -635,10 +765,10 @@ static void walk(Pipe *P, Block *b) {
     }
 }
 
-bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared) {
+bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (sm < 80 || f->nlayouts <= 1)
         return true; /* no cp.async before sm_80; nothing laid out, nothing to do */
-    Pipe P = {.d = d, .f = f, .n0 = f->nvalues, .max_shared = max_shared};
+    Pipe P = {.d = d, .f = f, .n0 = f->nvalues, .max_shared = max_shared, .wgmma = wgmma};
     P.axis = axis_analyze(f);
     P.uses = calloc((size_t)P.n0, sizeof *P.uses);
     P.home = calloc((size_t)P.n0, sizeof *P.home);

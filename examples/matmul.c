@@ -263,16 +263,18 @@ int main(void) {
          TL_F16, TL_F16, 257, 136, 72, 64, 64, GRID_1D, 0, 0, ACT_NONE, FP16_TOL},
     };
     /* On a GPU every kernel also runs with 1 to 4 pipeline stages (1: no
-     * software pipelining; the default is its autotune config's); the
-     * interpreter ignores num_stages, so it runs each case once. */
-    int max_stages = tl_context_device(ctx) == TL_DEVICE_CPU ? 0 : 4;
+     * software pipelining; the default is its autotune config's), and once
+     * for sm_80 (mma.sync where a Hopper takes wgmma); the interpreter
+     * ignores num_stages, so it runs each case once. */
+    int max_stages = tl_context_device(ctx) == TL_DEVICE_CPU ? -1 : 4;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        for (int st = 0; st <= max_stages; st++) {
+        for (int st = 0; st <= max_stages + 1; st++) {
             Case c = cases[i];
             char name[160], options[320];
             if (st) {
-                snprintf(name, sizeof name, "%s num_stages=%d", c.name, st);
-                snprintf(options, sizeof options, "%s --num-stages %d", c.options, st);
+                int sm80 = st == max_stages + 1;
+                snprintf(name, sizeof name, sm80 ? "%s sm_80" : "%s num_stages=%d", c.name, st);
+                snprintf(options, sizeof options, sm80 ? "%s --arch sm_80" : "%s --num-stages %d", c.options, st);
                 c.name = name;
                 c.options = options;
             }

@@ -72,9 +72,11 @@ TlStatus gpu_open(TlContext *ctx) {
         return fail(ctx, TL_ERROR_NO_DEVICE, "%s has compute capability %d.%d; tl needs 8.0 or newer", ctx->name,
                     major, minor);
     }
-    /* sm_86 / sm_89 / sm_90 code runs on their own chips; anything newer gets sm_90 PTX, JIT-compiled. */
+    /* sm_86 / sm_89 code runs on their own chips; a Hopper gets sm_90a (wgmma; a kernel's
+     * --arch sm_90 or sm_80 keeps mma.sync); anything newer gets sm_90 PTX, JIT-compiled. */
     int sm = major * 10 + minor;
-    snprintf(ctx->arch, sizeof ctx->arch, "sm_%d", sm == 86 || sm == 89 || sm == 80 ? sm : sm > 90 ? 90 : sm);
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_%d%s", sm == 86 || sm == 89 || sm == 80 ? sm : sm > 90 ? 90 : sm,
+             sm == 90 ? "a" : "");
     ctx->kind = TL_DEVICE_CUDA;
     return TL_SUCCESS;
 }

@@ -9,7 +9,7 @@
 #                               layouts, no front end): each must compile for sm_80 and
 #                               sm_90 and pass ptxas; a few FileCheck their output
 #   codegen/example/*           every examples/*.tl kernel with the signatures the example
-#                               programs use compiles for sm_80 and sm_90, ptxas accepts
+#                               programs use compiles for sm_80, sm_90 and sm_90a (wgmma), ptxas accepts
 #                               the PTX, and compiling twice gives identical bytes
 # Without ptxas (/usr/local/cuda/bin/ptxas, or $PTXAS) the ptxas steps are skipped
 # with a note. tests/codegen/gpu_check.py runs the harness kernels and examples on a
@@ -171,7 +171,7 @@ cg_example() { # name file args
     want "$n" || return 0
     : > $log
     eval "set -- $3"
-    for a in sm_80 sm_90; do
+    for a in sm_80 sm_90 sm_90a; do
         out=$T/codegen_ex_$(basename $n).$a
         if ! NO_COLOR=1 timeout 120 $TLC "$f" "$@" --arch $a -o $out.ptx >> $log 2>&1; then
             echo "$a: tlc failed" >> $log; ok=1; continue
