@@ -63,9 +63,8 @@ cg_build_harness() {
     lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
     libs="$(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm"
     local flags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Ilang -Icompiler $lc"
-    local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/fp8.c compiler/layout.c compiler/axis.c compiler/llvm*.c
-                compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c compiler/libdevice.c build/gen/devmath_bc.c
-                tests/codegen/harness.c"
+    # The compiler files the harness needs: one list, also read by gpu_ptx.sh.
+    local srcs=$(cat tests/codegen/harness_srcs)
     ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $cg_h $libs > $log 2>&1 ||
         ${CC:-cc} $flags $srcs -o $cg_h $libs >> $log 2>&1
     local rc=$?

@@ -11,9 +11,7 @@ cd "$(dirname "$0")/../.." || exit 2
 D=${1:?usage: gpu_ptx.sh DIR [ARCH]} A=${2:-sm_90} TLC=${TLC:-build/bin/tlc} H=$D/.harness
 mkdir -p "$D"
 lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
-${CC:-cc} -std=gnu11 -O1 -Ilang -Icompiler $lc lang/util.c lang/diag.c compiler/ir.c compiler/layout.c \
-    compiler/axis.c compiler/llvm*.c compiler/smem.c compiler/ptx.c compiler/arch.c compiler/timing.c \
-    compiler/libdevice.c build/gen/devmath_bc.c tests/codegen/harness.c -o $H \
+${CC:-cc} -std=gnu11 -O1 -Ilang -Icompiler $lc $(cat tests/codegen/harness_srcs) -o $H \
     $(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm || exit 1
 for k in $($H --list); do $H $k --arch=$A > $D/$k.ptx || exit 1; done
 rm -f $H
