@@ -174,20 +174,26 @@ static double to_double(TlDType dt, const unsigned char *p, size_t i) {
 }
 
 /* ||ours - cublas|| / ||cublas|| */
+/* ||ours - ref|| / ||ref||; a read that fails, or an all-zero result on
+ * either side, says so instead of passing as a perfect match. */
 static double rel_error(TlBuffer *ours, TlBuffer *ref, TlDType dt, size_t n) {
     size_t es = tl_dtype_size(dt);
     unsigned char *a = malloc(n * es), *b = malloc(n * es);
-    tl_buffer_read(ours, 0, a, n * es);
-    tl_buffer_read(ref, 0, b, n * es);
-    double num = 0, den = 0;
+    TlStatus s1 = tl_buffer_read(ours, 0, a, n * es), s2 = tl_buffer_read(ref, 0, b, n * es);
+    if (s1 != TL_SUCCESS || s2 != TL_SUCCESS)
+        printf("(reading the results failed: %s)\n", tl_last_error(ctx));
+    double num = 0, den = 0, ours2 = 0;
     for (size_t i = 0; i < n; i++) {
         double x = to_double(dt, a, i), y = to_double(dt, b, i);
         num += (x - y) * (x - y);
         den += y * y;
+        ours2 += x * x;
     }
+    if (den == 0 || ours2 == 0)
+        printf("(a result is all zeros: |ours| %g, |cuBLAS| %g)\n", sqrt(ours2), sqrt(den));
     free(a);
     free(b);
-    return den > 0 ? sqrt(num / den) : num;
+    return den > 0 ? sqrt(num / den) : INFINITY;
 }
 
 typedef struct MatmulKernel {
