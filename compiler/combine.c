@@ -21,44 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is v all zeros: a const block or scalar of value 0, or a splat, broadcast,
- * cast or convert of one? */
-static bool is_zero(const Function *f, ValueId v) {
-    const Inst *def = f->values[v].def;
-    /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */
-    while (def && (def->op == IR_SPLAT || def->op == IR_BROADCAST || def->op == IR_CAST ||
-                   def->op == IR_CONVERT_LAYOUT) && def->nargs == 1)
-        def = f->values[def->args[0]].def;
-    if (!def || def->op != IR_CONST)
-        return false;
-    DType dt = (DType)f->values[def->results[0]].type.dtype;
-    return dt_is_float(dt) ? def->attr.f == 0.0 : def->attr.i == 0;
-}
-
-static void count_uses(const Block *b, int *uses) {
-    for (int i = 0; b && i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        for (int k = 0; k < in->nargs; k++)
-            uses[in->args[k]]++;
-        for (int r = 0; r < in->nregions; r++)
-            count_uses(in->regions[r], uses);
-    }
-}
-
-static void remove_inst(Block *b, const Inst *in) {
-    for (int i = 0; i < b->ninsts; i++)
-        if (b->insts[i] == in) {
-            memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
-            b->ninsts--;
-            return;
-        }
-}
-
 /* The dot that operand k of `add` is, when it can absorb the other operand. */
 static Inst *foldable_dot(const Function *f, const Inst *add, int k, const int *uses) {
     ValueId v = add->args[k];
     Inst *dot = f->values[v].def;
-    if (!dot || dot->op != IR_DOT || uses[v] != 1 || !is_zero(f, dot->args[2]))
+    if (!dot || dot->op != IR_DOT || uses[v] != 1 || !ir_is_zero(f, dot->args[2]))
         return NULL;
     return ir_type_eq(f->values[v].type, f->values[add->args[1 - k]].type) ? dot : NULL;
 }
@@ -90,7 +57,7 @@ static int fold_block(Function *f, Block *b, int *uses, Block **home) {
             in->attr = dot->attr;
             Block *db = home[dot->results[0]];
             if (db) {
-                remove_inst(db, dot);
+                ir_remove_inst(db, dot);
                 if (db == b) /* it preceded the add in this block: the add moved up */
                     i--;
             }
@@ -121,7 +88,7 @@ bool combine_pass(Diag *d, Function *f) {
         diag_internal(d, "combine: out of memory");
         return false;
     }
-    count_uses(f->body, uses);
+    ir_count_uses(f->body, uses);
     record_homes(f->body, home);
     fold_block(f, f->body, uses, home);
     free(uses);

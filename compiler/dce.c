@@ -20,17 +20,6 @@
 
 #include <stdlib.h>
 
-static void count_uses(const Block *b, int *uses) {
-    for (int i = 0; i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        for (int a = 0; a < in->nargs; a++)
-            uses[in->args[a]]++;
-        for (int r = 0; r < in->nregions; r++)
-            if (in->regions[r])
-                count_uses(in->regions[r], uses);
-    }
-}
-
 /* The uses an op and its regions hold go away with it. */
 static void release(const Inst *in, int *uses) {
     for (int a = 0; a < in->nargs; a++)
@@ -81,7 +70,7 @@ int ir_dce(Function *f) {
     int *uses = calloc((size_t)f->nvalues + 1, sizeof(int));
     if (!uses)
         return 0;
-    count_uses(f->body, uses);
+    ir_count_uses(f->body, uses);
     int total = 0, n;
     while ((n = sweep(f, f->body, uses)))
         total += n;

@@ -218,3 +218,34 @@ void ir_module_add(Module *m, Function *f) {
     fs[m->nfuncs++] = f;
     m->funcs = fs;
 }
+
+bool ir_is_zero(const Function *f, ValueId v) {
+    const Inst *def = f->values[v].def;
+    /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */
+    while (def && (def->op == IR_SPLAT || def->op == IR_BROADCAST || def->op == IR_CAST ||
+                   def->op == IR_CONVERT_LAYOUT) && def->nargs == 1)
+        def = f->values[def->args[0]].def;
+    if (!def || def->op != IR_CONST)
+        return false;
+    DType dt = (DType)f->values[def->results[0]].type.dtype;
+    return dt_is_float(dt) ? def->attr.f == 0.0 : def->attr.i == 0;
+}
+
+void ir_count_uses(const Block *b, int *uses) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        for (int k = 0; k < in->nargs; k++)
+            uses[in->args[k]]++;
+        for (int r = 0; r < in->nregions; r++)
+            ir_count_uses(in->regions[r], uses);
+    }
+}
+
+void ir_remove_inst(Block *b, const Inst *in) {
+    for (int i = 0; b && i < b->ninsts; i++)
+        if (b->insts[i] == in) {
+            memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
+            b->ninsts--;
+            return;
+        }
+}

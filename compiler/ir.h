@@ -327,5 +327,12 @@ bool ir_verify(Diag *d, const Function *f);
  * Removes the pure ops none of whose results is used (regions included);
  * returns how many. Runs before the GPU passes (compile.c). */
 int ir_dce(Function *f);
+/* Helpers of the passes that rewrite IR (ir.c): */
+/* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
+bool ir_is_zero(const Function *f, ValueId v);
+/* uses[v] += the operands in b and its regions that are v. */
+void ir_count_uses(const Block *b, int *uses);
+/* Take in out of b's instruction list (b may be NULL: nothing). */
+void ir_remove_inst(Block *b, const Inst *in);
 
 #endif

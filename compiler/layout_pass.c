@@ -989,25 +989,6 @@ static void resolve(Pass *P) {
 /* Rematerialisation can leave the original of a recomputed value without
  * users: drop such pure ops (only those the pass made dead, not dead code
  * the kernel had). */
-static void count_uses(const Block *b, int *uses) {
-    for (int i = 0; b && i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        for (int k = 0; k < in->nargs; k++)
-            uses[in->args[k]]++;
-        for (int r = 0; r < in->nregions; r++)
-            count_uses(in->regions[r], uses);
-    }
-}
-
-static void remove_inst(Block *b, const Inst *in) {
-    for (int i = 0; b && i < b->ninsts; i++)
-        if (b->insts[i] == in) {
-            memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
-            b->ninsts--;
-            return;
-        }
-}
-
 static void drop_dead(Pass *P) {
     int n = P->f->nvalues;
     int *uses = calloc((size_t)n, sizeof *uses);
@@ -1017,7 +998,7 @@ static void drop_dead(Pass *P) {
         free(stack);
         return;
     }
-    count_uses(P->f->body, uses);
+    ir_count_uses(P->f->body, uses);
     int top = 0;
     for (ValueId v = 1; v < P->n0; v++)
         if (!uses[v] && P->use_start[v + 1] > P->use_start[v])
@@ -1027,7 +1008,7 @@ static void drop_dead(Pass *P) {
         Inst *def = P->f->values[v].def;
         if (!def || def->nresults != 1 || def->nregions || !(ir_ops[def->op].flags & OPF_PURE))
             continue;
-        remove_inst(P->vblock[v], def);
+        ir_remove_inst(P->vblock[v], def);
         for (int k = 0; k < def->nargs; k++) {
             ValueId a = def->args[k];
             if (--uses[a] == 0 && a < P->n0 && top < n)

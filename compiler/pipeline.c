@@ -135,19 +135,6 @@ static ValueId put_cmp(Pipe *P, Cursor *c, int pred, ValueId a, ValueId b, Span 
     return in->results[0];
 }
 
-/* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
-static bool is_zero(const Function *f, ValueId v) {
-    const Inst *def = f->values[v].def;
-    /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */
-    while (def && (def->op == IR_SPLAT || def->op == IR_BROADCAST || def->op == IR_CAST ||
-                   def->op == IR_CONVERT_LAYOUT) && def->nargs == 1)
-        def = f->values[def->args[0]].def;
-    if (!def || def->op != IR_CONST)
-        return false;
-    DType dt = (DType)f->values[def->results[0]].type.dtype;
-    return dt_is_float(dt) ? def->attr.f == 0.0 : def->attr.i == 0;
-}
-
 static void count_uses(const Block *b, int *uses, Block **home) {
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
@@ -243,7 +230,7 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     Function *f = P->f;
     if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
         return false;
-    if (ld->nargs > 2 && !is_zero(f, ld->args[2]))
+    if (ld->nargs > 2 && !ir_is_zero(f, ld->args[2]))
         return false;
     int cb = copy_bytes(P, ld);
     if (cb != 4 && cb != 8 && cb != 16)
