@@ -177,6 +177,17 @@ struct Builtin {
 };
 
 /* ---- sema.c ---- */
+/* An error after which analysis can go on (reported; the kernel yields no
+ * IR); where nothing recovers, the same as sema_fail. */
+void sema_soft_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Shared with sema_spec.c (specialisation and the entry points): */
+const Node *sema_autotune_decorator(const Node *fn);
+void sema_collect_globals(Sema *s);
+Val sema_eval_in_module(Sema *s, const Node *n);
+void sema_exec_block(Sema *s, const NodeList *l);
+bool sema_is_constexpr_annotation(const Node *a);
+bool sema_is_jit(const Node *fn);
+void sema_scope_set(Sema *s, Scope *sc, const char *name, Val v);
 _Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "; did you mean 'x'?" for sg's unique closest name, else "" (arena). */
 const char *sema_did_you_mean(Sema *s, const Suggest *sg);
