@@ -275,6 +275,10 @@ Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call);
 bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out);
 /* tl.float16, tl.int32, ... (Triton's dtype names). */
 bool sema_tl_dtype(const char *name, Type *out);
+/* dtype.is_floating() and friends: false if name is no such predicate. */
+bool sema_dtype_pred(Type t, const char *name, bool *res);
+/* x with its dims permuted (tl.permute, x.T). */
+ValueId sema_permute(Sema *s, ValueId x, const int *perm, int n, Span sp);
 /* Triton's integer_promote_impl: width first, then unsigned wins at equal width. */
 DType sema_int_promote(DType a, DType b);
 /* Broadcast v to the shape of `to` (splat, leading 1s, stretched 1s); insert a

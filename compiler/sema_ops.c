@@ -1271,7 +1271,7 @@ static Val h_reshape(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
     return tv(s, emit1(s, IR_RESHAPE, to, x, call));
 }
 
-static ValueId permute(Sema *s, ValueId x, const int *perm, int n, Span sp) {
+ValueId sema_permute(Sema *s, ValueId x, const int *perm, int n, Span sp) {
     Type t = ty_of(s, x);
     if (n != t.rank)
         sema_fail(s, sp, "permute dims must have the same length as the input shape (%d for %s)", n, T(t));
@@ -1308,7 +1308,7 @@ static Val h_permute(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
         for (int i = 0; i < n; i++)
             perm[i] = (int)need_int(s, dims.items[i], sp[1], "a permutation dim");
     }
-    return tv(s, permute(s, x, perm, n, call));
+    return tv(s, sema_permute(s, x, perm, n, call));
 }
 
 static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1778,120 +1778,12 @@ static const Builtin *builtin_method(const char *name) { return find(name, B_MET
 
 bool sema_builtin_is(const Builtin *bi, const char *name) { return bi && !strcmp(bi->name, name); }
 
-/* ---- attributes ---- */
-
-static const char *triton_dtype_names[DT__COUNT] = {
-    [DT_I1] = "int1",    [DT_I8] = "int8",      [DT_I16] = "int16",   [DT_I32] = "int32",
-    [DT_I64] = "int64",  [DT_U8] = "uint8",     [DT_U16] = "uint16",  [DT_U32] = "uint32",
-    [DT_U64] = "uint64", [DT_F16] = "float16",  [DT_BF16] = "bfloat16", [DT_F32] = "float32",
-    [DT_F64] = "float64", [DT_F8E4NV] = "float8e4nv", [DT_F8E5] = "float8e5", [DT_F8E4B15] = "float8e4b15",
-};
-
-static const char *triton_short_names[DT__COUNT] = {
-    [DT_I1] = "int1",   [DT_I8] = "int8",   [DT_I16] = "int16", [DT_I32] = "int32", [DT_I64] = "int64",
-    [DT_U8] = "uint8",  [DT_U16] = "uint16", [DT_U32] = "uint32", [DT_U64] = "uint64", [DT_F16] = "fp16",
-    [DT_BF16] = "bf16", [DT_F32] = "fp32",  [DT_F64] = "fp64",  [DT_F8E4NV] = "fp8e4nv", [DT_F8E5] = "fp8e5",
-    [DT_F8E4B15] = "fp8e4b15",
-};
-
-bool sema_tl_dtype(const char *name, Type *out) {
-    for (int d = DT_I1; d < DT_PTR; d++)
-        if (triton_dtype_names[d] && !strcmp(triton_dtype_names[d], name)) {
-            *out = ir_scalar((DType)d);
-            return true;
-        }
-    return false;
-}
-
-void sema_suggest_dtypes(Suggest *sg) {
-    for (int d = DT_I1; d < DT_PTR; d++)
-        suggest_add(sg, triton_dtype_names[d]);
-}
-
 void sema_suggest_builtins(Suggest *sg, unsigned flags) {
     for (int i = 0; i < NBUILTINS; i++)
         if (builtins[i].flags & flags)
             suggest_add(sg, builtins[i].name);
     if (flags & B_TL)
         sema_suggest_dtypes(sg);
-}
-
-/* dtype.is_floating() and friends */
-static bool dtype_pred(Type t, const char *name, bool *res) {
-    DType d = (DType)t.dtype;
-    static const struct { const char *name; DType dt; } exact[] = {
-        {"is_int1", DT_I1},   {"is_bool", DT_I1},    {"is_int8", DT_I8},     {"is_int16", DT_I16},
-        {"is_int32", DT_I32}, {"is_int64", DT_I64},  {"is_uint8", DT_U8},    {"is_uint16", DT_U16},
-        {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_fp16", DT_F16},   {"is_bf16", DT_BF16},
-        {"is_fp32", DT_F32},  {"is_fp64", DT_F64},   {"is_fp8e4nv", DT_F8E4NV}, {"is_fp8e5", DT_F8E5},
-        {"is_fp8e4b15", DT_F8E4B15},
-    };
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-        if (!strcmp(name, exact[i].name)) {
-            *res = d == exact[i].dt;
-            return true;
-        }
-    if (!strcmp(name, "is_floating"))
-        *res = dt_is_fp(d);
-    else if (!strcmp(name, "is_standard_floating"))
-        *res = dt_is_float(d);
-    else if (!strcmp(name, "is_int") || !strcmp(name, "is_integer_type"))
-        *res = dt_is_int(d);
-    else if (!strcmp(name, "is_int_signed"))
-        *res = dt_is_signed(d);
-    else if (!strcmp(name, "is_int_unsigned"))
-        *res = dt_is_int(d) && !dt_is_signed(d);
-    else if (!strcmp(name, "is_ptr"))
-        *res = d == DT_PTR;
-    else if (!strcmp(name, "is_fp8"))
-        *res = dt_is_fp8(d);
-    else
-        return false;
-    return true;
-}
-
-bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
-    if (sema_is_struct(x))
-        return sema_desc_attr(s, x, name, sp, out);
-    if (x.k == V_TENSOR) {
-        if (!strcmp(name, "dtype")) {
-            *out = sema_dtype(ir_elem(x.ty));
-        } else if (!strcmp(name, "shape")) {
-            Val items[IR_MAX_RANK];
-            for (int i = 0; i < x.ty.rank; i++)
-                items[i] = sema_int(x.ty.shape[i]);
-            *out = sema_tuple(s, items, x.ty.rank);
-        } else if (!strcmp(name, "numel")) {
-            *out = sema_int(ir_numel(x.ty));
-        } else if (!strcmp(name, "T")) {
-            if (x.ty.rank != 2)
-                sema_fail(s, sp, ".T needs a 2D block, got %s", T(x.ty));
-            int perm[2] = {1, 0};
-            *out = tv(s, permute(s, x.id, perm, 2, sp));
-        } else {
-            return false;
-        }
-        return true;
-    }
-    if (x.k == V_DTYPE) {
-        DType d = (DType)x.ty.dtype;
-        if (!strcmp(name, "element_ty")) {
-            if (d != DT_PTR)
-                sema_fail(s, sp, "dtype %s has no attribute 'element_ty' (it is not a pointer type)", T(x.ty));
-            *out = sema_dtype(ir_scalar((DType)x.ty.pointee));
-        } else if (!strcmp(name, "primitive_bitwidth")) {
-            *out = sema_int(dt_bits(d));
-        } else if (!strcmp(name, "int_bitwidth") && dt_is_int(d)) {
-            *out = sema_int(dt_bits(d));
-        } else if (!strcmp(name, "name")) {
-            const char *n = d == DT_PTR ? "pointer" : triton_short_names[d];
-            *out = sema_str(s, n, (int)strlen(n));
-        } else {
-            return false;
-        }
-        return true;
-    }
-    return false;
 }
 
 /* ---- binding and calling ---- */
@@ -1994,7 +1886,7 @@ bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val
         return sema_desc_method(s, recv, name, args, call, out);
     if (recv.k == V_DTYPE) {
         bool r;
-        if (!dtype_pred(recv.ty, name, &r))
+        if (!sema_dtype_pred(recv.ty, name, &r))
             return false;
         if (args->npos || args->nkw)
             sema_fail(s, call, "dtype.%s() takes no arguments", name);
