@@ -1,12 +1,17 @@
 /* sema_int.h: the private interface between the files of semantic analysis.
  *
- *   sema.c        the driver: kernel lookup, specialisation (signature, -D,
- *                 autotune config), names and scopes, statements, expressions,
- *                 structured control flow, inlining of @jit helpers
+ *   sema.c        names and scopes, statements, expressions, structured
+ *                 control flow, inlining of @jit helpers, error recovery
+ *   sema_spec.c   the entry points: kernel lookup, specialisation (signature,
+ *                 -D, autotune config, defaults), the kernel-info query
  *   sema_const.c  compile-time values: Python arithmetic on them, truthiness,
  *                 equality, printing, and the literals of signatures and -D
  *   sema_ops.c    tensor semantics (Triton's type promotion, broadcasting,
  *                 casts, operators) and the table of tl.* / Python builtins
+ *   sema_attr.c   attributes of tensors and dtypes (x.dtype, x.shape, x.T)
+ *   sema_std.c, sema_extra.c, sema_desc.c  scans and reductions with combine
+ *                 functions, sort, random numbers; math, libdevice, inline
+ *                 asm; block pointers and tensor descriptors
  *
  * The model is Triton's code generator: evaluating an expression gives a Val,
  * which is either a compile-time value (Python int/float/bool/str/None, a
