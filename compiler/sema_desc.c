@@ -57,7 +57,6 @@
 #define TD_PADDING(v) ((v).items[1 + 3 * (v).n])
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
-static bool given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 static ValueId emit1(Sema *s, OpCode op, Type t, ValueId a, Span sp) { return sema_emit(s, op, t, &a, 1, sp); }
@@ -201,7 +200,7 @@ static Val scalar_pointer(Sema *s, Val v, Span sp, const char *fn) {
 
 /* Triton's padding_option: "" (nothing), "zero" or "nan"; -1 for "". */
 static int padding_arg(Sema *s, Val v, Span sp, DType elem, const char *what) {
-    if (!given(v))
+    if (!sema_given(v))
         return -1;
     if (v.k != V_STR)
         sema_fail(s, sp, "padding_option must be a string, got %s", sema_describe(s, v));
@@ -218,7 +217,7 @@ static int padding_arg(Sema *s, Val v, Span sp, DType elem, const char *what) {
 static void boundary_check_arg(Sema *s, Val v, Span sp, int rank, bool *check) {
     for (int d = 0; d < rank; d++)
         check[d] = false;
-    if (!given(v) || (v.k == V_TUPLE && !v.n))
+    if (!sema_given(v) || (v.k == V_TUPLE && !v.n))
         return;
     int n;
     const Val *items = list_arg(s, v, sp, "boundary_check", "dims", -1, &n);
@@ -449,8 +448,8 @@ static Access bp_access(Val p) {
 /* tl.load(p, boundary_check=..., padding_option=...) on a block pointer (the
  * arguments of h_load in sema_ops.c). */
 Val sema_blockptr_load(Sema *s, Val *a, const Span *sp, Span call) {
-    if (given(a[1]) || given(a[2]))
-        sema_fail(s, given(a[1]) ? sp[1] : sp[2], "`mask` and `other` arguments cannot be specified for loading "
+    if (sema_given(a[1]) || sema_given(a[2]))
+        sema_fail(s, sema_given(a[1]) ? sp[1] : sp[2], "`mask` and `other` arguments cannot be specified for loading "
                                                   "block pointers (use boundary_check and padding_option)");
     Val p = a[0];
     DType elem = (DType)p.ty.pointee;
@@ -478,7 +477,7 @@ static ValueId store_value(Sema *s, Val v, Type bt, Span sp, const char *what, b
 }
 
 Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call) {
-    if (given(a[2]))
+    if (sema_given(a[2]))
         sema_fail(s, sp[2], "the `mask` argument cannot be specified for storing to block pointers (use "
                             "boundary_check)");
     Val p = a[0];

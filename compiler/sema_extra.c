@@ -19,17 +19,6 @@
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
 static DType dt_of(Sema *s, ValueId v) { return (DType)s->f->values[v].type.dtype; }
-static bool given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
-static Val tv(Sema *s, ValueId v) { return sema_tensor(s, v); }
-
-static bool opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
-    if (!given(v))
-        return dflt;
-    if (v.k == V_TENSOR)
-        sema_fail(s, sp, "%s must be a compile-time constant, got a runtime value", what);
-    return sema_truthy(s, v, sp);
-}
-
 /* math._check_dtype: the element type must be one of `ok` (DT_VOID-ended). */
 static void check_dtype(Sema *s, const char *fn, ValueId x, const DType *ok, Span sp) {
     DType d = dt_of(s, x);
@@ -53,7 +42,7 @@ Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     static const DType ok[] = {DT_I32, DT_U32, DT_VOID};
     check_dtype(s, bi->name, x, ok, sp[0]);
     ValueId args[2] = {x, y};
-    return tv(s, sema_emit(s, IR_UMULHI, ty_of(s, x), args, 2, call));
+    return sema_tensor(s, sema_emit(s, IR_UMULHI, ty_of(s, x), args, 2, call));
 }
 
 /* fdiv(x, y, ieee_rounding=False), div_rn(x, y): float division (aux = 1:
@@ -65,7 +54,7 @@ Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
             sema_fail(s, sp[i], "both operands of %s must have a floating-point type, got %s", bi->name,
                       sema_describe(s, a[i]));
     if (bi->aux == 0)
-        opt_bool(s, a[2], sp[2], false, "ieee_rounding");
+        sema_opt_bool(s, a[2], sp[2], false, "ieee_rounding");
     ValueId x, y;
     sema_promote_pair(s, a[0], a[1], &x, &y, call);
     if (bi->aux) {
@@ -73,7 +62,7 @@ Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         check_dtype(s, bi->name, x, ok, sp[0]);
     }
     ValueId args[2] = {x, y};
-    return tv(s, sema_emit(s, IR_DIV, ty_of(s, x), args, 2, call));
+    return sema_tensor(s, sema_emit(s, IR_DIV, ty_of(s, x), args, 2, call));
 }
 
 /* sqrt_rn(x): fp32, the IEEE square root (tl.sqrt is one already) */
@@ -81,7 +70,7 @@ Val sema_h_sqrt_rn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     ValueId x = sema_to_tensor(s, a[0], sp[0]);
     static const DType ok[] = {DT_F32, DT_VOID};
     check_dtype(s, bi->name, x, ok, sp[0]);
-    return tv(s, sema_emit(s, IR_SQRT, ty_of(s, x), &x, 1, call));
+    return sema_tensor(s, sema_emit(s, IR_SQRT, ty_of(s, x), &x, 1, call));
 }
 
 /* A tl builtin called with positional arguments and keywords. */
@@ -104,8 +93,8 @@ static Val call_tl(Sema *s, const char *name, Val *args, int n, const char **kw,
  * keep_dims=False broadcasts the reduction against x right-aligned.) */
 Val sema_h_softmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    Val dim = given(a[1]) ? a[1] : sema_int(0);
-    Val keep = given(a[2]) ? a[2] : sema_bool(false);
+    Val dim = sema_given(a[1]) ? a[1] : sema_int(0);
+    Val keep = sema_given(a[2]) ? a[2] : sema_bool(false);
     const char *kw[1] = {"keep_dims"};
     Val x = a[0], mx_args[2] = {x, dim}, kv[1] = {keep};
     Val mx = call_tl(s, "max", mx_args, 2, kw, kv, 1, call);
@@ -113,7 +102,7 @@ Val sema_h_softmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     Val num = call_tl(s, "exp", &z, 1, NULL, NULL, 0, call);
     Val sum_args[2] = {num, dim};
     Val den = call_tl(s, "sum", sum_args, 2, kw, kv, 1, call);
-    Val fd[3] = {num, den, given(a[3]) ? a[3] : sema_bool(false)};
+    Val fd[3] = {num, den, sema_given(a[3]) ? a[3] : sema_bool(false)};
     (void)sp;
     return call_tl(s, "fdiv", fd, 3, NULL, NULL, 0, call);
 }
@@ -219,7 +208,7 @@ Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
     Type rt = ir_with_dtype(shape, kind_dtype(var->ret));
     Inst *in = sema_emit_inst(s, IR_EXTERN, ids, n, &rt, 1, call);
     in->attr.str = var->sym;
-    return tv(s, in->results[0]);
+    return sema_tensor(s, in->results[0]);
 }
 
 /* ---- inline assembly ---- */
@@ -252,7 +241,7 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
                       sema_describe(s, d));
         rts[i] = d.ty;
     }
-    if (a[4].k == V_TENSOR || !given(a[4]))
+    if (a[4].k == V_TENSOR || !sema_given(a[4]))
         sema_fail(s, sp[4], "is_pure must be a compile-time bool");
     bool pure = sema_truthy(s, a[4], sp[4]);
     if (a[5].k != V_INT || a[5].i < 1 || a[5].i > 16 || (a[5].i & (a[5].i - 1)))
@@ -283,9 +272,9 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     in->attr.pure = pure;
     in->attr.pack = (int)a[5].i;
     if (!multi)
-        return tv(s, in->results[0]);
+        return sema_tensor(s, in->results[0]);
     Val *items = arena_alloc(s->a, sizeof(Val) * (size_t)nres);
     for (int i = 0; i < nres; i++)
-        items[i] = tv(s, in->results[i]);
+        items[i] = sema_tensor(s, in->results[i]);
     return sema_tuple(s, items, nres);
 }

@@ -599,9 +599,7 @@ Val sema_tensor_index(Sema *s, Val x, const Val *idx, const Span *isp, int n, Sp
 
 /* ---- argument helpers ---- */
 
-static bool given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
-
-static int64_t need_int(Sema *s, Val v, Span sp, const char *what) {
+int64_t sema_need_int(Sema *s, Val v, Span sp, const char *what) {
     if (v.k == V_INT || v.k == V_BOOL)
         return v.i;
     if (v.k == V_TENSOR)
@@ -616,8 +614,8 @@ static Type need_dtype(Sema *s, Val v, Span sp, const char *what) {
     return v.ty;
 }
 
-static bool opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
-    if (!given(v))
+bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
+    if (!sema_given(v))
         return dflt;
     if (v.k == V_TENSOR)
         sema_fail(s, sp, "%s must be a compile-time constant, got a runtime value", what);
@@ -626,7 +624,7 @@ static bool opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
 
 /* An optional string argument; absent, None and "" all mean "not given". */
 static const char *opt_str(Sema *s, Val v, Span sp, const char *what) {
-    if (!given(v))
+    if (!sema_given(v))
         return NULL;
     if (v.k != V_STR)
         sema_fail(s, sp, "%s must be a string, got %s", what, sema_describe(s, v));
@@ -673,7 +671,7 @@ static Val unwrap_varargs(Val t) {
 }
 
 static int get_axis(Sema *s, Val v, Span sp, int rank) {
-    int64_t a = need_int(s, v, sp, "axis");
+    int64_t a = sema_need_int(s, v, sp, "axis");
     if (a < -rank || a >= rank)
         sema_fail(s, sp, "axis %lld is out of range for a block of rank %d", (long long)a, rank);
     return (int)(a < 0 ? a + rank : a);
@@ -710,7 +708,7 @@ static Val h_full_like(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span 
     bool zeros = !strcmp(bi->name, "zeros_like");
     Val value = zeros ? sema_int(0) : a[1];
     Val dtv = zeros ? (Val){.k = V_UNDEF} : a[2];
-    Type dt = given(dtv) ? need_dtype(s, dtv, sp[2], "dtype") : ir_elem(t);
+    Type dt = sema_given(dtv) ? need_dtype(s, dtv, sp[2], "dtype") : ir_elem(t);
     return do_full(s, t.rank, t.shape, value, dt, call);
 }
 
@@ -744,7 +742,7 @@ static Val h_arange(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
 }
 
 static Val h_program_id(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    int64_t axis = need_int(s, a[0], sp[0], "axis");
+    int64_t axis = sema_need_int(s, a[0], sp[0], "axis");
     if (axis < 0 || axis > 2)
         sema_fail(s, sp[0], "%s axis must be 0, 1, or 2 but got %lld", bi->name, (long long)axis);
     Type t = ir_scalar(DT_I32);
@@ -781,16 +779,16 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     if (a[0].k == V_BLOCKPTR)
         return sema_blockptr_load(s, a, sp, call);
     ValueId ptr = need_pointer(s, a[0], sp[0], "tl.load");
-    bool has_mask = given(a[1]), has_other = given(a[2]);
+    bool has_mask = sema_given(a[1]), has_other = sema_given(a[2]);
     if (!has_mask && has_other)
         sema_fail(s, sp[2], "`other` cannot be provided without `mask`");
-    if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE) || opt_str(s, a[4], sp[4], "padding_option"))
+    if ((a[3].k == V_TUPLE && a[3].n) || (sema_given(a[3]) && a[3].k != V_TUPLE) || opt_str(s, a[4], sp[4], "padding_option"))
         sema_fail(s, call, "`padding_option` or `boundary_check` are not supported for loading a block of pointers "
                            "or a scalar, because the compiler does not know the boundary; use a block pointer "
                            "(tl.make_block_ptr) or a tensor descriptor");
     opt_str(s, a[5], sp[5], "cache_modifier");
     opt_str(s, a[6], sp[6], "eviction_policy");
-    opt_bool(s, a[7], sp[7], false, "volatile");
+    sema_opt_bool(s, a[7], sp[7], false, "volatile");
     ValueId mask = has_mask ? need_mask(s, a[1], sp[1]) : 0;
     ValueId other = has_other ? need_tensor(s, a[2], sp[2]) : 0;
     Type pt = ty_of(s, ptr);
@@ -837,9 +835,9 @@ static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
         return sema_blockptr_store(s, a, sp, call);
     ValueId ptr = need_pointer(s, a[0], sp[0], "tl.store");
     ValueId val = need_tensor(s, a[1], sp[1]);
-    bool has_mask = given(a[2]);
+    bool has_mask = sema_given(a[2]);
     ValueId mask = has_mask ? need_mask(s, a[2], sp[2]) : 0;
-    if ((a[3].k == V_TUPLE && a[3].n) || (given(a[3]) && a[3].k != V_TUPLE))
+    if ((a[3].k == V_TUPLE && a[3].n) || (sema_given(a[3]) && a[3].k != V_TUPLE))
         sema_fail(s, sp[3], "`boundary_check` is not supported for storing to a block of pointers or a scalar, "
                             "because the compiler does not know the boundary; use a block pointer (tl.make_block_ptr)");
     opt_str(s, a[4], sp[4], "cache_modifier");
@@ -893,7 +891,7 @@ static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     Type pt = ty_of(s, ptr);
     ValueId val = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the value");
     val = sema_cast(s, val, ir_scalar(elem), sp[1]);
-    bool has_mask = given(a[2]);
+    bool has_mask = sema_given(a[2]);
     ValueId mask = has_mask ? broadcast_exact(s, need_mask(s, a[2], sp[2]), pt, sp[2], "the mask") : 0;
     ValueId args[3] = {ptr, val, mask};
     Type rt = ty_of(s, val);
@@ -939,7 +937,7 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     int M = tx.shape[0], N = ty.shape[1], K = tx.shape[1];
     if (M < 16 || N < 16 || K < 16)
         sema_fail(s, call, "tl.dot needs M >= 16, N >= 16 and K >= 16, got M=%d, N=%d, K=%d", M, N, K);
-    if (given(a[3]) && given(a[4]))
+    if (sema_given(a[3]) && sema_given(a[4]))
         sema_fail(s, call, "only one of input_precision and allow_tf32 can be specified");
     int prec = PREC_IEEE;
     if (dx == DT_F32) {
@@ -954,13 +952,13 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
             else
                 sema_fail(s, sp[3], "input_precision must be one of 'tf32', 'tf32x3', 'ieee', got '%s'", ip);
         } else {
-            prec = opt_bool(s, a[4], sp[4], true, "allow_tf32") ? PREC_TF32 : PREC_IEEE;
+            prec = sema_opt_bool(s, a[4], sp[4], true, "allow_tf32") ? PREC_TF32 : PREC_IEEE;
         }
     } else {
         opt_str(s, a[3], sp[3], "input_precision");
-        opt_bool(s, a[4], sp[4], true, "allow_tf32");
+        sema_opt_bool(s, a[4], sp[4], true, "allow_tf32");
     }
-    Type out = given(a[6]) ? need_dtype(s, a[6], sp[6], "out_dtype") : ir_scalar(DT_F32);
+    Type out = sema_given(a[6]) ? need_dtype(s, a[6], sp[6], "out_dtype") : ir_scalar(DT_F32);
     DType rd;
     if (dt_is_int(dx))
         rd = DT_I32;
@@ -976,7 +974,7 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     int32_t sh[2] = {M, N};
     Type rt = ir_block(ir_scalar(rd), 2, sh);
     ValueId acc;
-    if (given(a[2])) {
+    if (sema_given(a[2])) {
         acc = need_tensor(s, a[2], sp[2]);
         if (!ir_type_eq(ty_of(s, acc), rt))
             sema_fail(s, sp[2], "the accumulator of tl.dot has type %s, but the product has type %s",
@@ -1026,7 +1024,7 @@ static Val minmax(Sema *s, bool is_max, Val a, Val b, Span sp) {
 
 /* propagate_nan: tl.PropagateNan.ALL (-1 here) or .NONE (0) */
 static bool nan_all(Sema *s, Val v, Span sp) {
-    if (!given(v))
+    if (!sema_given(v))
         return false;
     if (v.k != V_INT)
         sema_fail(s, sp, "propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s",
@@ -1135,7 +1133,7 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
     if (!t.rank)
         sema_fail(s, sp, "cannot reduce a scalar (%s)", T(t));
     int axis, rank0 = t.rank;
-    if (!given(axisv)) {
+    if (!sema_given(axisv)) {
         if (t.rank > 1) {
             int32_t n[1] = {(int32_t)ir_numel(t)};
             t = ir_block(t, 1, n);
@@ -1166,7 +1164,7 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
     at->reduce = kind;
     at->axis = axis;
     at->keep_dims = keep;
-    if (!given(axisv) && keep && rank0 > 1) {
+    if (!sema_given(axisv) && keep && rank0 > 1) {
         int32_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
         res = emit1(s, IR_RESHAPE, ir_block(elem, rank0, ones), res, sp);
     }
@@ -1176,10 +1174,10 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
 static Val h_sum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
     ValueId x = need_tensor(s, a[0], sp[0]);
-    bool keep = opt_bool(s, a[2], sp[2], false, "keep_dims");
+    bool keep = sema_opt_bool(s, a[2], sp[2], false, "keep_dims");
     DType dt = dt_of(s, x);
     Type out;
-    if (given(a[3]))
+    if (sema_given(a[3]))
         out = need_dtype(s, a[3], sp[3], "dtype");
     else if (dt_is_int(dt) && dt_bits(dt) < 32) /* standard._pick_sum_dtype */
         out = ir_scalar(dt_is_signed(dt) ? DT_I32 : DT_U32);
@@ -1192,9 +1190,9 @@ static Val h_sum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
 static Val h_maxmin_reduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     bool is_max = bi->aux;
     ValueId x = promote_bf16(s, need_tensor(s, a[0], sp[0]), call);
-    bool idx = opt_bool(s, a[2], sp[2], false, "return_indices");
-    opt_bool(s, a[3], sp[3], true, "return_indices_tie_break_left");
-    bool keep = opt_bool(s, a[4], sp[4], false, "keep_dims");
+    bool idx = sema_opt_bool(s, a[2], sp[2], false, "return_indices");
+    sema_opt_bool(s, a[3], sp[3], true, "return_indices_tie_break_left");
+    bool keep = sema_opt_bool(s, a[4], sp[4], false, "keep_dims");
     if (idx) {
         Val r[2];
         r[0] = tv(s, reduce(s, x, is_max ? RED_MAX : RED_MIN, a[1], sp[1], keep, call));
@@ -1209,8 +1207,8 @@ static Val h_maxmin_reduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, S
 
 static Val h_argmaxmin(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = promote_bf16(s, need_tensor(s, a[0], sp[0]), call);
-    opt_bool(s, a[2], sp[2], true, "tie_break_left");
-    bool keep = opt_bool(s, a[3], sp[3], false, "keep_dims");
+    sema_opt_bool(s, a[2], sp[2], true, "tie_break_left");
+    bool keep = sema_opt_bool(s, a[3], sp[3], false, "keep_dims");
     return tv(s, reduce(s, x, bi->aux, a[1], sp[1], keep, call));
 }
 
@@ -1257,7 +1255,7 @@ static Val h_reshape(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
         rank = 1;
     } else {
         rank = get_shape(s, unwrap_varargs(a[1]), sp[1], dims);
-        opt_bool(s, a[2], sp[2], false, "can_reorder");
+        sema_opt_bool(s, a[2], sp[2], false, "can_reorder");
     }
     Type to = ir_block(t, rank, dims);
     if (ir_numel(to) != ir_numel(t))
@@ -1306,7 +1304,7 @@ static Val h_permute(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
         if (n > IR_MAX_RANK)
             sema_fail(s, sp[1], "too many dims for permute (%d)", n);
         for (int i = 0; i < n; i++)
-            perm[i] = (int)need_int(s, dims.items[i], sp[1], "a permutation dim");
+            perm[i] = (int)sema_need_int(s, dims.items[i], sp[1], "a permutation dim");
     }
     return tv(s, sema_permute(s, x, perm, n, call));
 }
@@ -1318,7 +1316,7 @@ static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     const char *rounding = opt_str(s, a[2], sp[2], "fp_downcast_rounding");
     if (rounding && strcmp(rounding, "rtne"))
         sema_fail(s, sp[2], "fp_downcast_rounding='%s' is not supported (only 'rtne')", rounding);
-    if (opt_bool(s, a[3], sp[3], false, "bitcast"))
+    if (sema_opt_bool(s, a[3], sp[3], false, "bitcast"))
         return tv(s, bitcast(s, x, dt, call));
     return tv(s, sema_cast(s, x, dt, call));
 }
@@ -1341,7 +1339,7 @@ static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
                   n, T(t));
     ValueId r = emit1(s, (OpCode)bi->aux, t, x, call);
     for (int i = 0; i < n; i++) {
-        int64_t v = need_int(s, items[i], sp[1], "a hint value");
+        int64_t v = sema_need_int(s, items[i], sp[1], "a hint value");
         if (v < 1)
             sema_fail(s, sp[1], "%s values must be positive, got %lld", bi->name, (long long)v);
         s->f->values[r].def->attr.vals[i] = v;
@@ -1357,7 +1355,7 @@ static Val h_static_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, S
     if (!sema_truthy(s, a[0], sp[0])) {
         if (a[1].k == V_STR)
             sema_fail(s, call, "static assertion failed: %s", a[1].s);
-        if (given(a[1])) {
+        if (sema_given(a[1])) {
             Buf b = {0};
             sema_repr(&b, a[1]);
             char *m = arena_strdup(s->a, b.data ? b.data : "");
@@ -1415,7 +1413,7 @@ static Val h_device_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
     (void)bi;
     if (a[0].k != V_STR)
         sema_fail(s, sp[0], "device_print's prefix must be a string, got %s", sema_describe(s, a[0]));
-    return device_print(s, a[0].s, a[1], opt_bool(s, a[2], sp[2], false, "hex"), call);
+    return device_print(s, a[0].s, a[1], sema_opt_bool(s, a[2], sp[2], false, "hex"), call);
 }
 
 static Val h_py_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1435,7 +1433,7 @@ static Val h_device_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, S
     (void)bi;
     ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
     const char *msg = opt_str(s, a[1], sp[1], "the assertion message");
-    if (given(a[2])) {
+    if (sema_given(a[2])) {
         /* mask: only lanes where it holds are checked */
         Val nm = sema_unop(s, OP_NOT, tv(s, need_mask(s, a[2], sp[2])), sp[2]);
         c = sema_logical(s, OP_OR, tv(s, c), nm, call).id;
@@ -1551,7 +1549,7 @@ static Val h_py_len(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
 
 static Val h_next_pow2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi, (void)call;
-    int64_t n = need_int(s, a[0], sp[0], "next_power_of_2's argument");
+    int64_t n = sema_need_int(s, a[0], sp[0], "next_power_of_2's argument");
     int64_t p = 1;
     while (p < n) {
         if (p > INT64_MAX / 2)
@@ -1569,10 +1567,10 @@ static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
     c.items = arena_alloc(s->a, sizeof(Val));
     c.items[0] = a[0];
     c.n = 1;
-    if (given(a[1]))
-        c.i = need_int(s, a[1], sp[1], "num_warps");
-    if (given(a[2]))
-        c.i2 = need_int(s, a[2], sp[2], "num_stages");
+    if (sema_given(a[1]))
+        c.i = sema_need_int(s, a[1], sp[1], "num_warps");
+    if (sema_given(a[2]))
+        c.i2 = sema_need_int(s, a[2], sp[2], "num_stages");
     return c;
 }
 

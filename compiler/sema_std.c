@@ -22,28 +22,8 @@
 #define T(t) sema_type_str(s, (t))
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
-static bool given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
-static Val tv(Sema *s, ValueId v) { return sema_tensor(s, v); }
-
-static int64_t need_int(Sema *s, Val v, Span sp, const char *what) {
-    if (v.k == V_INT || v.k == V_BOOL)
-        return v.i;
-    if (v.k == V_TENSOR)
-        sema_fail(s, sp, "%s must be a compile-time constant (tl.constexpr), got a runtime value of type %s", what,
-                  T(v.ty));
-    sema_fail(s, sp, "%s must be an int, got %s", what, sema_describe(s, v));
-}
-
-static bool opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
-    if (!given(v))
-        return dflt;
-    if (v.k == V_TENSOR)
-        sema_fail(s, sp, "%s must be a compile-time constant, got a runtime value", what);
-    return sema_truthy(s, v, sp);
-}
-
 static int get_axis(Sema *s, Val v, Span sp, int rank) {
-    int64_t a = need_int(s, v, sp, "axis");
+    int64_t a = sema_need_int(s, v, sp, "axis");
     if (a < -rank || a >= rank)
         sema_fail(s, sp, "axis %lld is out of range for a block of rank %d", (long long)a, rank);
     return (int)(a < 0 ? a + rank : a);
@@ -78,11 +58,11 @@ static Block *combine_region(Sema *s, Val fn, Op op, const ValueId *xs, int n, S
     args.pos = arena_alloc(s->a, sizeof(Val) * (size_t)(2 * n));
     args.pos_sp = arena_alloc(s->a, sizeof(Span) * (size_t)(2 * n));
     for (int i = 0; i < 2 * n; i++) {
-        args.pos[i] = tv(s, ir_block_arg(s->f, body, ir_elem(ty_of(s, xs[i % n]))));
+        args.pos[i] = sema_tensor(s, ir_block_arg(s->f, body, ir_elem(ty_of(s, xs[i % n]))));
         args.pos_sp[i] = fsp;
     }
     s->blk = body;
-    Val r = given(fn) ? sema_call(s, fn, &args, call, "combine_fn") : sema_binop(s, op, args.pos[0], args.pos[1], call);
+    Val r = sema_given(fn) ? sema_call(s, fn, &args, call, "combine_fn") : sema_binop(s, op, args.pos[0], args.pos[1], call);
     const Val *items = r.k == V_TUPLE ? r.items : &r;
     int m = r.k == V_TUPLE ? r.n : 1;
     if (m != n)
@@ -124,10 +104,10 @@ static int operands(Sema *s, Val input, Span sp, const char *fn, ValueId **out) 
 /* One value when the input was one block, else a tuple. */
 static Val results(Sema *s, Val input, const ValueId *rs, int n) {
     if (input.k != V_TUPLE)
-        return tv(s, rs[0]);
+        return sema_tensor(s, rs[0]);
     Val *r = arena_alloc(s->a, sizeof(Val) * (size_t)n);
     for (int i = 0; i < n; i++)
-        r[i] = tv(s, rs[i]);
+        r[i] = sema_tensor(s, rs[i]);
     return sema_tuple(s, r, n);
 }
 
@@ -149,7 +129,7 @@ static void emit_reduce(Sema *s, ValueId *xs, int n, Val axisv, Span axsp, bool 
                         Span call, ValueId *out) {
     Type t = ty_of(s, xs[0]);
     int rank0 = t.rank, axis = 0;
-    if (!given(axisv)) {
+    if (!sema_given(axisv)) {
         if (t.rank > 1) {
             int32_t numel[1] = {(int32_t)ir_numel(t)};
             for (int i = 0; i < n; i++)
@@ -174,7 +154,7 @@ static void emit_reduce(Sema *s, ValueId *xs, int n, Val axisv, Span axsp, bool 
     ir_set_regions(in, body, NULL);
     for (int i = 0; i < n; i++) {
         out[i] = in->results[i];
-        if (!given(axisv) && keep && rank0 > 1) { /* back to rank0 dims of 1 */
+        if (!sema_given(axisv) && keep && rank0 > 1) { /* back to rank0 dims of 1 */
             int32_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
             out[i] = sema_emit(s, IR_RESHAPE, ir_block(ty_of(s, out[i]), rank0, ones), &out[i], 1, call);
         }
@@ -186,7 +166,7 @@ Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId *xs;
     int n = operands(s, a[0], sp[0], bi->name, &xs);
     int axis = get_axis(s, a[1], sp[1], ty_of(s, xs[0]).rank);
-    bool rev = opt_bool(s, a[3], sp[3], false, "reverse");
+    bool rev = sema_opt_bool(s, a[3], sp[3], false, "reverse");
     return results(s, a[0], emit_scan(s, xs, n, axis, rev, a[2], OP_NONE, sp[2], call)->results, n);
 }
 
@@ -194,7 +174,7 @@ Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
 Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId *xs;
     int n = operands(s, a[0], sp[0], bi->name, &xs);
-    bool keep = opt_bool(s, a[3], sp[3], false, "keep_dims");
+    bool keep = sema_opt_bool(s, a[3], sp[3], false, "keep_dims");
     ValueId *out = arena_alloc(s->a, sizeof(ValueId) * (size_t)n);
     emit_reduce(s, xs, n, a[1], sp[1], keep, a[2], OP_NONE, sp[2], call, out);
     return results(s, a[0], out, n);
@@ -203,7 +183,7 @@ Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
 /* standard._pick_sum_dtype: ints narrower than 32 bits sum in (u)int32. */
 static ValueId sum_dtype(Sema *s, ValueId x, Val dtype, Span dsp, Span call) {
     DType dt = (DType)ty_of(s, x).dtype;
-    if (given(dtype)) {
+    if (sema_given(dtype)) {
         if (dtype.k != V_DTYPE)
             sema_fail(s, dsp, "dtype must be a dtype such as tl.float32, got %s", sema_describe(s, dtype));
         return sema_cast(s, x, dtype.ty, call);
@@ -220,9 +200,9 @@ Val sema_h_cum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         x = sema_cast(s, x, ir_scalar(DT_F32), call);
     if (bi->aux == OP_ADD)
         x = sum_dtype(s, x, a[3], sp[3], call);
-    int axis = given(a[1]) ? get_axis(s, a[1], sp[1], ty_of(s, x).rank) : 0;
-    bool rev = opt_bool(s, a[2], sp[2], false, "reverse");
-    return tv(s, emit_scan(s, &x, 1, axis, rev, (Val){.k = V_UNDEF}, (Op)bi->aux, call, call)->results[0]);
+    int axis = sema_given(a[1]) ? get_axis(s, a[1], sp[1], ty_of(s, x).rank) : 0;
+    bool rev = sema_opt_bool(s, a[2], sp[2], false, "reverse");
+    return sema_tensor(s, emit_scan(s, &x, 1, axis, rev, (Val){.k = V_UNDEF}, (Op)bi->aux, call, call)->results[0]);
 }
 
 /* tl.xor_sum(input, axis=None, keep_dims=False), tl.reduce_or(input, axis, keep_dims=False) */
@@ -230,10 +210,10 @@ Val sema_h_bitreduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
     ValueId x = need_block(s, a[0], sp[0], bi->name);
     if (!dt_is_int((DType)ty_of(s, x).dtype))
         sema_fail(s, sp[0], "%s only supported for integers, got %s", bi->name, T(ty_of(s, x)));
-    bool keep = opt_bool(s, a[2], sp[2], false, "keep_dims");
+    bool keep = sema_opt_bool(s, a[2], sp[2], false, "keep_dims");
     ValueId r;
     emit_reduce(s, &x, 1, a[1], sp[1], keep, (Val){.k = V_UNDEF}, (Op)bi->aux, call, call, &r);
-    return tv(s, r);
+    return sema_tensor(s, r);
 }
 
 /* ---- gather, histogram ---- */
@@ -259,7 +239,7 @@ Val sema_h_gather(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     for (int d = 0; d < ts.rank; d++)
         if (d != axis && ts.shape[d] != ti.shape[d])
             sema_fail(s, call, "index dim %d must match the corresponding source dim: %s and %s", d, T(ti), T(ts));
-    return tv(s, gather(s, src, idx, axis, call));
+    return sema_tensor(s, gather(s, src, idx, axis, call));
 }
 
 /* tl.histogram(input, num_bins, mask=None): counts of 0 .. num_bins-1 in a
@@ -270,12 +250,12 @@ Val sema_h_histogram(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
     Type t = ty_of(s, x);
     if (t.rank != 1 || !dt_is_int((DType)t.dtype) || t.dtype == DT_I1)
         sema_fail(s, sp[0], "histogram needs a 1-D block of integers, got %s", T(t));
-    int64_t bins = need_int(s, a[1], sp[1], "num_bins");
+    int64_t bins = sema_need_int(s, a[1], sp[1], "num_bins");
     if (!is_pow2(bins) || bins > IR_MAX_NUMEL)
         sema_fail(s, sp[1], "num_bins must be a power of 2 of at most %d, got %lld", IR_MAX_NUMEL, (long long)bins);
     ValueId args[2] = {x, 0};
     int nargs = 1;
-    if (given(a[2])) {
+    if (sema_given(a[2])) {
         ValueId m = sema_to_tensor(s, a[2], sp[2]);
         if (ty_of(s, m).dtype != DT_I1)
             sema_fail(s, sp[2], "mask must have boolean (i1) elements, got %s", T(ty_of(s, m)));
@@ -285,7 +265,7 @@ Val sema_h_histogram(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
         args[nargs++] = sema_broadcast_to(s, m, ir_with_dtype(t, DT_I1), sp[2]);
     }
     int32_t sh[1] = {(int32_t)bins};
-    return tv(s, sema_emit(s, IR_HISTOGRAM, ir_block(ir_scalar(DT_I32), 1, sh), args, nargs, call));
+    return sema_tensor(s, sema_emit(s, IR_HISTOGRAM, ir_block(ir_scalar(DT_I32), 1, sh), args, nargs, call));
 }
 
 /* ---- sort, topk, flip ---- */
@@ -324,27 +304,27 @@ static Val bit_of(Sema *s, Val v, int bit, Span sp) {
 static ValueId bitonic_sort(Sema *s, ValueId x, bool descending, Span call) {
     Type t = ty_of(s, x);
     int last = t.rank - 1, log_n = log2i(t.shape[last]);
-    Val pos = tv(s, dim_index(s, t, last, call));
-    Val xv = tv(s, x);
+    Val pos = sema_tensor(s, dim_index(s, t, last, call));
+    Val xv = sema_tensor(s, x);
     for (int stage = 1; stage <= log_n; stage++) {
         /* the order of each run of 2^stage: alternating until the last stage */
         Val flip = stage < log_n ? bit_of(s, pos, stage, call) : sema_bool(descending);
         for (int i = stage - 1; i >= 0; i--) {
             Val partner = sema_binop(s, OP_BITXOR, pos, sema_int((int64_t)1 << i), call);
-            Val y = tv(s, gather(s, xv.id, partner.id, last, call));
+            Val y = sema_tensor(s, gather(s, xv.id, partner.id, last, call));
             Val is_right = bit_of(s, pos, i, call);
             Val swap = sema_binop(s, OP_NE, sema_binop(s, OP_GT, xv, y, call),
                                   sema_binop(s, OP_BITXOR, flip, is_right, call), call);
             ValueId c = sema_to_i1(s, swap.id, call);
             ValueId args[3] = {c, y.id, xv.id};
-            xv = tv(s, sema_emit(s, IR_SELECT, ty_of(s, x), args, 3, call));
+            xv = sema_tensor(s, sema_emit(s, IR_SELECT, ty_of(s, x), args, 3, call));
         }
     }
     return xv.id;
 }
 
 static int last_dim(Sema *s, Val dim, Span sp, Type t, const char *fn) {
-    int d = given(dim) ? get_axis(s, dim, sp, t.rank) : t.rank - 1;
+    int d = sema_given(dim) ? get_axis(s, dim, sp, t.rank) : t.rank - 1;
     if (d != t.rank - 1)
         sema_fail(s, sp, "%s: only the last (minor) dimension is currently supported", fn);
     return d;
@@ -354,7 +334,7 @@ static int last_dim(Sema *s, Val dim, Span sp, Type t, const char *fn) {
 Val sema_h_sort(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = need_block(s, a[0], sp[0], bi->name);
     last_dim(s, a[1], sp[1], ty_of(s, x), bi->name);
-    return tv(s, bitonic_sort(s, x, opt_bool(s, a[2], sp[2], false, "descending"), call));
+    return sema_tensor(s, bitonic_sort(s, x, sema_opt_bool(s, a[2], sp[2], false, "descending"), call));
 }
 
 /* tl.topk(x, k, dim=None): the k largest along the last dim, largest first. */
@@ -362,27 +342,27 @@ Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = need_block(s, a[0], sp[0], bi->name);
     Type t = ty_of(s, x);
     int d = last_dim(s, a[2], sp[2], t, bi->name);
-    int64_t k = need_int(s, a[1], sp[1], "k");
+    int64_t k = sema_need_int(s, a[1], sp[1], "k");
     if (!is_pow2(k) || k > t.shape[d])
         sema_fail(s, sp[1], "topk: k must be a power of two no larger than the dimension (%d), got %lld", t.shape[d],
                   (long long)k);
     ValueId sorted = bitonic_sort(s, x, true, call);
     if (k == t.shape[d])
-        return tv(s, sorted);
+        return sema_tensor(s, sorted);
     Type it = t;
     it.shape[d] = (int32_t)k;
-    return tv(s, gather(s, sorted, dim_index(s, ir_with_dtype(it, DT_I32), d, call), d, call));
+    return sema_tensor(s, gather(s, sorted, dim_index(s, ir_with_dtype(it, DT_I32), d, call), d, call));
 }
 
 /* tl.flip(x, dim=None): reverse the order along dim (the last by default). */
 Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = need_block(s, a[0], sp[0], bi->name);
     Type t = ty_of(s, x);
-    int d = given(a[1]) ? get_axis(s, a[1], sp[1], t.rank) : t.rank - 1;
+    int d = sema_given(a[1]) ? get_axis(s, a[1], sp[1], t.rank) : t.rank - 1;
     if (t.shape[d] == 1)
-        return tv(s, x);
-    Val idx = sema_binop(s, OP_SUB, sema_int(t.shape[d] - 1), tv(s, dim_index(s, t, d, call)), call);
-    return tv(s, gather(s, x, idx.id, d, call));
+        return sema_tensor(s, x);
+    Val idx = sema_binop(s, OP_SUB, sema_int(t.shape[d] - 1), sema_tensor(s, dim_index(s, t, d, call)), call);
+    return sema_tensor(s, gather(s, x, idx.id, d, call));
 }
 
 /* ---- random numbers (language/random.py) ----
@@ -406,13 +386,13 @@ static Val call_tl(Sema *s, const char *name, Val *args, int n, Span sp) {
     return sema_call_builtin(s, sema_builtin_tl(name), &a, sp);
 }
 
-static Val cast_to(Sema *s, Val v, DType dt, Span sp) { return tv(s, sema_cast(s, sema_to_tensor(s, v, sp), ir_scalar(dt), sp)); }
+static Val cast_to(Sema *s, Val v, DType dt, Span sp) { return sema_tensor(s, sema_cast(s, sema_to_tensor(s, v, sp), ir_scalar(dt), sp)); }
 
 static Val bitcast_to(Sema *s, Val v, DType dt, Span sp) {
     ValueId x = sema_to_tensor(s, v, sp);
     if (ty_of(s, x).dtype == dt)
-        return tv(s, x);
-    return tv(s, sema_emit(s, IR_BITCAST, ir_with_dtype(ty_of(s, x), dt), &x, 1, sp));
+        return sema_tensor(s, x);
+    return sema_tensor(s, sema_emit(s, IR_BITCAST, ir_with_dtype(ty_of(s, x), dt), &x, 1, sp));
 }
 
 /* math.umulhi: the high half of the unsigned product (u32 through u64; u64
@@ -421,11 +401,11 @@ static Val umulhi(Sema *s, Val a, Val b, Span sp) {
     ValueId x = sema_to_tensor(s, a, sp), y = sema_to_tensor(s, b, sp);
     DType dt = (DType)ty_of(s, y).dtype; /* philox passes operands of one type */
     if (dt_bits(dt) == 32) {
-        Val w = sema_binop(s, OP_MUL, cast_to(s, tv(s, x), DT_U64, sp), cast_to(s, tv(s, y), DT_U64, sp), sp);
+        Val w = sema_binop(s, OP_MUL, cast_to(s, sema_tensor(s, x), DT_U64, sp), cast_to(s, sema_tensor(s, y), DT_U64, sp), sp);
         return cast_to(s, sema_binop(s, OP_RSHIFT, w, num(32), sp), dt, sp);
     }
     Val m = num(0xffffffff);
-    Val xa = cast_to(s, tv(s, x), DT_U64, sp), yb = cast_to(s, tv(s, y), DT_U64, sp);
+    Val xa = cast_to(s, sema_tensor(s, x), DT_U64, sp), yb = cast_to(s, sema_tensor(s, y), DT_U64, sp);
     Val al = sema_binop(s, OP_BITAND, xa, m, sp), ah = sema_binop(s, OP_RSHIFT, xa, num(32), sp);
     Val bl = sema_binop(s, OP_BITAND, yb, m, sp), bh = sema_binop(s, OP_RSHIFT, yb, num(32), sp);
     Val ll = sema_binop(s, OP_MUL, al, bl, sp), lh = sema_binop(s, OP_MUL, al, bh, sp);
@@ -440,7 +420,7 @@ static Val umulhi(Sema *s, Val a, Val b, Span sp) {
 }
 
 static int64_t rounds_of(Sema *s, Val v, Span sp) {
-    int64_t n = given(v) ? need_int(s, v, sp, "n_rounds") : 10;
+    int64_t n = sema_given(v) ? sema_need_int(s, v, sp, "n_rounds") : 10;
     if (n < 0 || n > 1000)
         sema_fail(s, sp, "n_rounds must be between 0 and 1000, got %lld", (long long)n);
     return n;
@@ -472,9 +452,9 @@ static void philox(Sema *s, Val seed, Val *c, int64_t rounds, Span sp) {
     ValueId sd = sema_to_tensor(s, seed, sp);
     if (!dt_is_int((DType)ty_of(s, sd).dtype))
         sema_fail(s, sp, "the seed must be an integer, got %s", T(ty_of(s, sd)));
-    Val sd64 = cast_to(s, tv(s, sd), DT_U64, sp);
+    Val sd64 = cast_to(s, sema_tensor(s, sd), DT_U64, sp);
     for (int i = 0; i < 4; i++)
-        c[i] = tv(s, sema_to_tensor(s, c[i], sp));
+        c[i] = sema_tensor(s, sema_to_tensor(s, c[i], sp));
     int bits = dt_bits((DType)c[0].ty.dtype);
     if (bits != 32 && bits != 64)
         sema_fail(s, sp, "philox counters must be 32- or 64-bit integers, got %s", T(c[0].ty));
@@ -501,9 +481,9 @@ static void randint4x(Sema *s, Val seed, Val offset, int64_t rounds, Span osp, S
     DType od = (DType)ty_of(s, off).dtype;
     if (!dt_is_int(od) || od == DT_I1)
         sema_fail(s, osp, "the offsets must be integers, got %s", T(ty_of(s, off)));
-    Val lo = cast_to(s, tv(s, off), DT_U32, sp);
+    Val lo = cast_to(s, sema_tensor(s, off), DT_U32, sp);
     Val zero = sema_binop(s, OP_MUL, lo, num(0), sp);
-    Val hi = dt_bits(od) > 32 ? cast_to(s, sema_binop(s, OP_RSHIFT, tv(s, off), num(32), sp), DT_U32, sp) : zero;
+    Val hi = dt_bits(od) > 32 ? cast_to(s, sema_binop(s, OP_RSHIFT, sema_tensor(s, off), num(32), sp), DT_U32, sp) : zero;
     c[0] = lo, c[1] = hi, c[2] = zero, c[3] = zero;
     philox(s, seed, c, rounds, sp);
 }
@@ -565,7 +545,7 @@ Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
 
 /* tl.uint_to_uniform_float(x), tl.pair_uniform_to_normal(u1, u2) */
 Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    Val x = tv(s, sema_to_tensor(s, a[0], sp[0]));
+    Val x = sema_tensor(s, sema_to_tensor(s, a[0], sp[0]));
     if (!strcmp(bi->name, "uint_to_uniform_float")) {
         int b = dt_bits((DType)x.ty.dtype);
         if (!dt_is_int((DType)x.ty.dtype) || (b != 32 && b != 64))
@@ -602,8 +582,8 @@ Val sema_h_broadcast2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)bi;
     ValueId x = sema_to_tensor(s, a[0], sp[0]), y = sema_to_tensor(s, a[1], sp[1]);
     Type c = common_shape(s, ty_of(s, x), ty_of(s, y), call);
-    Val r[2] = {tv(s, sema_broadcast_to(s, x, shaped_like(c, ty_of(s, x)), call)),
-                tv(s, sema_broadcast_to(s, y, shaped_like(c, ty_of(s, y)), call))};
+    Val r[2] = {sema_tensor(s, sema_broadcast_to(s, x, shaped_like(c, ty_of(s, x)), call)),
+                sema_tensor(s, sema_broadcast_to(s, y, shaped_like(c, ty_of(s, y)), call))};
     return sema_tuple(s, r, 2);
 }
 
@@ -625,7 +605,7 @@ static ValueId join(Sema *s, Val av, Val bv, Span asp, Span bsp, Span call) {
     }
     x = sema_broadcast_to(s, x, r, call);
     y = sema_broadcast_to(s, y, r, call);
-    Val first = sema_binop(s, OP_EQ, tv(s, dim_index(s, r, c.rank, call)), num(0), call);
+    Val first = sema_binop(s, OP_EQ, sema_tensor(s, dim_index(s, r, c.rank, call)), num(0), call);
     ValueId args[3] = {first.id, x, y};
     return sema_emit(s, IR_SELECT, r, args, 3, call);
 }
@@ -638,19 +618,19 @@ static ValueId take(Sema *s, ValueId x, int axis, int k, Span sp) {
         sema_fail(s, sp, "split of a block of pointers is not supported");
     if (dt_is_fp(dt))
         it = dt_bits(dt) == 8 ? DT_I8 : dt_bits(dt) == 16 ? DT_I16 : dt_bits(dt) == 32 ? DT_I32 : DT_I64;
-    Val bits = bitcast_to(s, tv(s, x), it, sp);
-    Val at = sema_binop(s, OP_EQ, tv(s, dim_index(s, t, axis, sp)), num(k), sp);
+    Val bits = bitcast_to(s, sema_tensor(s, x), it, sp);
+    Val at = sema_binop(s, OP_EQ, sema_tensor(s, dim_index(s, t, axis, sp)), num(k), sp);
     ValueId zero = sema_const_of(s, sema_int(0), ir_with_dtype(t, it), sp);
     ValueId args[3] = {at.id, bits.id, zero};
     ValueId v = sema_emit(s, IR_SELECT, ir_with_dtype(t, it), args, 3, sp), r;
     emit_reduce(s, &v, 1, num(axis), sp, false, (Val){.k = V_UNDEF}, OP_BITXOR, sp, sp, &r);
-    return bitcast_to(s, tv(s, r), dt, sp).id;
+    return bitcast_to(s, sema_tensor(s, r), dt, sp).id;
 }
 
 /* tl.join(a, b) */
 Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    return tv(s, join(s, a[0], a[1], sp[0], sp[1], call));
+    return sema_tensor(s, join(s, a[0], a[1], sp[0], sp[1], call));
 }
 
 /* tl.split(a): a's last dim must be 2; the two halves */
@@ -659,7 +639,7 @@ Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     Type t = ty_of(s, x);
     if (t.shape[t.rank - 1] != 2)
         sema_fail(s, sp[0], "split needs a block whose last dimension is 2, got %s", T(t));
-    Val r[2] = {tv(s, take(s, x, t.rank - 1, 0, call)), tv(s, take(s, x, t.rank - 1, 1, call))};
+    Val r[2] = {sema_tensor(s, take(s, x, t.rank - 1, 0, call)), sema_tensor(s, take(s, x, t.rank - 1, 1, call))};
     return sema_tuple(s, r, 2);
 }
 
@@ -669,11 +649,11 @@ Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     ValueId j = join(s, a[0], a[1], sp[0], sp[1], call);
     Type t = ty_of(s, j);
     if (t.rank == 1)
-        return tv(s, j);
+        return sema_tensor(s, j);
     Type r = t;
     r.rank--;
     r.shape[r.rank - 1] *= 2;
-    return tv(s, sema_emit(s, IR_RESHAPE, r, &j, 1, call));
+    return sema_tensor(s, sema_emit(s, IR_RESHAPE, r, &j, 1, call));
 }
 
 /* tl.cat(input, other, can_reorder=False): the inputs end to end along dim
@@ -681,11 +661,11 @@ Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
  * order, which every caller may rely on or not). */
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = need_block(s, a[0], sp[0], bi->name), y = need_block(s, a[1], sp[1], bi->name);
-    opt_bool(s, a[2], sp[2], false, "can_reorder");
+    sema_opt_bool(s, a[2], sp[2], false, "can_reorder");
     Type tx = ty_of(s, x), ty = ty_of(s, y);
     if (!ir_type_eq(tx, ty))
         sema_fail(s, call, "cat needs two blocks of one type, got %s and %s", T(tx), T(ty));
-    ValueId j = join(s, tv(s, x), tv(s, y), sp[0], sp[1], call);
+    ValueId j = join(s, sema_tensor(s, x), sema_tensor(s, y), sp[0], sp[1], call);
     Type t = ty_of(s, j); /* [..., 2] -> [2, ...] -> [2 * s0, ...] */
     int perm[IR_MAX_RANK];
     Type p = t;
@@ -701,5 +681,5 @@ Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     r.shape[0] *= 2;
     if (ir_numel(r) > IR_MAX_NUMEL)
         sema_fail(s, call, "numel (%lld) exceeds the maximum block size (%d)", (long long)ir_numel(r), IR_MAX_NUMEL);
-    return tv(s, sema_emit(s, IR_RESHAPE, r, &tr, 1, call));
+    return sema_tensor(s, sema_emit(s, IR_RESHAPE, r, &tr, 1, call));
 }
