@@ -422,6 +422,18 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     return true;
 }
 
+bool layout_reg_runs(const ThreadMap *tm, int fd, int v) {
+    for (int r = 0; r < tm->nregs; r += v) {
+        if (tm->reg_off[r][fd] % v)
+            return false;
+        for (int i = 1; i < v; i++)
+            for (int d = 0; d < tm->rank; d++)
+                if (tm->reg_off[r + i][d] != tm->reg_off[r][d] + (d == fd ? i : 0))
+                    return false;
+    }
+    return true;
+}
+
 int layout_vector_width(const ThreadMap *tm, const AxisInfo *p, const AxisInfo *mask, int bytes) {
     if (!tm || tm->contig_dim < 0)
         return 1;
@@ -436,17 +448,9 @@ int layout_vector_width(const ThreadMap *tm, const AxisInfo *p, const AxisInfo *
         v = (int)mask->constancy[fd];
     while (v > 1 && (v * bytes > 16 || tm->nregs % v || tm->shape[fd] < v))
         v /= 2;
-    for (; v > 1; v /= 2) {
-        bool ok = true;
-        for (int r = 0; r < tm->nregs && ok; r += v) {
-            ok = tm->reg_off[r][fd] % v == 0;
-            for (int i = 1; i < v && ok; i++)
-                for (int d = 0; d < tm->rank && ok; d++)
-                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
-        }
-        if (ok)
+    for (; v > 1; v /= 2)
+        if (layout_reg_runs(tm, fd, v))
             return v;
-    }
     return v < 1 ? 1 : v;
 }
 

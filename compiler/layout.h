@@ -173,6 +173,9 @@ void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
  * same facts; this keeps loads, stores and async copies safe when a layout
  * came from elsewhere. */
 int layout_vector_width(const ThreadMap *tm, const AxisInfo *ptr, const AxisInfo *mask, int bytes);
+/* Do the registers form runs of v elements consecutive along dim fd, each
+ * starting at a multiple of v? (What a v-wide vector access needs.) */
+bool layout_reg_runs(const ThreadMap *tm, int fd, int v);
 
 /* ---- passes ---- */
 /* Axis analysis: per integer/pointer value and dimension, contiguity,

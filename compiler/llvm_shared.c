@@ -107,13 +107,7 @@ static int access_width(Lower *L, const ThreadMap *tm, ValueId buf, int bytes) {
     const typeof(tm->dim[0]) *p = &tm->dim[fd];
     for (; v > 1; v /= 2) { /* runs start at multiples of v in every thread */
         bool ok = (p->lmod <= 1 || p->lmul % v == 0) && (p->wmod <= 1 || p->wmul % v == 0);
-        for (int r = 0; r < tm->nregs && ok; r += v) {
-            ok = tm->reg_off[r][fd] % v == 0;
-            for (int i = 1; i < v && ok; i++)
-                for (int d = 0; d < tm->rank && ok; d++)
-                    ok = tm->reg_off[r + i][d] == tm->reg_off[r][d] + (d == fd ? i : 0);
-        }
-        if (ok)
+        if (ok && layout_reg_runs(tm, fd, v))
             return v;
     }
     return 1;
