@@ -125,18 +125,25 @@ static int split_log(double x, double *m, int *e) {
     return 1;
 }
 
+/* The logarithms' special cases (NaN, x < 0, 0, +inf): 1 with *r set. */
+static int log_special(double x, double *r) {
+    if (x != x || x == INF)
+        *r = x;
+    else if (x < 0)
+        *r = QNAN;
+    else if (x == 0)
+        *r = -INF;
+    else
+        return 0;
+    return 1;
+}
+
 /* ln x within 1 ulp (2 near x = 1): e ln 2 + ln m, e ln 2 exact in two parts. */
 double __tl_log_f64(double x) {
-    if (x != x)
-        return x;
-    if (x < 0)
-        return QNAN;
-    if (x == 0)
-        return -INF;
-    if (x == INF)
-        return x;
-    double m;
+    double m, r;
     int e;
+    if (log_special(x, &r))
+        return r;
     split_log(x, &m, &e);
     double lm = log_kernel(m);
     return e * LN2_HI33 + (e * LN2_LO33 + lm);
@@ -144,16 +151,10 @@ double __tl_log_f64(double x) {
 
 /* log2 x within 2 ulp; exact for powers of two (m = 1 gives ln m = 0). */
 double __tl_log2_f64(double x) {
-    if (x != x)
-        return x;
-    if (x < 0)
-        return QNAN;
-    if (x == 0)
-        return -INF;
-    if (x == INF)
-        return x;
-    double m;
+    double m, r;
     int e;
+    if (log_special(x, &r))
+        return r;
     split_log(x, &m, &e);
     return e + log_kernel(m) * LOG2E;
 }
