@@ -22,7 +22,7 @@ SONAME  := libtl.so.$(firstword $(subst ., ,$(VERSION)))
 # Generated front end.
 GEN     := $(B)/gen/lexer.c $(B)/gen/lexer.h $(B)/gen/parser.c $(B)/gen/parser.h
 
-LANG_SRC     := lang/util.c lang/diag.c lang/ast.c
+LANG_SRC     := lang/util.c lang/diag.c lang/ast.c lang/host.c
 COMPILER_SRC := $(filter-out compiler/tlc.c compiler/ptx.c compiler/llvm%.c,$(wildcard compiler/*.c))
 LLVM_SRC     := compiler/ptx.c $(wildcard compiler/llvm*.c)
 RUNTIME_SRC  := $(wildcard runtime/*.c)

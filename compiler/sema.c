@@ -378,6 +378,12 @@ Val sema_lookup_global(Sema *s, const char *name, bool *found) {
 /* A name defined nowhere: the closest local, global, builtin or keyword
  * (a statement of one name may be a misspelt `pass` or `return`). */
 static _Noreturn void undefined_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
+    for (int i = 0; s->module && i < s->module->l1.len; i++) { /* host code set aside by the parser */
+        const Node *h = s->module->l1.items[i];
+        if (h->kind == N_HOST && h->name && h->str2 && !strcmp(h->name, name))
+            sema_fail(s, sp, "'%s' is host code (line %d), which tl does not compile: %s", name, h->span.line,
+                      h->str2);
+    }
     Suggest sg;
     suggest_init(&sg, name);
     for (int i = 0; i < s->fr->scope.n; i++)

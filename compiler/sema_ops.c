@@ -1580,14 +1580,23 @@ static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
 static Val h_target(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi, (void)a, (void)sp, (void)call;
     Val t = {.k = V_DICT, .i = SEMA_DICT_OBJECT};
-    static const char *keys[] = {"backend", "warp_size", "arch"};
-    t.n = s->opt->arch ? 3 : 2;
+    static const char *keys[] = {"backend", "warp_size", "is_cuda_backend", "is_hip_backend", "arch"};
+    t.n = s->opt->arch ? 5 : 4;
     t.keys = (const char **)keys;
-    t.items = arena_alloc(s->a, sizeof(Val) * 3);
+    t.items = arena_alloc(s->a, sizeof(Val) * 5);
     t.items[0] = sema_str(s, "cuda", 4);
     t.items[1] = sema_int(32);
-    t.items[2] = sema_int(s->opt->arch);
+    t.items[2] = (Val){.k = V_BUILTIN, .bi = sema_builtin_driver("is_cuda_backend")};
+    t.items[3] = (Val){.k = V_BUILTIN, .bi = sema_builtin_driver("is_hip_backend")};
+    t.items[4] = sema_int(s->opt->arch);
     return t;
+}
+
+/* GPUTarget.is_cuda_backend() / is_hip_backend(): the methods newer host code
+ * asks instead of comparing .backend (tutorial 03's is_cuda()). */
+static Val h_target_is(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)s, (void)a, (void)sp, (void)call;
+    return sema_bool(sema_builtin_is(bi, "is_cuda_backend"));
 }
 
 /* ---- the table ---- */
@@ -1727,6 +1736,8 @@ static const Builtin builtins[] = {
     {"autotune", "*args", h_not_here, 0, B_TRITON},
     {"heuristics", "*args", h_not_here, 0, B_TRITON},
     {"get_current_target", "", h_target, 0, B_DRIVER},
+    {"is_cuda_backend", "", h_target_is, 0, B_DRIVER},
+    {"is_hip_backend", "", h_target_is, 0, B_DRIVER},
 };
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 

@@ -59,7 +59,7 @@ static const char *kind_names[N__COUNT] = {
     [N_ASSERT] = "Assert",     [N_IMPORT] = "Import",
     [N_IMPORT_FROM] = "ImportFrom", [N_ALIAS] = "Alias",
     [N_FUNCDEF] = "FuncDef",   [N_PARAM] = "Param",
-    [N_MODULE] = "Module",
+    [N_MODULE] = "Module", [N_HOST] = "Host",
 };
 
 const char *ast_kind_name(NodeKind k) {
@@ -192,6 +192,14 @@ static void print_node(Buf *b, const Node *n, int level) {
     case N_FUNCDEF:
         buf_printf(b, " %s", n->name ? n->name : "?");
         break;
+    case N_HOST:
+        if (n->name)
+            buf_printf(b, " %s", n->name);
+        if (n->str2) {
+            buf_putc(b, ' ');
+            buf_put_quoted(b, n->str2, strlen(n->str2), true);
+        }
+        break;
     case N_PARAM:
         buf_printf(b, " %s%s", n->op == OP_MUL ? "*" : n->op == OP_POW ? "**" : "",
                    n->name ? n->name : "?");
@@ -252,8 +260,14 @@ static void print_node(Buf *b, const Node *n, int level) {
         print_labelled(b, "annotation", n->a, k);
         print_labelled(b, "default", n->b, k);
         break;
-    case N_TUPLE: case N_LIST: case N_MODULE: case N_IMPORT: case N_IMPORT_FROM:
+    case N_TUPLE: case N_LIST: case N_IMPORT: case N_IMPORT_FROM:
         print_items(b, &n->l0, k);
+        break;
+    case N_MODULE:
+        print_items(b, &n->l0, k);
+        print_list(b, "host", &n->l1, k);
+        break;
+    case N_HOST:
         break;
     default:
         /* a, b, c in order: Attr value; Subscript value index; Kwarg value;

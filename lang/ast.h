@@ -70,7 +70,9 @@ typedef enum {
     N_ALIAS,       /* name (as str2) */
     N_FUNCDEF,     /* l2 decorators (expressions), def name(l0 params) -> a: l1 body */
     N_PARAM,       /* name: a = b; op=OP_MUL for *name, OP_POW for **name */
-    N_MODULE,      /* l0 statements */
+    N_MODULE,      /* l0 statements; l1 the host code set aside (N_HOST) */
+    N_HOST,        /* host code tl does not compile: name = what it defines (or NULL),
+                    * str2 = why it is not kernel language (NULL: it is, but runs on the host) */
     N__COUNT
 } NodeKind;
 
@@ -90,6 +92,13 @@ struct Node {
 /* Parse a whole file. Returns an N_MODULE, or NULL if any error was reported
  * (diagnostics go to d). The source must stay alive as long as the tree. */
 Node *parse_source(Arena *arena, Diag *d, const Source *src);
+
+/* The front end's second try at a file that does not parse (host.c): the
+ * text with every top-level statement that is neither a kernel nor in the
+ * kernel language blanked, each recorded in *host; NULL if none was, or if
+ * the file has no kernel at all (then its errors are the ones to show). */
+char *host_blank(Arena *a, const Source *src, Node *(*parse)(Arena *, Diag *, const Source *),
+                 NodeList *host);
 
 /* Construction helpers used by the parser. */
 Node *ast_new(Arena *arena, NodeKind kind, Span sp);

@@ -1384,8 +1384,13 @@ static void check_module(Check *c, Node *m) {
         default:
             host = true;
         }
-        if (host)
-            CERR(c, s->span, "host code at module level is not part of the kernel language");
+        if (host) { /* set aside: tl never runs host code (host.c) */
+            Node *h = ast_new(c->ps->arena, N_HOST, s->span);
+            ast_push(c->ps->arena, &m->l1, h);
+            memmove(&m->l0.items[i], &m->l0.items[i + 1], sizeof(Node *) * (size_t)(m->l0.len - i - 1));
+            m->l0.len--;
+            i--;
+        }
     }
 }
 
@@ -1470,7 +1475,35 @@ static void run_parse(ParseState *ps, yyscan_t scanner, size_t skip, int errors0
     ps->ok = d->nerrors == errors0 && !d->too_many && ps->module;
 }
 
+static Node *parse_one(Arena *arena, Diag *d, const Source *src);
+
+/* Parse; where that fails, set the host code aside (host.c) and parse what is
+ * left, so that only the kernels' errors are reported. The first try renders
+ * into a scratch log, copied out when it stands. */
 Node *parse_source(Arena *arena, Diag *d, const Source *src) {
+    if (d->too_many)
+        return NULL;
+    Diag first = {.color = d->color, .max_errors = d->max_errors};
+    Node *m = parse_one(arena, &first, src);
+    NodeList host = {0};
+    char *text = m ? NULL : host_blank(arena, src, parse_one, &host);
+    if (text) {
+        Source rest = {src->name, text, src->len};
+        m = parse_one(arena, d, &rest);
+        for (int i = 0; m && i < host.len; i++)
+            ast_push(arena, &m->l1, host.items[i]);
+    } else {
+        buf_puts(&d->out, first.out.data ? first.out.data : "");
+        d->nerrors += first.nerrors;
+        d->nwarnings += first.nwarnings;
+        d->too_many |= first.too_many;
+        d->internal |= first.internal;
+    }
+    buf_free(&first.out);
+    return m;
+}
+
+static Node *parse_one(Arena *arena, Diag *d, const Source *src) {
     int errors0 = d->nerrors;
     if (d->too_many)
         return NULL;

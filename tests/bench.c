@@ -110,18 +110,18 @@ static void open_cublas(void) {
 }
 
 typedef struct Gemm {
-    int m, n, k, type;
+    int m, n, k, type, compute;
     CUdeviceptr a, b, c;
 } Gemm;
 
-enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68 };
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77 };
 
 static void run_cublas(void *p) {
     Gemm *g = p;
     float one = 1, zero = 0;
     /* Row-major C = A B is column-major C^T = B^T A^T. */
     int r = gemm_ex(cublas, 0, 0, g->n, g->m, g->k, &one, (void *)g->b, g->type, g->n, (void *)g->a, g->type, g->k,
-                    &zero, (void *)g->c, g->type, g->n, CUBLAS_COMPUTE_32F, -1);
+                    &zero, (void *)g->c, g->type, g->n, g->compute, -1);
     if (r)
         printf("cublasGemmEx failed: %d\n", r);
 }
@@ -203,29 +203,35 @@ typedef struct MatmulKernel {
     int grid_2d;
     int whole_tiles;   /* loads are unmasked: M, N multiples of the tile, K of 32 */
     int no_strides;    /* seed 003: (x, y, out, x_rows, x_cols, y_rows, y_cols) */
+    int tf32;          /* its tl.dot has the default precision: fp32 inputs run as TF32 */
 } MatmulKernel;
 
 static const MatmulKernel tutorial = {
     "tutorial", "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=None", 10,
-    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0, 1, 0};
+    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0, 1, 0, 1};
+/* The same kernel with seed 000's fused leaky_relu: the activation's cost. */
+static const MatmulKernel tutorial_act = {
+    "tutorial+leaky", "matmul_tutorial.tl", "--kernel matmul_kernel -D ACTIVATION=leaky_relu", 10,
+    {128, 256, 256, 64, 128, 128, 64, 128, 64, 32}, {256, 128, 64, 256, 128, 64, 128, 32, 32, 64}, 0, 1, 0, 1};
 static const MatmulKernel puzzle = {
     "puzzle", "matmul_puzzle.tl", "--kernel matmul_kernel", 5, {128, 64, 128, 128, 64}, {256, 256, 128, 64, 128},
-    1, 0, 0};
+    1, 0, 0, 0};
 /* Every other seed kernel, once each, at 8192: they must run correctly there. */
 static const MatmulKernel others[] = {
-    {"naive", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 0, {64}, {64}, 1, 1, 0},
+    {"naive", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 0, {64}, {64}, 1, 1, 0, 0},
     {"grouped", "matmul_grouped.tl", "--kernel grouped_matmul_k -D bm=64 -D bn=64 -D bk=64 -D group_sz=8", 0,
-     {64}, {64}, 1, 1, 0},
+     {64}, {64}, 1, 1, 0, 0},
     {"autotuned", "matmul_autotuned.tl", "--kernel grouped_autotuned_matmul_k", 8,
-     {128, 64, 128, 128, 64, 128, 64, 32}, {256, 256, 128, 64, 128, 32, 32, 64}, 1, 1, 0},
+     {128, 64, 128, 128, 64, 128, 64, 32}, {256, 256, 128, 64, 128, 32, 32, 64}, 1, 1, 0, 0},
     {"puzzle-grouped", "matmul_puzzle.tl", "--kernel matmul_kernel_grouped", 5, {128, 64, 128, 128, 64},
-     {256, 256, 128, 64, 128}, 0, 0, 0},
+     {256, 256, 128, 64, 128}, 0, 0, 0, 0},
     {"fwd(seed003)", "matmul_fwd.tl",
      "-D BLOCK_SIZE_X=128 -D BLOCK_SIZE_Y=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_X=8 -D \"ACTIVATION='none'\"", 0,
-     {128}, {128}, 0, 1, 1},
+     {128}, {128}, 0, 1, 1, 0},
 };
 
-static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K) {
+/* Returns tl's TFLOP/s (0 when no config ran). */
+static double bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K) {
     TlBuffer *a = random_buffer(dt, (size_t)M * K), *b = random_buffer(dt, (size_t)K * N);
     TlBuffer *c = ex_buffer(ctx, dt, (size_t)M * N, NULL), *cref = ex_buffer(ctx, dt, (size_t)M * N, NULL);
     double best = 1e30, cold_ms = 0;
@@ -250,7 +256,11 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
         for (int i = 0; i < (mk->no_strides ? 4 : 9); i++)
             l.args[l.nargs++] = tl_arg_i32(v[i]);
         double t0 = now_ms();
-        run_launch(&l);
+        if (tl_launch_async(l.k, l.grid, l.args, l.nargs) != TL_SUCCESS) { /* e.g. fp32 tiles past shared memory */
+            printf("  (%s config %d does not run: %s)\n", mk->name, cfg, tl_last_error(ctx));
+            tl_kernel_destroy(l.k);
+            continue;
+        }
         tl_context_synchronize(ctx);
         if (cfg == 0)
             cold_ms = now_ms() - t0;
@@ -263,7 +273,7 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
             tl_kernel_destroy(l.k);
         }
     }
-    const char *dn = dt == TL_F16 ? "fp16" : dt == TL_BF16 ? "bf16" : "fp32";
+    const char *dn = dt == TL_F16 ? "fp16" : dt == TL_BF16 ? "bf16" : mk->tf32 ? "tf32" : "fp32";
     double flops = 2.0 * M * N * K;
     if (best_cfg < 0) {
         printf("matmul %-14s %-5s %5d %5d %5d   (no config fits this shape)\n", mk->name, dn, M, N, K);
@@ -272,7 +282,8 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
     best = time_ms(run_launch, &best_l, 2, 20);
     double ours = flops / best * 1e-9, theirs = 0, err = -1;
     if (cublas) {
-        Gemm g = {M, N, K, dt == TL_F16 ? CUDA_R_16F : dt == TL_BF16 ? CUDA_R_16BF : CUDA_R_32F, dptr(a), dptr(b),
+        Gemm g = {M, N, K, dt == TL_F16 ? CUDA_R_16F : dt == TL_BF16 ? CUDA_R_16BF : CUDA_R_32F,
+                  dt == TL_F32 && mk->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, dptr(a), dptr(b),
                   dptr(cref)};
         theirs = flops / time_ms(run_cublas, &g, 2, 20) * 1e-9;
         tl_context_synchronize(ctx);
@@ -286,6 +297,7 @@ static void bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int K
     tl_kernel_destroy(best_l.k);
 out:
     tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c), tl_buffer_destroy(cref);
+    return best_cfg < 0 ? 0 : flops / best * 1e-9;
 }
 
 typedef struct Copy {
@@ -514,6 +526,21 @@ int main(int argc, char **argv) {
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < nsizes; i++)
             bench_matmul(&tutorial, dts[d], sizes[i], sizes[i], sizes[i]);
+    /* seed 000's fused leaky_relu against none, measured back to back */
+    for (int i = nsizes - 2; i < nsizes; i++) {
+        double plain = bench_matmul(&tutorial, TL_F16, sizes[i], sizes[i], sizes[i]);
+        double act = bench_matmul(&tutorial_act, TL_F16, sizes[i], sizes[i], sizes[i]);
+        if (plain > 0 && act > 0) {
+            printf("matmul fp16 %d activation cost: plain %.1f, +leaky_relu %.1f TFLOP/s: %+.1f%%\n", sizes[i],
+                   plain, act, (plain / act - 1) * 100);
+            if (csv)
+                fprintf(csv, "activation-cost,tutorial,fp16,%d,%d,%d,%.2f,%.2f,\n", sizes[i], sizes[i], sizes[i],
+                        act, plain);
+        }
+    }
+    /* tf32: the tutorial kernel on fp32 inputs (tl.dot's default precision) against cuBLAS's TF32 */
+    for (int i = nsizes - 2; i < nsizes; i++)
+        bench_matmul(&tutorial, TL_F32, sizes[i], sizes[i], sizes[i]);
     for (int i = 0; i < (quick ? 2 : 5); i++)
         bench_matmul(&puzzle, TL_F32, sizes[i], sizes[i], sizes[i]);
     /* The seeds' odd shapes (puzzle checks) through the masked kernel. */

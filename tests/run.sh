@@ -19,8 +19,8 @@ gen_inputs() {
     mkdir -p $g
     { printf 'import triton\n@triton.jit\ndef k(x):\n    y = '; head -c 1048576 /dev/zero | tr '\0' 'a'; printf ' +\n'; } > $g/long_line.tl
     echo "4:$((1048576 + 11)): error: expected an expression" > $g/long_line.expect
-    { printf 'x = '; head -c 10000 /dev/zero | tr '\0' '('; printf '\n'; } > $g/nested_parens.tl
-    echo "1:205: error: too many nested parentheses" > $g/nested_parens.expect
+    { printf 'import triton\n@triton.jit\ndef k():\n    x = '; head -c 10000 /dev/zero | tr '\0' '('; printf '\n'; } > $g/nested_parens.tl
+    echo "4:209: error: too many nested parentheses" > $g/nested_parens.expect
     head -c 4096 /dev/urandom > $g/random_bytes.tl
     echo "error:" > $g/random_bytes.expect
 }
