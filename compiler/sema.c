@@ -267,6 +267,10 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
         *out = sema_int(!strcmp(name, "ALL") ? 0xFFFF : 0);
         return true;
     } else if (!strncmp(mod, "triton.language", 15)) {
+        if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) { /* the IR's limit is Triton's */
+            *out = sema_int(IR_MAX_NUMEL);
+            return true;
+        }
         if (sema_tl_dtype(name, &t)) {
             *out = sema_dtype(t);
             return true;
