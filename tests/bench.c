@@ -482,6 +482,9 @@ static void bench_first_tuned_call(int n) {
 
 int main(int argc, char **argv) {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* --matmul: only the tutorial kernel at 4096 and 8192, to compare compile
+     * options side by side (TL_BENCH_OPTS=-O2 build/bin/tl-bench --matmul) */
+    int matmul_only = argc > 1 && !strcmp(argv[1], "--matmul");
     if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS) {
         printf("tl-bench: no GPU: %s\n", tl_last_error(NULL));
         return 1;
@@ -492,6 +495,13 @@ int main(int argc, char **argv) {
     cu->cuMemAlloc(&flush_buf, FLUSH_BYTES);
     open_cublas();
 
+    if (matmul_only) {
+        for (int d = 0; d < 2; d++)
+            for (int n = 4096; n <= 8192; n *= 2)
+                bench_matmul(&tutorial, d ? TL_BF16 : TL_F16, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
     if (getenv("TL_BENCH_CSV") && (csv = fopen(getenv("TL_BENCH_CSV"), "w")))
         fprintf(csv, "what,kernel,dtype,M,N,K,tl,reference,config\n");
     /* Every seed kernel family: cold (empty cache) and warm compile, with
