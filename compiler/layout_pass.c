@@ -99,6 +99,8 @@ typedef struct Pass {
     int nmemo, cap_memo;
     MapCache *maps;
     int nmaps, cap_maps;
+    ValueId worst;        /* the value needing the most registers per thread ... */
+    int64_t worst_regs;   /* ... and how many (fits_registers) */
     bool failed;
 } Pass;
 
@@ -1058,16 +1060,33 @@ static bool laid_out(Pass *P, ValueId v) {
     return false;
 }
 
-/* Registers one value needs per thread: 32-bit words, a 64-bit element two. */
-static bool fits_registers(Pass *P, ValueId v) {
+/* Registers one value needs per thread: 32-bit words, a 64-bit element two.
+ * The largest such value is the one to report: a small value can be past the
+ * limit only because it shares the layout of a large one (an arange whose
+ * slice layout comes from a huge 2-D load), and pointing there misleads. */
+static bool most_registers(Pass *P, ValueId v) {
     Type t = vtype(P, v);
     int64_t regs = t.rank ? words(P, P->f->values[v].layout, t) : 0;
-    if (regs <= LAYOUT_MAX_REGS)
+    if (regs > P->worst_regs || (regs == P->worst_regs && ir_numel(t) > ir_numel(vtype(P, P->worst))))
+        P->worst = v, P->worst_regs = regs;
+    return true;
+}
+
+static bool fits_registers(Pass *P) {
+    each_value(P, P->f->body, most_registers);
+    if (P->worst_regs <= LAYOUT_MAX_REGS)
         return true;
-    diag_error(P->d, P->f->src, value_span(P, v),
-               "block of %lld elements needs %lld registers per thread with num_warps=%d; "
-               "use a smaller block or more warps",
-               (long long)ir_numel(t), (long long)regs, P->nw);
+    ValueId worst = P->worst;
+    Type t = vtype(P, worst);
+    const Inst *def = P->f->values[worst].def;
+    Buf ty = {0};
+    ir_type_print(&ty, t);
+    diag_error(P->d, P->f->src, value_span(P, worst),
+               "block of %lld elements (%s%s%s) needs %lld registers per thread with num_warps=%d, more than "
+               "the %d one value may hold; use a smaller block or more warps",
+               (long long)ir_numel(t), def ? ir_ops[def->op].name : "", def ? " of " : "", ty.data ? ty.data : "",
+               (long long)P->worst_regs, P->nw, LAYOUT_MAX_REGS);
+    buf_free(&ty);
     return false;
 }
 
@@ -1238,5 +1257,5 @@ bool layout_pass(Diag *d, Function *f, const AxisInfo *axis) {
     drop_dead(&P);
     compact(&P);
     P.nmaps = 0; /* indices moved */
-    return each_value(&P, f->body, laid_out) && each_value(&P, f->body, fits_registers);
+    return each_value(&P, f->body, laid_out) && fits_registers(&P);
 }
