@@ -37,6 +37,7 @@
 #include "sema_int.h"
 
 static Val eval(Sema *s, const Node *n);
+static void assign(Sema *s, const Node *t, Val v);
 void sema_exec_block(Sema *s, const NodeList *l);
 
 /* What runs after a statement, up to the end of its function: the rest of
@@ -831,6 +832,79 @@ static Val eval_ifexp(Sema *s, const Node *n) {
     return sema_tensor(s, in->results[0]);
 }
 
+/* The items a comprehension's `for` runs over: a list or tuple, a dict's
+ * keys, or range() of compile-time ints (host code, evaluated here). */
+static Val comp_items(Sema *s, const Node *it) {
+    Val callee = it->kind == N_CALL ? eval(s, it->a) : sema_none();
+    if (callee.k == V_BUILTIN && (sema_builtin_is(callee.bi, "range") || sema_builtin_is(callee.bi, "static_range"))) {
+        Args args = eval_args(s, it);
+        Val v[B_MAX_PARAMS];
+        Span sp[B_MAX_PARAMS];
+        sema_bind_args(s, callee.bi, &args, it->span, v, sp);
+        Val lb = v[1].k == V_UNDEF ? sema_int(0) : v[0], ub = v[1].k == V_UNDEF ? v[0] : v[1];
+        Val st = v[2].k == V_UNDEF ? sema_int(1) : v[2];
+        if (lb.k != V_INT || ub.k != V_INT || st.k != V_INT || !st.i)
+            sema_fail(s, it->span, "range() in a comprehension needs compile-time ints and a step other than 0");
+        int64_t count = st.i > 0 ? (ub.i > lb.i ? (ub.i - lb.i + st.i - 1) / st.i : 0)
+                                 : (lb.i > ub.i ? (lb.i - ub.i - st.i - 1) / -st.i : 0);
+        if (count > SEMA_MAX_UNROLL)
+            sema_fail(s, it->span, "range() in a comprehension has more than %d items", SEMA_MAX_UNROLL);
+        Val *items = arena_alloc(s->a, sizeof(Val) * (size_t)(count + 1));
+        for (int64_t i = 0; i < count; i++)
+            items[i] = sema_int(lb.i + i * st.i);
+        return sema_tuple(s, items, (int)count);
+    }
+    Val v = eval(s, it);
+    if (v.k == V_DICT && v.i != SEMA_DICT_OBJECT) {
+        Val *items = arena_alloc(s->a, sizeof(Val) * (size_t)(v.n + 1));
+        for (int i = 0; i < v.n; i++)
+            items[i] = sema_str(s, v.keys[i], (int)strlen(v.keys[i]));
+        return sema_tuple(s, items, v.n);
+    }
+    if (v.k != V_TUPLE)
+        sema_fail(s, it->span, "a comprehension can run over a list, tuple, dict or range() here, not %s",
+                  sema_describe(s, v));
+    return v;
+}
+
+/* Clause ci of [elt for ... if ...] onward, appending to out (host code that
+ * builds autotune configs, e.g. tutorial 09's matmul_get_configs()). */
+static void comp_clause(Sema *s, const Node *n, int ci, Val **out, int *len, int *cap) {
+    if (ci == n->l0.len) {
+        if (*len == *cap) {
+            Val *g = arena_alloc(s->a, sizeof(Val) * (size_t)(*cap * 2 + 8));
+            if (*len)
+                memcpy(g, *out, sizeof(Val) * (size_t)*len);
+            *out = g, *cap = *cap * 2 + 8;
+        }
+        (*out)[(*len)++] = eval(s, n->a);
+        return;
+    }
+    const Node *c = n->l0.items[ci];
+    if (c->kind == N_IF) {
+        Val t = eval(s, c->a);
+        if (t.k == V_TENSOR)
+            sema_fail(s, c->a->span, "a comprehension's condition must be known at compile time");
+        if (sema_truthy(s, t, c->a->span))
+            comp_clause(s, n, ci + 1, out, len, cap);
+        return;
+    }
+    Val items = comp_items(s, c->b);
+    for (int i = 0; i < items.n; i++) {
+        if (++s->work > SEMA_MAX_WORK)
+            sema_fail(s, n->span, "the comprehension is too large (more than %d items evaluated)", SEMA_MAX_WORK);
+        assign(s, c->a, items.items[i]);
+        comp_clause(s, n, ci + 1, out, len, cap);
+    }
+}
+
+static Val eval_listcomp(Sema *s, const Node *n) {
+    Val *out = NULL;
+    int len = 0, cap = 0;
+    comp_clause(s, n, 0, &out, &len, &cap);
+    return sema_tuple(s, out, len);
+}
+
 static Val eval_inner(Sema *s, const Node *n) {
     switch (n->kind) {
     case N_NAME: return lookup(s, n->name, n->span);
@@ -875,6 +949,7 @@ static Val eval_inner(Sema *s, const Node *n) {
     case N_BINARY: return eval_binary(s, n);
     case N_BOOLOP: return eval_boolop(s, n);
     case N_IFEXP: return eval_ifexp(s, n);
+    case N_LISTCOMP: return eval_listcomp(s, n);
     case N_SLICE: sema_fail(s, n->span, "a slice can only be used as an index");
     case N_KWARG: sema_fail(s, n->span, "unexpected keyword or starred argument");
     default: sema_fail(s, n->span, "this expression is not supported in the kernel language");

@@ -50,7 +50,7 @@ static const char *kind_names[N__COUNT] = {
     [N_TUPLE] = "Tuple",       [N_LIST] = "List",
     [N_DICT] = "Dict",         [N_UNARY] = "Unary",
     [N_BINARY] = "Binary",     [N_BOOLOP] = "BoolOp",
-    [N_IFEXP] = "IfExp",       [N_EXPR_STMT] = "ExprStmt",
+    [N_IFEXP] = "IfExp",       [N_LISTCOMP] = "ListComp",       [N_EXPR_STMT] = "ExprStmt",
     [N_ASSIGN] = "Assign",     [N_ANNASSIGN] = "AnnAssign",
     [N_AUGASSIGN] = "AugAssign", [N_IF] = "If",
     [N_FOR] = "For",           [N_WHILE] = "While",

@@ -49,6 +49,7 @@ typedef enum {
     N_BINARY,    /* a op b (arithmetic, bitwise, comparison) */
     N_BOOLOP,    /* a op b with op OP_AND / OP_OR */
     N_IFEXP,     /* a if b else c */
+    N_LISTCOMP,  /* [a l0...]: l0 the clauses, N_FOR (a target, b iterable) and N_IF (a); host code only */
 
     /* ---- statements ---- */
     N_EXPR_STMT, /* a */

@@ -209,6 +209,12 @@ static void append(ParseState *ps, NodeList *to, NodeList from) {
         push(ps, to, from.items[i]);
 }
 /* Report a construct the grammar matched only to reject it. */
+static Node *clause(ParseState *ps, Span sp, NodeKind kind, Node *a, Node *b) {
+    Node *n = ast_new(ps->arena, kind, sp);
+    n->a = a;
+    n->b = b;
+    return n;
+}
 static Node *reject(ParseState *ps, YYLTYPE at, const char *what) {
     diag_error(ps->d, ps->src, SP(at), "%s", what);
     return mk(ps, N_NONE, SP(at));
@@ -271,7 +277,7 @@ static Node *compound(ParseState *ps, NodeKind k, YYLTYPE at, Node *a, Node *b, 
 
 %type <list> stmts stmts_opt stmt simple_line simple_stmts block elif_tail else_opt
 %type <list> decorators params plist tests exprs arglist subs dotted_names strings
-%type <list> dotted_as_names import_as_names import_targets
+%type <list> dotted_as_names import_as_names import_targets comp_for
 %type <node> small_stmt expr_stmt compound_stmt if_stmt for_stmt while_stmt funcdef
 %type <node> decorator param ret_opt import_stmt from_stmt dotted_as_name import_as_name
 %type <node> test or_test and_test not_test comparison expr atom_expr atom
@@ -719,10 +725,13 @@ opt_test:
   | test
   ;
 
-comp_for:
-    FOR exprlist IN or_test
-  | comp_for FOR exprlist IN or_test
-  | comp_for IF or_test
+comp_for: /* the clauses of a comprehension: N_FOR (a target, b iterable) and N_IF (a) */
+    FOR exprlist IN or_test { $$ = list1(ps, clause(ps, SP(@$), N_FOR, $2, $4)); }
+  | comp_for FOR exprlist IN or_test {
+        $$ = $1;
+        push(ps, &$$, clause(ps, SJ(SP(@2), $5->span), N_FOR, $3, $5));
+    }
+  | comp_for IF or_test     { $$ = $1; push(ps, &$$, clause(ps, SJ(SP(@2), $3->span), N_IF, $3, NULL)); }
   ;
 
 atom:
@@ -749,8 +758,10 @@ atom:
   | '[' ']'         { $$ = mk(ps, N_LIST, SP(@$)); }
   | '[' tests ']'   { $$ = mk(ps, N_LIST, SP(@$)); $$->l0 = $2; }
   | '[' tests ',' ']' { $$ = mk(ps, N_LIST, SP(@$)); $$->l0 = $2; }
-  | '[' test comp_for ']' {
-        $$ = reject(ps, @$, "list comprehensions are not part of the kernel language");
+  | '[' test comp_for ']' { /* host code only: the check below refuses it in a kernel */
+        $$ = mk(ps, N_LISTCOMP, SP(@$));
+        $$->a = $2;
+        $$->l0 = $3;
     }
   | '{' '}'         { $$ = mk(ps, N_DICT, SP(@$)); }
   | '{' dict_items '}' {
@@ -1077,6 +1088,7 @@ static bool check_depth(ParseState *ps, Node *root) {
 typedef struct Check {
     ParseState *ps;
     int loops;
+    bool jit; /* in a decorated function: GPU code, where comprehensions are refused */
 } Check;
 
 #define CERR(c, sp, ...) diag_error((c)->ps->d, (c)->ps->src, (sp), __VA_ARGS__)
@@ -1191,6 +1203,10 @@ static void check_expr(Check *c, Node *e) {
         return;
     if (e->kind == N_CALL)
         check_call(c, e);
+    if (e->kind == N_LISTCOMP && c->jit) {
+        CERR(c, e->span, "list comprehensions are not part of the kernel language");
+        return;
+    }
     check_expr(c, e->a);
     check_expr(c, e->b);
     check_expr(c, e->c);
@@ -1278,6 +1294,7 @@ static bool is_wrapper(const char *s) {
 
 static void check_funcdef(Check *c, Node *f) {
     Arena *a = c->ps->arena;
+    c->jit = f->l2.len > 0; /* any other decorator is refused below */
     int njit = 0, jit_at = -1, nknown = 0;
     const char *wrapper = NULL;
     for (int i = 0; i < f->l2.len; i++) {
@@ -1356,6 +1373,7 @@ static void check_module(Check *c, Node *m) {
             break;
         case N_FUNCDEF:
             check_funcdef(c, s);
+            c->jit = false;
             break;
         case N_ASSIGN:
             for (int j = 0; j < s->l0.len; j++) {
@@ -1469,7 +1487,7 @@ static void run_parse(ParseState *ps, yyscan_t scanner, size_t skip, int errors0
     if ((rc != 0 || !ps->module) && d->nerrors == errors0 && !d->too_many)
         diag_error(d, src, (Span){ps->last_line, ps->last_col, 0, 0}, "invalid syntax");
     if (d->nerrors == errors0 && !d->too_many && ps->module && check_depth(ps, ps->module)) {
-        Check c = {ps, 0};
+        Check c = {ps, 0, false};
         check_module(&c, ps->module);
     }
     ps->ok = d->nerrors == errors0 && !d->too_many && ps->module;
