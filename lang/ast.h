@@ -49,6 +49,7 @@ typedef enum {
     N_BINARY,    /* a op b (arithmetic, bitwise, comparison) */
     N_BOOLOP,    /* a op b with op OP_AND / OP_OR */
     N_IFEXP,     /* a if b else c */
+    N_LAMBDA,    /* lambda l0 (N_PARAM nodes): a; only a value of @triton.heuristics({...}) */
 
     /* ---- statements ---- */
     N_EXPR_STMT, /* a */
