@@ -9,7 +9,10 @@
  *   1. in the kernel's own list of choices;
  *   2. in the disk cache (the choice persists per source, options, device and
  *      key, like the cubins);
- *   3. else it tunes: every config's variant is compiled, several at a time
+ *   3. else it tunes (after tl_kernel_set_prune's callback, if any, chose
+ *      the configs to keep: the others are neither compiled nor timed, and
+ *      the cache key of the choice names those kept): every config's
+ *      variant is compiled, several at a time
  *      (the compiler has no shared state: each compilation has its own arena
  *      and LLVM context), then each is timed on the real arguments with CUDA
  *      events and the median kept (Triton's do_bench budget, warmup / rep
@@ -18,7 +21,8 @@
  *      config, so the launch that follows sees the caller's data. A config
  *      that fails to compile or to launch (too much shared memory, say) is
  *      skipped, as Triton prunes it.
- * The chosen config's kernel then runs with the grid evaluated for it. */
+ * The chosen config's kernel then runs with the grid evaluated for it (its
+ * @triton.heuristics read at launch evaluated first: heuristics.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -175,6 +175,25 @@ static void test_fill(TlBuffer *x, TlBuffer *y) {
                                         st0.compiles + st0.cache_hits == st1.compiles + st1.cache_hits,
           tl_last_error(ctx));
     tl_kernel_destroy(k);
+    /* With a --signature: nothing compiles before the first launch (the
+     * heuristics need n), then each launch's results choose the variant. */
+    s = tl_kernel_from_string(ctx, fill_src, "--signature '*fp32, *fp32, i32, fp32'", &k);
+    check("fill_signature_load", s == TL_SUCCESS, tl_last_error(ctx));
+    if (s != TL_SUCCESS)
+        return;
+    for (int n = 63; n <= 64; n++) {
+        reset(y);
+        TlArg sargs[] = {tl_arg_buffer(x), tl_arg_buffer(y), tl_arg_i32(n), tl_arg_f32(-1.0f)};
+        FillRef sr = {64, n == 64, -1};
+        char name[64];
+        snprintf(name, sizeof name, "fill_signature_n%d", n);
+        s = tl_launch(k, grid, sargs, 4);
+        if (s != TL_SUCCESS)
+            check(name, 0, tl_last_error(ctx));
+        else if (compare(y, n, fill_ref, &sr, name))
+            check(name, 1, NULL);
+    }
+    tl_kernel_destroy(k);
 }
 
 static void test_static(TlBuffer *x) {
