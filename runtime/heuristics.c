@@ -76,8 +76,8 @@ static void signature(TlKernel *k, const TlArg *args, int nargs, Buf *sig) {
 }
 
 /* Evaluate the heuristics for args into a new memo entry (NULL on error,
- * with ctx's error set). */
-static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs) {
+ * with ctx's error set and *st its status). */
+static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs, TlStatus *st) {
     Arena a = {0};
     Buf sig = {0}, vals = {0}, results = {0};
     SemaDefine *defs = arena_alloc(&a, sizeof(SemaDefine) * (size_t)(nargs + 1));
@@ -102,8 +102,8 @@ static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs) {
     int nreads;
     HeurMemo *m = NULL;
     if (!sema_heuristic_values(&a, &d, &k->src, k->module, &so, &results, &reads, &nreads)) {
-        fail(k->ctx, d.internal ? TL_ERROR_INTERNAL : TL_ERROR_COMPILE, "%s",
-             d.out.data ? d.out.data : "the heuristics failed");
+        *st = fail(k->ctx, d.internal ? TL_ERROR_INTERNAL : TL_ERROR_COMPILE, "%s",
+                   d.out.data ? d.out.data : "the heuristics failed");
         if (d.out.data)
             buf_puts(&k->log, d.out.data);
         goto out;
@@ -115,7 +115,7 @@ static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs) {
         if (m)
             memo_free(m);
         m = NULL;
-        fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        *st = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
     for (int r = 0; r < nreads; r++)
@@ -167,8 +167,9 @@ TlStatus heur_eval(TlKernel *k, const TlArg *args, int nargs) {
         k->heur_memo = m;
     }
     if (!m) {
-        if (!(m = evaluate(k, args, nargs)))
-            return tl_last_error(k->ctx)[0] ? TL_ERROR_COMPILE : TL_ERROR_INTERNAL;
+        TlStatus st = TL_ERROR_INTERNAL;
+        if (!(m = evaluate(k, args, nargs, &st)))
+            return st;
         if (n >= HEUR_MEMO) { /* drop the least recently used */
             HeurMemo **pp = &k->heur_memo;
             while ((*pp)->next)
