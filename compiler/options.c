@@ -218,6 +218,10 @@ SemaOptions options_to_sema(const CompileOptions *o) {
         .autotune_config = o->autotune_config,
         .arch = o->arch ? o->arch->sm : 0,
         .runtime_signature = o->runtime_signature,
+        .arg_values = o->arg_values,
+        .narg_values = o->narg_values,
+        .heuristics = o->heuristics,
+        .nheuristics = o->nheuristics,
     };
 }
 

@@ -21,6 +21,9 @@ typedef struct CompileOptions {
     bool runtime_signature;  /* the signature lists the runtime parameters only (API launches) */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;
+    /* @triton.heuristics at a launch (the API; SemaOptions says more) */
+    const SemaDefine *arg_values, *heuristics;
+    int narg_values, nheuristics;
 } CompileOptions;
 
 typedef struct OptionSpec {

@@ -318,17 +318,22 @@ static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
 
 /* Evaluate a module-level expression (a constant, a default value, a
  * decorator argument): no local names, no runtime values. */
-Val sema_eval_in_module(Sema *s, const Node *n) {
+Val sema_eval_in_module(Sema *s, const Node *n) { return sema_eval_with(s, n, NULL, (Val){0}); }
+
+/* The same with one local name bound (a heuristic's lambda parameter). */
+Val sema_eval_with(Sema *s, const Node *n, const char *name, Val v) {
     Frame mod = {0};
     Frame *saved = s->fr;
     Block *blk = s->blk;
     mod.fn = saved ? saved->fn : NULL;
+    if (name)
+        sema_scope_set(s, &mod.scope, name, v);
     s->fr = &mod;
     s->blk = NULL;
-    Val v = eval(s, n);
+    Val r = eval(s, n);
     s->fr = saved;
     s->blk = blk;
-    return v;
+    return r;
 }
 
 static Val global_value(Sema *s, Global *g) {
@@ -723,7 +728,9 @@ static Val eval_subscript(Sema *s, const Node *n) {
             sema_fail(s, ix->span, "dict keys are strings, got %s", sema_describe(s, i));
         for (int k = 0; k < x.n; k++)
             if (!strcmp(x.keys[k], i.s))
-                return x.items[k];
+                return x.i == SEMA_DICT_ARGS ? sema_heur_arg(s, x, k, n->span) : x.items[k];
+        if (x.i == SEMA_DICT_ARGS)
+            sema_heur_missing(s, x, i.s, ix->span);
         if (x.i)
             sema_fail(s, ix->span, "meta-parameter '%s' is not set (give it with -D %s=VALUE or an autotune config)",
                       i.s, i.s);

@@ -27,6 +27,12 @@ typedef struct SemaOptions {
                               parameters, in order; every constexpr then comes from
                               defines, the autotune config or its default (the C API
                               builds such a signature from the launch arguments) */
+    /* @triton.heuristics at a launch (the C API, sema_heur.c): the values of
+     * the runtime scalar parameters the lambdas may read ("17", "2.5",
+     * "True"), and the heuristics' results already computed for the variant
+     * being compiled (then used as they are, not evaluated again) */
+    const SemaDefine *arg_values, *heuristics;
+    int narg_values, nheuristics;
 } SemaOptions;
 
 /* What a kernel expects, before any launch: sema_kernel_info() runs the
@@ -60,12 +66,25 @@ typedef struct KernelInfo {
     const char **key, **reset_to_zero, **restore_value; /* parameter names */
     int nkey, nreset, nrestore;
     int warmup_ms, rep_ms;  /* do_bench's budget per config: 25 and 100 by default */
+    /* @triton.heuristics: the names they set, in order; heur_per_launch when
+     * one reads a runtime scalar, so its value (params[i].value is then NULL
+     * here) and the variant are decided at each launch */
+    const char **heur_names;
+    int nheur;
+    bool heur_per_launch;
 } KernelInfo;
 
 /* Fill info (allocated in arena). Runtime parameters without a signature
  * entry are allowed here: the launch types them. False with diagnostics. */
 bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt,
                       KernelInfo *info);
+
+/* @triton.heuristics at a launch whose runtime scalars opt->arg_values gives
+ * (opt->signature: the launch signature): "NAME=VALUE\n" for each heuristic
+ * into results (repr() values, in order), and the runtime parameters the
+ * lambdas read (*reads, arena). False with diagnostics. */
+bool sema_heuristic_values(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt,
+                           Buf *results, const char ***reads, int *nreads);
 
 /* Names of every @triton.jit function in a parsed module, in file order
  * (helpers are @jit too; callers pick with --kernel). */

@@ -9,6 +9,7 @@
  *   sema_ops.c    tensor semantics (Triton's type promotion, broadcasting,
  *                 casts, operators) and the table of tl.* / Python builtins
  *   sema_attr.c   attributes of tensors and dtypes (x.dtype, x.shape, x.T)
+ *   sema_heur.c   @triton.heuristics: its lambdas over the kernel's arguments
  *   sema_std.c, sema_extra.c, sema_desc.c  scans and reductions with combine
  *                 functions, sort, random numbers; math, libdevice, inline
  *                 asm; block pointers and tensor descriptors
@@ -73,6 +74,7 @@ typedef enum {
 
 typedef struct Builtin Builtin;
 enum { SEMA_DICT_OBJECT = 2 }; /* Val.i of a V_DICT read by attribute: x.backend */
+enum { SEMA_DICT_ARGS = 3 };   /* Val.i of the `args` dict of a @triton.heuristics lambda (sema_heur.c) */
 
 typedef struct Val {
     VKind k;
@@ -147,6 +149,7 @@ typedef struct Sema {
     int nundef;
     const char **reported; /* "line:col:message" of each error shown (no repeats) */
     int nreported;
+    struct HeurRun *heur; /* the kernel's @triton.heuristics (sema_heur.c), or NULL */
 } Sema;
 
 /* Call arguments after evaluation; spans point at each argument. */
@@ -189,6 +192,7 @@ void sema_soft_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((forma
 const Node *sema_autotune_decorator(const Node *fn);
 void sema_collect_globals(Sema *s);
 Val sema_eval_in_module(Sema *s, const Node *n);
+Val sema_eval_with(Sema *s, const Node *n, const char *name, Val v);
 void sema_exec_block(Sema *s, const NodeList *l);
 bool sema_is_constexpr_annotation(const Node *a);
 bool sema_is_jit(const Node *fn);
@@ -332,6 +336,22 @@ Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+
+/* ---- sema_heur.c: @triton.heuristics ---- */
+/* Read fn's heuristics decorators into s->heur (NULL without one). */
+void sema_heur_collect(Sema *s, const Node *fn);
+/* Does a heuristic set this name? (its parameter is bound by sema_heur_run) */
+bool sema_heur_sets(Sema *s, const char *name);
+int sema_heur_count(Sema *s);
+/* After the parameters are bound: evaluate each heuristic over them (or take
+ * its result from opt->heuristics) and bind it as a constexpr. */
+void sema_heur_run(Sema *s, const Node *fn, const Node *meta);
+/* args['name'] / args.get('name') of a heuristic's `args` dict: item k, or a
+ * name that is not there. */
+Val sema_heur_arg(Sema *s, Val args, int k, Span sp);
+_Noreturn void sema_heur_missing(Sema *s, Val args, const char *name, Span sp);
+/* The results and reads of the last sema_heur_run (sema_heuristic_values). */
+void sema_heur_results(Sema *s, Buf *results, const char ***reads, int *nreads);
 
 /* ---- sema_desc.c: block pointers and tensor descriptors ---- */
 Val sema_h_make_block_ptr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -1925,7 +1925,7 @@ bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val
             sema_fail(s, call, "dict.get() takes a string key and an optional default");
         for (int i = 0; i < recv.n; i++)
             if (!strcmp(recv.keys[i], args->pos[0].s)) {
-                *out = recv.items[i];
+                *out = recv.i == SEMA_DICT_ARGS ? sema_heur_arg(s, recv, i, call) : recv.items[i];
                 return true;
             }
         *out = args->npos == 2 ? args->pos[1] : sema_none();

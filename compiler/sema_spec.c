@@ -207,7 +207,8 @@ static const char **name_list(Sema *s, const Node *fn, const Node *kw, int *n) {
 }
 
 /* key, reset_to_zero, restore_value, warmup and rep of @triton.autotune; the
- * rest (prune_configs_by, pre/post hooks) are Python the launch cannot run. */
+ * rest (prune_configs_by, pre/post hooks) are Python the launch cannot run
+ * (prune_note; tl_kernel_set_prune is the C side of prune_configs_by). */
 static void autotune_options(Sema *s, const Node *fn, const Node *dec, KernelInfo *info) {
     for (int i = 0; i < dec->l0.len; i++) {
         const Node *kw = dec->l0.items[i];
@@ -226,6 +227,18 @@ static void autotune_options(Sema *s, const Node *fn, const Node *dec, KernelInf
                           sema_describe(s, v));
             *(kw->name[0] == 'w' ? &info->warmup_ms : &info->rep_ms) = (int)v.i;
         }
+    }
+}
+
+/* prune_configs_by names Python functions: say that they are not run (when
+ * no config is chosen, so that all would be tuned), and what C does instead. */
+static void prune_note(Sema *s, const Node *fn) {
+    const Node *dec = sema_autotune_decorator(fn);
+    for (int i = 0; dec && i < dec->l0.len; i++) {
+        const Node *kw = dec->l0.items[i];
+        if (kw->kind == N_KWARG && kw->name && !strcmp(kw->name, "prune_configs_by"))
+            diag_note(s->d, s->src, kw->span, "prune_configs_by names Python functions, which tl does not run; a C "
+                      "program prunes the configs to tune with a callback given to tl_kernel_set_prune()");
     }
 }
 
@@ -274,8 +287,9 @@ static void specialize(Sema *s, const Node *fn) {
         nruntime += !sema_is_constexpr_annotation(p->a);
     }
     Val cfg = pick_config(s, fn);
+    sema_heur_collect(s, fn);
     if (s->info) {
-        int meta_keys = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0);
+        int meta_keys = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0) + sema_heur_count(s);
         s->info->params = arena_alloc(s->a, sizeof(KernelParam) * (size_t)(ps->len + meta_keys + 1));
         s->info->nparams = s->info->nruntime = 0;
     }
@@ -334,6 +348,10 @@ static void specialize(Sema *s, const Node *fn) {
         /* volatile quiets -Wclobbered: cx and entry are not changed after the setjmp below */
         const bool volatile cx = sema_is_constexpr_annotation(p->a);
         const char *volatile entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
+        if (cx && sema_heur_sets(s, p->name)) { /* bound by sema_heur_run, after the others */
+            record_param(s, p, false, ir_scalar(DT_VOID), 0, NULL);
+            continue;
+        }
         /* recovery: a parameter in error is poisoned, and the next one bound */
         s->jb = outer;
         if (s->recover && !s->quiet) {
@@ -510,6 +528,7 @@ static void specialize(Sema *s, const Node *fn) {
             buf_free(&b);
         }
     }
+    sema_heur_run(s, fn, meta);
     int64_t warps = o->num_warps > 0 ? o->num_warps : cfg.k == V_CONFIG ? cfg.i : 4;
     int64_t stages = o->num_stages > 0 ? o->num_stages : cfg.k == V_CONFIG ? cfg.i2 : 3;
     check_option(s, fn, "num-warps", "num_warps", warps);
@@ -674,6 +693,8 @@ Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *modu
     Frame fr;
     start_function(&s, fn, &fr);
     s.recover = true;
+    if (opt->autotune_config < 0)
+        prune_note(&s, fn);
     specialize(&s, fn);
     sema_exec_block(&s, &fn->l1);
     if (s.failed)
@@ -719,6 +740,30 @@ bool sema_kernel_info(Arena *arena, Diag *d, const Source *src, const Node *modu
     if (dec) {
         info->num_configs = autotune_configs(&s, fn, dec, &arg).n;
         autotune_options(&s, fn, dec, info);
+        if (info->tuned)
+            prune_note(&s, fn);
     }
+    return true;
+}
+
+bool sema_heuristic_values(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt,
+                           Buf *results, const char ***reads, int *nreads) {
+    *reads = NULL;
+    *nreads = 0;
+    if (!module || !opt)
+        return false;
+    Sema s = {.a = arena, .d = d, .src = src, .module = module, .opt = opt};
+    jmp_buf jb;
+    s.jb = &jb;
+    if (setjmp(jb))
+        return false;
+    sema_collect_globals(&s);
+    const Node *fn = find_kernel(&s);
+    if (!fn)
+        return false;
+    Frame fr;
+    start_function(&s, fn, &fr);
+    specialize(&s, fn);
+    sema_heur_results(&s, results, reads, nreads);
     return true;
 }

@@ -319,6 +319,8 @@ static int compile_kernels(Driver *dr, Arena *a, Diag *d, const Source *src, con
         Function *f = compile_kernel(a, &quiet, src, mod, &o, hooks);
         if (f)
             fs[n++] = f;
+        if (f && quiet.out.data) /* a kernel that compiles: its notes and warnings (static_print) are shown */
+            buf_puts(&d->out, quiet.out.data);
         if (quiet.internal) { /* a bug is never quiet */
             buf_puts(&d->out, quiet.out.data);
             d->internal = true;

@@ -50,7 +50,8 @@ static const char *kind_names[N__COUNT] = {
     [N_TUPLE] = "Tuple",       [N_LIST] = "List",
     [N_DICT] = "Dict",         [N_UNARY] = "Unary",
     [N_BINARY] = "Binary",     [N_BOOLOP] = "BoolOp",
-    [N_IFEXP] = "IfExp",       [N_LISTCOMP] = "ListComp",       [N_EXPR_STMT] = "ExprStmt",
+    [N_IFEXP] = "IfExp",       [N_LISTCOMP] = "ListComp",
+    [N_LAMBDA] = "Lambda",     [N_EXPR_STMT] = "ExprStmt",
     [N_ASSIGN] = "Assign",     [N_ANNASSIGN] = "AnnAssign",
     [N_AUGASSIGN] = "AugAssign", [N_IF] = "If",
     [N_FOR] = "For",           [N_WHILE] = "While",
@@ -255,6 +256,10 @@ static void print_node(Buf *b, const Node *n, int level) {
         print_list(b, "params", &n->l0, k);
         print_labelled(b, "returns", n->a, k);
         print_list(b, "body", &n->l1, k);
+        break;
+    case N_LAMBDA:
+        print_list(b, "params", &n->l0, k);
+        print_child(b, n->a, k);
         break;
     case N_PARAM:
         print_labelled(b, "annotation", n->a, k);

@@ -50,6 +50,7 @@ typedef enum {
     N_BOOLOP,    /* a op b with op OP_AND / OP_OR */
     N_IFEXP,     /* a if b else c */
     N_LISTCOMP,  /* [a l0...]: l0 the clauses, N_FOR (a target, b iterable) and N_IF (a); host code only */
+    N_LAMBDA,    /* lambda l0 (N_PARAM nodes): a; only a value of @triton.heuristics({...}) */
 
     /* ---- statements ---- */
     N_EXPR_STMT, /* a */

@@ -5,7 +5,8 @@
  * constructs that are not part of the kernel language either appear as rules
  * that match them and report (comprehensions, set literals, 'import *'), or
  * are keywords that no rule accepts, which yyreport_syntax_error() recognises
- * and names (class, lambda, with, try, ...).
+ * and names (class, with, try, ...). A lambda parses anywhere, as in Python,
+ * and the check pass rejects it except as a value of @triton.heuristics.
  *
  * Error recovery works per statement: 'error NEWLINE' skips the rest of a bad
  * logical line (and an indented block after it), so one run reports several
@@ -276,13 +277,13 @@ static Node *compound(ParseState *ps, NodeKind k, YYLTYPE at, Node *a, Node *b, 
 %precedence POW
 
 %type <list> stmts stmts_opt stmt simple_line simple_stmts block elif_tail else_opt
-%type <list> decorators params plist tests exprs arglist subs dotted_names strings
+%type <list> decorators params plist tests exprs arglist subs dotted_names strings lambda_params
 %type <list> dotted_as_names import_as_names import_targets comp_for
 %type <node> small_stmt expr_stmt compound_stmt if_stmt for_stmt while_stmt funcdef
 %type <node> decorator param ret_opt import_stmt from_stmt dotted_as_name import_as_name
 %type <node> test or_test and_test not_test comparison expr atom_expr atom
 %type <node> testlist exprlist argument subscript subscriptlist opt_test
-%type <node> annot_opt default_opt
+%type <node> annot_opt default_opt lambda_param
 %type <list> assign_targets
 %type <op> comp_op
 %type <dict> dict_items
@@ -580,6 +581,28 @@ test:
         $$->b = $3;
         $$->c = $5;
     }
+  | LAMBDA ':' test {
+        $$ = mk(ps, N_LAMBDA, SP(@$));
+        $$->a = $3;
+    }
+  | LAMBDA lambda_params ':' test {
+        $$ = mk(ps, N_LAMBDA, SP(@$));
+        $$->l0 = $2;
+        $$->a = $4;
+    }
+  ;
+
+/* lambda's parameters: no annotations (the ':' ends them) */
+lambda_params:
+    lambda_param                    { $$ = list1(ps, $1); }
+  | lambda_params ',' lambda_param  { $$ = $1; push(ps, &$$, $3); }
+  ;
+
+lambda_param:
+    NAME                { $$ = param(ps, @$, OP_NONE, $1, NULL, NULL); }
+  | NAME '=' test       { $$ = param(ps, @$, OP_NONE, $1, NULL, $3); }
+  | '*' NAME            { $$ = param(ps, @$, OP_MUL, $2, NULL, NULL); }
+  | POW NAME            { $$ = param(ps, @$, OP_POW, $2, NULL, NULL); }
   ;
 
 or_test:
@@ -1207,6 +1230,11 @@ static void check_expr(Check *c, Node *e) {
         CERR(c, e->span, "list comprehensions are not part of the kernel language");
         return;
     }
+    if (e->kind == N_LAMBDA) {
+        CERR(c, e->span, "lambda expressions are not part of the kernel language (only the values of "
+                         "@triton.heuristics({...}) may be lambdas)");
+        return;
+    }
     check_expr(c, e->a);
     check_expr(c, e->b);
     check_expr(c, e->c);
@@ -1292,6 +1320,33 @@ static bool is_wrapper(const char *s) {
            !strcmp(s, "triton.heuristics") || !strcmp(s, "heuristics");
 }
 
+/* @triton.heuristics({'NAME': lambda args: ..., ...}): the one place a
+ * lambda may stand, as a value of its dict (sema evaluates it when it
+ * specialises the kernel); anything else in the call is checked as usual. */
+static void check_heuristics(Check *c, Node *d) {
+    check_call(c, d);
+    check_expr(c, d->a);
+    for (int i = 0; i < d->l0.len; i++) {
+        Node *arg = d->l0.items[i];
+        Node *dict = arg->kind == N_KWARG && arg->name && !strcmp(arg->name, "values") ? arg->a : arg;
+        if (dict->kind != N_DICT) {
+            check_expr(c, arg);
+            continue;
+        }
+        for (int j = 0; j < dict->l0.len; j++) {
+            Node *v = j < dict->l1.len ? dict->l1.items[j] : NULL;
+            check_expr(c, dict->l0.items[j]);
+            if (v && v->kind == N_LAMBDA) {
+                for (int k = 0; k < v->l0.len; k++)
+                    check_expr(c, v->l0.items[k]->b);
+                check_expr(c, v->a);
+            } else {
+                check_expr(c, v);
+            }
+        }
+    }
+}
+
 static void check_funcdef(Check *c, Node *f) {
     Arena *a = c->ps->arena;
     c->jit = f->l2.len > 0; /* any other decorator is refused below */
@@ -1320,7 +1375,10 @@ static void check_funcdef(Check *c, Node *f) {
         } else {
             CERR(c, d->span, "unknown decorator '%s'", name);
         }
-        check_expr(c, d);
+        if (d->kind == N_CALL && strstr(name, "heuristics"))
+            check_heuristics(c, d);
+        else
+            check_expr(c, d);
     }
     if (wrapper && njit == 0 && nknown == f->l2.len)
         CERR(c, f->l2.items[0]->span, "'@%s' needs a '@triton.jit' function: add '@triton.jit' below it",

@@ -314,7 +314,7 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     }
     if (s == TL_SUCCESS && !k->opts.signature)
         k->opts.runtime_signature = true; /* launches build one from their arguments */
-    else if (s == TL_SUCCESS && !k->info.tuned) {
+    else if (s == TL_SUCCESS && !k->info.tuned && !k->info.heur_per_launch) { /* else: at the first launch */
         Variant *v;
         s = api_get_variant(k, k->opts.signature, &v);
     }
@@ -356,6 +356,7 @@ void tl_kernel_destroy(TlKernel *k) {
     if (!k)
         return;
     tune_free(k);
+    heur_free(k);
     for (int i = 0; i < k->nconfigs; i++)
         if (k->configs[i])
             tl_kernel_destroy(k->configs[i]);
@@ -437,6 +438,9 @@ TlStatus tl_kernel_constant_int(const TlKernel *k, const char *name, int64_t *ou
         if (p->runtime || strcmp(p->name, name))
             continue;
         char *end;
+        if (!p->value)
+            return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: constant '%s' is set by a heuristic at each launch, "
+                        "and the kernel has not been launched yet", k->name, name);
         if (!strcmp(p->value, "True") || !strcmp(p->value, "False")) {
             *out = p->value[0] == 'T';
             return TL_SUCCESS;
@@ -781,7 +785,7 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
         }
     }
     CompileOptions o = k->opts;
-    o.signature = v->key; /* the launch signature, or the user's --signature */
+    o.signature = heur_split_key(&v->arena, v->key, &o); /* the launch signature, or the user's --signature */
     Diag d = {.max_errors = o.max_errors};
     CompileTimes times = {0};
     CompileHooks hooks = {.times = &times};
@@ -967,11 +971,18 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
         k->codes[i] = c;
     }
     Variant *v = k->last;
+    if (k->info.heur_per_launch) { /* the heuristics' results choose the variant too */
+        TlStatus s = heur_eval(k, k->norm, nargs);
+        if (s != TL_SUCCESS)
+            return s;
+        same = same && k->heur_cur == k->heur_last;
+        k->heur_last = k->heur_cur;
+    }
     if (!same) {
         const char *key = k->opts.signature;
-        if (!key) {
+        if (!key || k->info.heur_per_launch) {
             k->sig.len = 0;
-            api_launch_signature(k->norm, nargs, &k->sig);
+            heur_variant_key(k, k->norm, nargs, &k->sig);
             key = k->sig.data;
         }
         k->last = NULL;

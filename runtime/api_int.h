@@ -83,6 +83,12 @@ struct TlKernel {
     int nconfigs;
     struct TuneChoice *choices;
     int last_config;    /* the config the last launch used; -1 before any */
+    TlPruneFn prune;    /* tl_kernel_set_prune: which configs to tune (autotune.c) */
+    void *prune_user;
+    /* @triton.heuristics read at each launch (heuristics.c): the results
+     * memoised by the values they read, most recent first, the one in use,
+     * and the one of the variant k->last */
+    struct HeurMemo *heur_memo, *heur_cur, *heur_last;
 };
 
 /* How a launch's grid is given: fixed, an expression over the parameters and
@@ -111,6 +117,18 @@ void api_add_times(TlContext *ctx, const CompileTimes *t);
 /* Launch a kernel with its grid given by g: tunes first when k is tuned. */
 TlStatus tune_launch(TlKernel *k, const GridSpec *g, const TlArg *args, int nargs, CUstream stream, bool sync);
 void tune_free(TlKernel *k);
+
+/* ---- heuristics.c: @triton.heuristics that read runtime scalars ---- */
+/* Their results for these checked arguments (info.heur_per_launch only):
+ * memoised, made k's constants, and kept as k->heur_cur. */
+TlStatus heur_eval(TlKernel *k, const TlArg *args, int nargs);
+/* The variant key of checked arguments: the launch signature (or the
+ * --signature), then k->heur_cur's results when the heuristics are read at
+ * launch. */
+void heur_variant_key(TlKernel *k, const TlArg *args, int nargs, Buf *key);
+/* A variant key's signature; its heuristics' results go to o (arena). */
+const char *heur_split_key(Arena *a, const char *key, CompileOptions *o);
+void heur_free(TlKernel *k);
 
 /* Set ctx's last error; returns s. */
 TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -9,7 +9,10 @@
  *   1. in the kernel's own list of choices;
  *   2. in the disk cache (the choice persists per source, options, device and
  *      key, like the cubins);
- *   3. else it tunes: every config's variant is compiled, several at a time
+ *   3. else it tunes (after tl_kernel_set_prune's callback, if any, chose
+ *      the configs to keep: the others are neither compiled nor timed, and
+ *      the cache key of the choice names those kept): every config's
+ *      variant is compiled, several at a time
  *      (the compiler has no shared state: each compilation has its own arena
  *      and LLVM context), then each is timed on the real arguments with CUDA
  *      events and the median kept (Triton's do_bench budget, warmup / rep
@@ -18,7 +21,8 @@
  *      config, so the launch that follows sees the caller's data. A config
  *      that fails to compile or to launch (too much shared memory, say) is
  *      skipped, as Triton prunes it.
- * The chosen config's kernel then runs with the grid evaluated for it. */
+ * The chosen config's kernel then runs with the grid evaluated for it (its
+ * @triton.heuristics read at launch evaluated first: heuristics.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +93,8 @@ static bool gp_name(GridParser *g, const char *name, int64_t *v) {
         if (p->runtime || strcmp(p->name, name))
             continue;
         char *end;
+        if (!p->value)
+            return gp_fail(g, "a heuristic's value is not known before the launch");
         long long x = strtoll(p->value, &end, 10);
         if (end == p->value || *end)
             return gp_fail(g, "a grid can only use integer constants");
@@ -272,18 +278,26 @@ static void tuning_key(TlKernel *k, const TlArg *args, int nargs, Buf *key) {
 static void describe_config(const TlKernel *c, Buf *b) {
     for (int i = 0; i < c->info.nparams; i++)
         if (!c->info.params[i].runtime && c->info.params[i].constexpr_)
-            buf_printf(b, "%s=%s, ", c->info.params[i].name, c->info.params[i].value);
+            buf_printf(b, "%s=%s, ", c->info.params[i].name,
+                       c->info.params[i].value ? c->info.params[i].value : "(per launch)");
     buf_printf(b, "num_warps=%d, num_stages=%d", c->info.num_warps, c->info.num_stages);
 }
 
-static void disk_key(TlKernel *k, const char *tkey, Buf *key) {
+static void disk_key(TlKernel *k, const char *tkey, const int *keep, Buf *key) {
     buf_printf(key, "autotune v1\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
+    if (k->prune) { /* a choice among the configs kept */
+        buf_puts(key, "kept");
+        for (int i = 0; i < k->nconfigs; i++)
+            if (keep[i])
+                buf_printf(key, " %d", i);
+        buf_puts(key, "\n");
+    }
     gpu_cache_key(k, "", key);
 }
 
 typedef struct Job {
     TlKernel *k;
-    const char *sig;
+    char **keys;        /* each config's variant key; NULL: not compiled */
     TlStatus *status;
     int next;
     pthread_mutex_t lock;
@@ -298,13 +312,14 @@ static void *compile_worker(void *p) {
         if (i >= j->k->nconfigs)
             return NULL;
         Variant *v;
-        j->status[i] = api_get_variant(j->k->configs[i], j->sig, &v);
+        if (j->keys[i])
+            j->status[i] = api_get_variant(j->k->configs[i], j->keys[i], &v);
     }
 }
 
-/* Compile every config's variant for signature sig, on up to one thread per core. */
-static void compile_all(TlKernel *k, const char *sig, TlStatus *status) {
-    Job j = {.k = k, .sig = sig, .status = status};
+/* Compile every config's variant with a key, on up to one thread per core. */
+static void compile_all(TlKernel *k, char **keys, TlStatus *status) {
+    Job j = {.k = k, .keys = keys, .status = status};
     pthread_mutex_init(&j.lock, NULL);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int n = (int)(cores < 1 ? 1 : cores > 16 ? 16 : cores);
@@ -407,12 +422,23 @@ static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], cons
     return t[r / 2];
 }
 
-/* Tune k for these (checked) arguments; returns the config index or -1. */
-static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream) {
+/* The variant key of config c for checked args (its heuristics evaluated
+ * first when they read the arguments); NULL with ctx's error set. */
+static char *config_key(TlKernel *c, const TlArg *args, int nargs) {
+    if (c->info.heur_per_launch && heur_eval(c, args, nargs) != TL_SUCCESS)
+        return NULL;
+    Buf key = {0};
+    heur_variant_key(c, args, nargs, &key);
+    return key.data;
+}
+
+/* Tune k for these (checked) arguments over the configs kept (keep[i]);
+ * returns the config index or -1. */
+static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream,
+                const int *keep) {
     TlContext *ctx = k->ctx;
     bool trace = env_on("TL_PRINT_AUTOTUNING");
-    Buf sig = {0};
-    api_launch_signature(args, nargs, &sig);
+    char **keys = calloc((size_t)k->nconfigs, sizeof *keys);
     TlStatus *status = calloc((size_t)k->nconfigs, sizeof *status);
     CUdeviceptr *saved = calloc((size_t)k->info.nrestore + 1, sizeof *saved);
     size_t *sizes = calloc((size_t)k->info.nrestore + 1, sizeof *sizes);
@@ -420,11 +446,16 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     CUevent ev[2] = {NULL, NULL};
     int best = -1;
     double best_ms = INFINITY;
-    if (!status || !saved || !sizes || !where) {
+    if (!keys || !status || !saved || !sizes || !where) {
         fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
-    compile_all(k, sig.data, status);
+    for (int i = 0; i < k->nconfigs; i++) {
+        status[i] = TL_ERROR_LAUNCH;
+        if (keep[i] && !(keys[i] = config_key(k->configs[i], args, nargs)))
+            buf_printf(&k->log, "autotune: config %d skipped: %s\n", i, tl_last_error(ctx));
+    }
+    compile_all(k, keys, status);
     if (gpu_event_pair(ctx, ev, true))
         goto out;
     for (int j = 0; j < k->info.nrestore; j++)
@@ -435,6 +466,11 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
         TlKernel *c = k->configs[i];
         unsigned grid[3];
         double ms = INFINITY;
+        if (!keep[i]) {
+            if (trace)
+                fprintf(stderr, "tl autotune: %s [%s] config %d: pruned\n", k->name, tkey, i);
+            continue;
+        }
         if (status[i] == TL_SUCCESS && eval_grid(k, c, gs, args, nargs, grid) == TL_SUCCESS)
             ms = time_config(k, c, grid, args, nargs, stream, ev, best_ms);
         for (int j = 0; j < k->info.nrestore; j++)
@@ -464,12 +500,55 @@ out:
         gpu_mem(ctx, &saved[j], 0, false);
     if (ev[0] || ev[1])
         gpu_event_pair(ctx, ev, false);
+    for (int i = 0; keys && i < k->nconfigs; i++)
+        free(keys[i]);
+    free(keys);
     free(status);
     free(saved);
     free(sizes);
     free(where);
-    buf_free(&sig);
     return best;
+}
+
+/* Which configs to tune: the prune callback's choice, or all (1 each);
+ * NULL with ctx's error set. */
+static int *prune(TlKernel *k, const TlArg *args, int nargs) {
+    int *keep = malloc(sizeof(int) * (size_t)k->nconfigs), n = 0;
+    if (!keep) {
+        fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < k->nconfigs; i++)
+        keep[i] = 1;
+    if (!k->prune)
+        return keep;
+    TlStatus s = k->prune(k->prune_user, (const TlKernel *const *)k->configs, k->nconfigs, args, nargs, keep);
+    for (int i = 0; i < k->nconfigs; i++)
+        n += keep[i] = keep[i] != 0;
+    if (s != TL_SUCCESS || !n) {
+        if (s != TL_SUCCESS && !tl_last_error(k->ctx)[0])
+            fail(k->ctx, s, "%s: the prune callback returned %s", k->name, tl_status_name(s));
+        else if (s == TL_SUCCESS)
+            fail(k->ctx, TL_ERROR_LAUNCH, "%s: the prune callback kept none of the %d configs", k->name,
+                 k->nconfigs);
+        free(keep);
+        return NULL;
+    }
+    return keep;
+}
+
+TlStatus tl_kernel_set_prune(TlKernel *k, TlPruneFn fn, void *user) {
+    if (!k)
+        return TL_ERROR_INVALID_ARGUMENT;
+    if (!k->info.tuned)
+        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: tl_kernel_set_prune: the kernel is not tuned (it has no "
+                    "@triton.autotune, or --autotune-config chose a config)", k->name);
+    k->ctx->err.len = 0;
+    if (k->ctx->err.data)
+        k->ctx->err.data[0] = 0;
+    k->prune = fn;
+    k->prune_user = user;
+    return TL_SUCCESS;
 }
 
 static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream) {
@@ -483,11 +562,17 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
     bool trace = env_on("TL_PRINT_AUTOTUNING");
     int pick = -1;
     const char *how = "tuned";
+    int *keep = prune(k, args, nargs);
+    if (!keep) {
+        buf_free(&key);
+        return -1;
+    }
     if (k->ctx->kind != TL_DEVICE_CUDA) {
-        pick = 0;
+        while (!keep[++pick])
+            ;
         how = "the interpreter does not tune: the first config";
-        buf_printf(&k->log, "note: %s runs its first autotune config on the CPU device (tuning needs a GPU)\n",
-                   k->name);
+        buf_printf(&k->log, "note: %s runs its first autotune config%s on the CPU device (tuning needs a GPU)\n",
+                   k->name, k->prune ? " kept by the prune callback" : "");
     } else {
         Buf dir = {0}, dk = {0};
         bool use_cache = !env_on("TL_ALWAYS_COMPILE") && cache_dir(&dir);
@@ -495,7 +580,7 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
         size_t len = 0;
         bool corrupt = false;
         if (use_cache) {
-            disk_key(k, key.data, &dk);
+            disk_key(k, key.data, keep, &dk);
             if (cache_get(dir.data, dk.data, &blob, &len, &corrupt) && len == sizeof(int32_t)) {
                 int32_t i;
                 memcpy(&i, blob, sizeof i);
@@ -504,13 +589,14 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
             }
             free(blob);
         }
-        if (pick < 0 && (pick = tune(k, key.data, gs, args, nargs, stream)) >= 0 && use_cache) {
+        if (pick < 0 && (pick = tune(k, key.data, gs, args, nargs, stream, keep)) >= 0 && use_cache) {
             int32_t i = pick;
             cache_put(dir.data, dk.data, &i, sizeof i);
         }
         buf_free(&dir);
         buf_free(&dk);
     }
+    free(keep);
     if (pick >= 0) {
         TuneChoice *c = calloc(1, sizeof *c);
         if (c && (c->key = strdup(key.data))) {
@@ -536,6 +622,11 @@ TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nar
     if (!k->info.tuned) {
         if (!gs->fixed && !api_check_args(k, args, nargs))
             return TL_ERROR_LAUNCH;
+        if (!gs->fixed && k->info.heur_per_launch) { /* the grid may read the heuristics' values */
+            TlStatus s = heur_eval(k, k->norm, nargs);
+            if (s != TL_SUCCESS)
+                return s;
+        }
         TlStatus s = eval_grid(k, k, gs, gs->fixed ? args : k->norm, nargs, grid);
         return s != TL_SUCCESS ? s : api_launch(k, grid, args, nargs, stream, sync);
     }
@@ -551,7 +642,9 @@ TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nar
     if (pick >= 0) {
         k->last_config = pick;
         TlKernel *c = k->configs[pick];
-        s = eval_grid(k, c, gs, checked, nargs, grid);
+        s = c->info.heur_per_launch ? heur_eval(c, checked, nargs) : TL_SUCCESS;
+        if (s == TL_SUCCESS)
+            s = eval_grid(k, c, gs, checked, nargs, grid);
         if (s == TL_SUCCESS)
             s = api_launch(c, grid, args, nargs, stream, sync);
         if (c->log.len) { /* the config's diagnostics belong to the kernel the user holds */

@@ -287,6 +287,22 @@ TL_API TlStatus tl_launch_grid_fn(TlKernel *k, TlGridFn grid, void *user, const 
 /* A compile-time parameter's value as an integer (bools count). */
 TL_API TlStatus tl_kernel_constant_int(const TlKernel *k, const char *name, int64_t *out);
 
+/* Triton's prune_configs_by={'early_config_prune': f, 'perf_model': g,
+ * 'top_k': n} names Python functions, which tl does not run (the kernel log
+ * and tlc say so in a note). A C program registers the equivalent here: when
+ * a tuned kernel meets a new tuning key, fn is called before any config is
+ * compiled, with one kernel handle per config (read each one's constexprs,
+ * num_warps and num_stages with tl_kernel_constant_int / tl_kernel_constant
+ * and tl_kernel_config) and the launch's arguments (checked and converted to
+ * the parameters' types); it clears keep[i] (all 1 on entry) for each config
+ * not to compile and time. Keeping none, or returning other than
+ * TL_SUCCESS, fails the launch. On the CPU device the first config kept is
+ * used. The persisted choice is keyed by the configs kept too. fn NULL
+ * removes the callback; a kernel that is not tuned is TL_ERROR_INVALID_ARGUMENT. */
+typedef TlStatus (*TlPruneFn)(void *user, const TlKernel *const *configs, int nconfigs, const TlArg *args, int nargs,
+                              int *keep);
+TL_API TlStatus tl_kernel_set_prune(TlKernel *k, TlPruneFn fn, void *user);
+
 /* ---- statistics (for tests, benchmarks and the curious) ---- */
 typedef struct TlStats {
     unsigned long compiles;       /* specialisations compiled from source */

@@ -13,6 +13,13 @@ if want launch/; then
     count_lines $T/launch.log launch
     [ $rc -gt 1 ] && report "launch/exit ($rc)" 1 $T/launch.log
 fi
+# @triton.heuristics evaluated at each launch, and pruned autotuning (heur_test.c; on the GPU in tests/gpu.sh).
+if want heur/; then
+    TL_INTERPRET=1 timeout 300 build/tests/heur_test > $T/heur.log 2>&1
+    rc=$?
+    count_lines $T/heur.log heur
+    [ $rc -gt 1 ] && report "heur/exit ($rc)" 1 $T/heur.log
+fi
 # Numeric checks of the language's ops against C references (ops_test.c).
 if want ops/; then
     TL_INTERPRET=1 timeout 300 build/tests/ops_test > $T/ops.log 2>&1

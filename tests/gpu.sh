@@ -35,6 +35,19 @@ if want launch/; then
         [ "$(grep 'autotune chose' $T/launch.log)" = "$(grep 'autotune chose' $T/launch2.log)" ]
     report "launch/autotune_second_process_cached" $? $T/launch2.err
 fi
+# Heuristics decided at each launch, and tuning pruned by a C callback (heur_test.c), on the GPU.
+if want heur/; then
+    TL_PRINT_AUTOTUNING=1 timeout 300 build/tests/heur_test > $T/heur.log 2> $T/heur.err
+    rc=$?
+    count_lines $T/heur.log heur
+    [ $rc -gt 1 ] && report "heur/exit ($rc)" 1 $T/heur.log
+    grep -m1 "^device:" $T/heur.log | grep -qv "cpu" || report "heur/ran on the GPU" 1 $T/heur.log
+    # the pruned configs are neither compiled nor timed (or a previous run's choice is reused)
+    { grep -q "prune_k .*config 0: pruned" $T/heur.err && grep -q "prune_k .*config 1: pruned" $T/heur.err &&
+        grep -q "prune_k .*config 2 (.*): [0-9.]* ms" $T/heur.err; } ||
+        grep -q "prune_k .*: config 2 (.*), from the disk cache" $T/heur.err
+    report "heur/pruned_tuning_on_gpu" $? $T/heur.err
+fi
 # The same numeric op checks as tests/api.sh runs in the interpreter.
 if want ops/; then
     timeout 600 build/tests/ops_test > $T/ops.log 2>&1
