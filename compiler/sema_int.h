@@ -330,6 +330,7 @@ Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_random(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_philox_impl(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_broadcast2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -1705,6 +1705,7 @@ static const Builtin builtins[] = {
     {"randn", "seed offset n_rounds?", sema_h_random, 4, TL},
     {"randn4x", "seed offset n_rounds?", sema_h_random, 5, TL},
     {"philox", "seed c0 c1 c2 c3 n_rounds?", sema_h_philox, 0, TL},
+    {"philox_impl", "c0 c1 c2 c3 k0 k1 n_rounds?", sema_h_philox_impl, 0, TL},
     {"uint_to_uniform_float", "x", sema_h_random_map, 0, TL},
     {"pair_uniform_to_normal", "u1 u2", sema_h_random_map, 0, TL},
     /* shape ops built from others (sema_std.c) */

@@ -543,6 +543,25 @@ Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     return sema_tuple(s, c, 4);
 }
 
+/* tl.philox_impl(c0, c1, c2, c3, k0, k1, n_rounds): the rounds themselves on
+ * an explicit key; random.py asserts uint32 or uint64 counters. */
+Val sema_h_philox_impl(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    Val c[4];
+    for (int i = 0; i < 6; i++) {
+        Val v = sema_tensor(s, sema_to_tensor(s, a[i], sp[i]));
+        DType dt = (DType)v.ty.dtype, d0 = i ? (DType)c[0].ty.dtype : dt;
+        if ((dt != DT_U32 && dt != DT_U64) || dt != d0)
+            sema_fail(s, sp[i], "philox_impl needs counters and keys of one type, uint32 or uint64, got %s", T(v.ty));
+        if (i < 4)
+            c[i] = v;
+        else
+            a[i] = v;
+    }
+    philox_impl(s, c, a[4], a[5], rounds_of(s, a[6], sp[6]), call);
+    return sema_tuple(s, c, 4);
+}
+
 /* tl.uint_to_uniform_float(x), tl.pair_uniform_to_normal(u1, u2) */
 Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     Val x = sema_tensor(s, sema_to_tensor(s, a[0], sp[0]));

@@ -333,6 +333,33 @@ static const char k_randint4x[] =
     "    tl.static_assert(a.dtype == tl.uint32 and d.shape == (BLOCK,))\n"
     ST(a, "a") ST(b, "b") ST(c, "c") ST(d, "d");
 
+/* philox_impl on explicit keys: counters (x, x ^ 0x5bd1e995, n, 7) from the
+ * loaded data, key (0xDEADBEEF, x * 3), 10 rounds and 5 */
+static int c_philox_impl(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
+    if (!philox_kat(msg, len))
+        return 0;
+    for (long i = 0; i < d[0]; i++) {
+        uint32_t x = (uint32_t)(int64_t)in[0][i];
+        uint32_t c[4] = {x, x ^ 0x5bd1e995u, (uint32_t)d[0], 7}, c5[4] = {x, x ^ 0x5bd1e995u, (uint32_t)d[0], 7};
+        philox4x32(c, 0xDEADBEEFu, x * 3u, 10);
+        philox4x32(c5, 0xDEADBEEFu, x * 3u, 5);
+        if (!check_value("a", i, got[0][i], c[0], 0, msg, len) || !check_value("d", i, got[1][i], c[3], 0, msg, len) ||
+            !check_value("a5", i, got[2][i], c5[0], 0, msg, len))
+            return 0;
+    }
+    return 1;
+}
+static const char k_philox_impl[] =
+    PRE "def k(x_ptr, a_ptr, d_ptr, e_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    x = tl.load(x_ptr + offs, mask=mask).to(tl.uint32)\n"
+    "    k1 = x * 3\n"
+    "    k0 = (k1 * 0 + 0xDEADBEEF).to(tl.uint32)\n"
+    "    c2 = (x * 0 + n).to(tl.uint32)\n"
+    "    c3 = (x * 0 + 7).to(tl.uint32)\n"
+    "    a, b, c, d = tl.philox_impl(x, x ^ 0x5bd1e995, c2, c3, k0, k1)\n"
+    "    e, f, g, h = tl.philox_impl(x, x ^ 0x5bd1e995, c2, c3, k0, k1, n_rounds=5)\n"
+    ST(a, "a") ST(d, "d") ST(e, "e");
+
 /* rand, randn, randint with 7 rounds and the last of rand4x, from a runtime
  * seed n * 7919 + 5. randn goes through the GPU's approximate log / cos. */
 static int c_rand(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
@@ -449,6 +476,8 @@ static const char k_core_arith[] =
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_gather_flip, NULL, EXACT},                \
     {"sort_topk_rows", k_sort_rows, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},    \
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), {TL_F32, D0, 8, SENT, SENT, 0}}, r_sort_rows, NULL, EXACT},        \
+    {"philox_impl", k_philox_impl, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, 0, 2000000000)},                           \
+     {OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0)}, NULL, c_philox_impl, EXACT},                                \
     {"randint4x_philox", k_randint4x, B128, S1D, G1D, 1, 0, {{0}},                                                   \
      {OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0)}, NULL, c_randint4x, EXACT},               \
     {"rand_randn_randint", k_rand, B128, S1D, G1D, 1, 0, {{0}},                                                     \
