@@ -575,6 +575,24 @@ static int forward_rule(Pass *P, const Inst *in) {
         return permuted(P, vlay(P, in->args[0]), in->attr.perm, false);
     case IR_GATHER:
         return vlay(P, in->args[1]);
+    case IR_BROADCAST: {
+        /* The operand's layout, unless spread over the result it would take
+         * a real share of the registers (over a quarter of what a thread may
+         * hold) and more than the result's default: a small operand's
+         * default layout (lanes left over on its size-1 dims go to the
+         * slowest) can hold a rank-5 result many times over. Then the
+         * default of the result's shape, and the small operand converts.
+         * Below that, replicas cost less than a convert. */
+        int a = vlay(P, in->args[0]);
+        Type rt = vtype(P, in->results[0]);
+        if (!a)
+            return 0;
+        int64_t w = words(P, a, rt);
+        if (w <= LAYOUT_MAX_REGS / 4)
+            return a;
+        int def = default_blocked(P, rt);
+        return w > words(P, def, rt) ? def : a;
+    }
     default:
         break;
     }

@@ -170,6 +170,54 @@ static const char k_r5_reshape[] =
     "    z = x - tl.expand_dims(tl.sum(x, axis=2), 2)\n"
     "    tl.store(z_ptr + off, z, mask=mask)\n";
 
+/* cumsum along axis 2, argmax along axis 1 (to [A, C, 5, E]; masked lanes
+ * at -inf), and the join of the sum and max over axis 4 (rank 4 -> rank 5:
+ * [A, 3, C, 5, 2]) */
+static void r_r5_scan_join(const long *d, double *const *in, double *const *want) {
+    long A = d[0], C = d[1], E = d[2];
+    for (long a = 0; a < A; a++)
+        for (long b = 0; b < 3; b++)
+            for (long dd = 0; dd < 5; dd++)
+                for (long e = 0; e < E; e++) {
+                    double s = 0;
+                    for (long c = 0; c < C; c++)
+                        want[0][r5_at(d, a, b, c, dd, e)] = s += in[0][r5_at(d, a, b, c, dd, e)];
+                }
+    for (long a = 0; a < A; a++)
+        for (long c = 0; c < C; c++)
+            for (long dd = 0; dd < 5; dd++)
+                for (long e = 0; e < E; e++) {
+                    long best = 0;
+                    for (long b = 1; b < 3; b++)
+                        if (in[0][r5_at(d, a, b, c, dd, e)] > in[0][r5_at(d, a, best, c, dd, e)])
+                            best = b;
+                    want[1][((a * C + c) * 5 + dd) * E + e] = best;
+                }
+    for (long a = 0; a < A; a++)
+        for (long b = 0; b < 3; b++)
+            for (long c = 0; c < C; c++)
+                for (long dd = 0; dd < 5; dd++) {
+                    double s = 0, m = -INFINITY;
+                    for (long e = 0; e < E; e++)
+                        s += in[0][r5_at(d, a, b, c, dd, e)], m = fmax(m, in[0][r5_at(d, a, b, c, dd, e)]);
+                    long o = (((a * 3 + b) * C + c) * 5 + dd) * 2;
+                    want[2][o] = s, want[2][o + 1] = m;
+                }
+}
+static const char k_r5_scan_join[] =
+    PRE "def k(x_ptr, h_ptr, am_ptr, j_ptr, A, C, E, BA: tl.constexpr, BB: tl.constexpr,\n"
+    "      BC: tl.constexpr, BD: tl.constexpr, BE: tl.constexpr):\n" R5_IDX
+    "    tl.store(h_ptr + off, tl.cumsum(x, axis=2), mask=mask)\n"
+    "    am = tl.argmax(tl.where(mask, x, float('-inf')), axis=1)\n"
+    "    tl.static_assert(am.shape == (BA, BC, BD, BE))\n"
+    "    oa = tl.reshape(((a * C + c) * 5 + d) * E + e, (BA, BC, BD, BE))\n"
+    "    tl.store(am_ptr + oa, am, mask=tl.reshape((a < A) & (c < C) & (d < 5) & (e < E), (BA, BC, BD, BE)))\n"
+    "    j = tl.join(tl.sum(x, axis=4), tl.max(tl.where(mask, x, float('-inf')), axis=4))\n"
+    "    tl.static_assert(j.shape == (BA, BB, BC, BD, 2))\n"
+    "    t = tl.arange(0, 2)[None, None, None, None, :]\n"
+    "    oj = (((a * 3 + b) * C + c) * 5 + d) * 2 + t\n"
+    "    tl.store(j_ptr + oj, j, mask=(a < A) & (b < 3) & (c < C) & (d < 5) & (t < 2))\n";
+
 /* ------------------------------------------------------------ batched dot */
 
 /* o[b] = a[b] @ w[b] + c[b] for b < NB (a [NB, M, K], w [NB, K, N], c and o
@@ -258,6 +306,11 @@ static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, 
      {{TL_F32, D0 | D1 | D2, 15, -1, 1, 0}}, \
      {{TL_F32, D0 | D1 | D2, 15, SENT, SENT, 0}, {TL_F32, D0 | D1 | D2, 15, SENT, SENT, 0}}, r_r5_reshape, NULL, \
      SUMS}, \
+    {"rank5_cumsum_argmax_join", k_r5_scan_join, R5_OPTS, S5D, {0, 0}, 3, 0, \
+     {{TL_F32, D0 | D1 | D2, 15, -1, 1, 0}}, \
+     {{TL_F32, D0 | D1 | D2, 15, SENT, SENT, 0}, {TL_I32, D0 | D1 | D2, 5, SENT, SENT, 0}, \
+      {TL_F32, D0 | D1, 30, SENT, SENT, 0}}, \
+     r_r5_scan_join, NULL, SUMS}, \
     {"dot3_f32_ieee_b1_16", BDOT(", input_precision='ieee'"), "-D NB=1 -D BB=1 -D BM=16 -D BN=16 -D BK=16", SB16, \
      {16, 16}, 3, 0, BDOT_BUFS(TL_F32, 1), r_bdot1, NULL, 1e-4, 1e-4}, \
     {"dot3_f32_ieee_b2_32", BDOT(", allow_tf32=False"), "-D NB=2 -D BB=2 -D BM=32 -D BN=32 -D BK=32", SB32, \
