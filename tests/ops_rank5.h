@@ -276,6 +276,7 @@ static const char k_bdot_loop[] =
 
 static const Dims SB16[] = {{{16, 16, 16}}, {{13, 7, 11}}, {{1, 1, 1}}, {{0}}};
 static const Dims SB32[] = {{{32, 32, 32}}, {{29, 17, 31}}, {{1, 1, 1}}, {{0}}};
+static const Dims SB_32_16_32[] = {{{32, 16, 32}}, {{29, 15, 31}}, {{1, 1, 1}}, {{0}}};
 static const Dims SB_16_32_64[] = {{{16, 32, 64}}, {{13, 29, 61}}, {{1, 1, 1}}, {{0}}};
 static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, {{0}}};
 
@@ -319,5 +320,8 @@ static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, 
      0, BDOT_BUFS(TL_F32, 3), r_bdot3_tf32, NULL, 1e-4, 1e-4}, \
     {"dot3_f16_b3_64x32x16", BDOT(""), "-D NB=3 -D BB=4 -D BM=64 -D BN=32 -D BK=16", SB_64_32_16, {64, 32}, 3, 0, \
      BDOT_BUFS(TL_F16, 3), r_bdot3, NULL, 1e-4, 1e-4}, \
+    {"dot3_i8_b2_32x16x32", BDOT(""), "-D NB=2 -D BB=2 -D BM=32 -D BN=16 -D BK=32", SB_32_16_32, {32, 16}, 3, 0, \
+     {{TL_I8, D0 | D2, 2, -100, 100, 0}, {TL_I8, D1 | D2, 2, -100, 100, 0}, {TL_I32, D0 | D1, 2, -1000, 1000, 0}}, \
+     {{TL_I32, D0 | D1, 2, SENT, SENT, 0}}, r_bdot2, NULL, EXACT}, \
     {"dot3_f32_tf32_k_loop_ragged", k_bdot_loop, "-D NB=2 -D BB=2 -D BM=32 -D BN=16 -D BK=16", SMM, {32, 16}, 3, 0, \
      BDOT_BUFS(TL_F32, 2), r_bdot2_tf32, NULL, 1e-4, 1e-4},
