@@ -30,7 +30,9 @@
 
 #include "diag.h"
 
-enum { IR_MAX_RANK = 4, IR_MAX_NUMEL = 1 << 20 };
+/* IR_MAX_RANK: Triton's blocks go up to rank 5 in practice; this is the one owner of the
+ * limit (sema reports it at the source, the parser and verifier check it). */
+enum { IR_MAX_RANK = 5, IR_MAX_NUMEL = 1 << 20 };
 
 /* Element types. Order matters: ints by width, then floats by width, then
  * the fp8 storage types (compiler/fp8.h: loads, stores, casts, selects,

@@ -456,7 +456,7 @@ static bool key_int(Parser *P, const LayoutEntry *es, int n, const char *key, in
     return true;
 }
 
-/* A list key of 1..4 entries; *rank is set by the first list read, later ones
+/* A list key of 1..IR_MAX_RANK entries; *rank is set by the first list read, later ones
  * must have as many. */
 static bool key_list(Parser *P, const LayoutEntry *es, int n, const char *key, Span sp, int *rank, int *out,
                      bool need_pow2) {
@@ -705,10 +705,11 @@ static bool parse_type(Parser *P, Type *out, int *layout) {
             for (; is_digit(*q); q++)
                 if (n <= INT32_MAX)
                     n = n * 10 + (*q - '0');
-            if (n < 1 || n > INT32_MAX || t.rank == IR_MAX_RANK)
-                return error_at(P, span_from(P, d, (size_t)(q - d)),
-                                n < 1 || n > INT32_MAX ? "dimension out of range"
-                                                       : "a block has at most 4 dimensions");
+            if (n < 1 || n > INT32_MAX)
+                return error_at(P, span_from(P, d, (size_t)(q - d)), "dimension out of range");
+            if (t.rank == IR_MAX_RANK)
+                return error_at(P, span_from(P, d, (size_t)(q - d)), "a block has at most %d dimensions",
+                                IR_MAX_RANK);
             t.shape[t.rank++] = (int32_t)n;
             if (*q != 'x')
                 return error_at(P, span_from(P, q, 1), "expected 'x' after a dimension");

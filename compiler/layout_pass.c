@@ -381,17 +381,19 @@ static int mma_k_width(Pass *P, Inst *dot) {
  * of B for r * c fmas; then lanes and warps as usual. */
 static int fma_layout(Pass *P, Type tc) {
     int64_t share = ir_numel(tc) / (32 * P->nw);
-    int c = 1, r = 1;
-    while ((int64_t)c * r < share) {
-        if (c <= r && c < tc.shape[1])
+    int n = tc.rank, c = 1, r = 1, bt = 1; /* a 3-D dot's batch dim comes last (bt) */
+    while ((int64_t)c * r * bt < share) {
+        if (c <= r && c < tc.shape[n - 1])
             c *= 2;
-        else if (r < tc.shape[0])
+        else if (r < tc.shape[n - 2])
             r *= 2;
+        else if (n == 3 && bt < tc.shape[0])
+            bt *= 2;
         else
             break;
     }
-    int spt[2] = {r, c}, order[2] = {1, 0};
-    return blocked_for(P, tc, spt, order);
+    int spt[3] = {bt, r, c}, order[3] = {n - 1, n - 2, 0};
+    return blocked_for(P, tc, n == 3 ? spt : spt + 1, order);
 }
 
 /* 32-bit registers a value of type t would take in layout li. */
@@ -402,8 +404,17 @@ static int64_t words(Pass *P, int li, Type t) {
 
 static void anchor_dot(Pass *P, Inst *in, int idx) {
     Type ta = vtype(P, in->args[0]), tb = vtype(P, in->args[1]), tc = vtype(P, in->results[0]);
+    if (tc.rank == 3) {
+        /* A batched dot is the FMA loop over the whole [B, M, N] block: its
+         * operands stay in their layouts and are staged in shared memory
+         * (llvm_dot.c); no mma layout is 3-D. */
+        P->anchor[idx] = fma_layout(P, tc);
+        set_lay(P, in->results[0], P->anchor[idx]);
+        P->staged[idx] = true;
+        return;
+    }
     if (tc.rank != 2 || ta.rank != 2) {
-        diag_error(P->d, P->f->src, in->span, "dot of rank-%d blocks is not supported (only 2-D)", tc.rank);
+        diag_error(P->d, P->f->src, in->span, "dot of rank-%d blocks is not supported (only 2-D and 3-D)", tc.rank);
         P->failed = true;
         return;
     }
@@ -566,6 +577,24 @@ static int forward_rule(Pass *P, const Inst *in) {
         return permuted(P, vlay(P, in->args[0]), in->attr.perm, false);
     case IR_GATHER:
         return vlay(P, in->args[1]);
+    case IR_BROADCAST: {
+        /* The operand's layout, unless spread over the result it would take
+         * a real share of the registers (over a quarter of what a thread may
+         * hold) and more than the result's default: a small operand's
+         * default layout (lanes left over on its size-1 dims go to the
+         * slowest) can hold a rank-5 result many times over. Then the
+         * default of the result's shape, and the small operand converts.
+         * Below that, replicas cost less than a convert. */
+        int a = vlay(P, in->args[0]);
+        Type rt = vtype(P, in->results[0]);
+        if (!a)
+            return 0;
+        int64_t w = words(P, a, rt);
+        if (w <= LAYOUT_MAX_REGS / 4)
+            return a;
+        int def = default_blocked(P, rt);
+        return w > words(P, def, rt) ? def : a;
+    }
     default:
         break;
     }

@@ -23,7 +23,9 @@
  * layouts) is an FMA dot: in registers when each thread already holds the A
  * rows and B columns of its accumulator elements (DOT_OPERAND of a BLOCKED
  * parent), else with A and B staged in shared memory and a K loop of fmas on
- * the accumulator's registers (operands in any layout). */
+ * the accumulator's registers (operands in any layout). A batched dot
+ * (a <BxMxK>, b <BxKxN>, acc <BxMxN>) is always that staged loop, over the
+ * whole 3-D accumulator in a BLOCKED layout (layout_pass.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,8 +578,10 @@ static void lower_fma_regs(Lower *L, Inst *in, const int *pa, const int *pb) {
     llvm_set(L, res, out, n);
 }
 
-/* Store a block's registers into scratch at base + row-major index. */
-static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off) {
+/* Store a block's registers into scratch at base + row-major index; fp32
+ * rounded to tf32 first when the dot asks for tf32 (as mma.sync's operands
+ * are, and as the interpreter does). */
+static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32) {
     const ThreadMap *tm = llvm_tm(L, v);
     LVal *x = llvm_val(L, v);
     int64_t strides[IR_MAX_RANK];
@@ -585,31 +589,43 @@ static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off) {
     LLVMTypeRef t = llvm_type(L, ct);
     for (int r = 0; r < x->n; r++) {
         LLVMValueRef val = llvm_cast(L, x->r[r], dtype_of(L, v), ct);
+        if (tf32)
+            val = LLVMBuildBitCast(L->b, llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &val, 1), t, "");
         LLVMBuildStore(L->b, val, llvm_smem_ptr(L, t, llvm_linear(L, tm, r, strides), byte_off));
     }
 }
 
 /* acc[r] += sum_k A[m_r][k] * B[k][n_r], as a loop over k with one phi per
- * accumulator register; A and B are read from the shared scratch. */
+ * accumulator register; A and B are read from the shared scratch. A batched
+ * dot ([B, M, K] x [B, K, N]) is the same loop over its [B, M, N] result:
+ * register r reads the rows of A and the columns of B of its own batch. */
 static void lower_fma(Lower *L, Inst *in) {
     ValueId a = in->args[0], b = in->args[1], c = in->args[2], res = in->results[0];
     Type at = L->f->values[a].type, bt = L->f->values[b].type;
     DType rt = dtype_of(L, res), ct = fma_type(rt);
-    int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1], bytes = llvm_dt_bytes(ct);
-    int64_t boff = (M * K * bytes + 15) & ~(int64_t)15;
-    llvm_smem_use(L, boff + K * N * bytes, in->span);
-    stage(L, a, ct, 0);
-    stage(L, b, ct, boff);
+    int nd = at.rank; /* 2, or 3 with the batch dim first */
+    int64_t M = at.shape[nd - 2], K = at.shape[nd - 1], N = bt.shape[nd - 1], bytes = llvm_dt_bytes(ct);
+    int64_t boff = (ir_numel(at) * bytes + 15) & ~(int64_t)15;
+    bool tf32 = in->attr.precision == PREC_TF32 && at.dtype == DT_F32 && bt.dtype == DT_F32 && ct == DT_F32;
+    llvm_smem_use(L, boff + ir_numel(bt) * bytes, in->span);
+    stage(L, a, ct, 0, tf32);
+    stage(L, b, ct, boff, tf32);
     llvm_barrier(L);
     LLVMValueRef *cr = llvm_regs_like(L, c, res, in->span);
     const ThreadMap *tr = llvm_tm(L, res);
     int n = tr->nregs;
     LLVMTypeRef t = llvm_type(L, ct);
-    /* row offsets m*K and columns n of each register, before the loop */
+    /* row offsets (b*M + m)*K and columns b*K*N + n of each register, before the loop */
     LLVMValueRef *arow = llvm_new_regs(L, n), *bcol = llvm_new_regs(L, n);
     for (int r = 0; r < n; r++) {
-        arow[r] = LLVMBuildMul(L->b, llvm_index(L, tr, r, 0), llvm_i32(L, K), "");
-        bcol[r] = llvm_index(L, tr, r, 1);
+        LLVMValueRef row = llvm_index(L, tr, r, nd - 2), col = llvm_index(L, tr, r, nd - 1);
+        if (nd == 3) {
+            LLVMValueRef bi = llvm_index(L, tr, r, 0);
+            row = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, bi, llvm_i32(L, M), ""), row, "");
+            col = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, bi, llvm_i32(L, K * N), ""), col, "");
+        }
+        arow[r] = LLVMBuildMul(L->b, row, llvm_i32(L, K), "");
+        bcol[r] = col;
     }
     LLVMValueRef *init = llvm_new_regs(L, n);
     for (int r = 0; r < n; r++)
@@ -825,10 +841,8 @@ void llvm_lower_dot(Lower *L, Inst *in) {
         }
         return;
     }
-    if (L->f->values[in->args[0]].type.rank != 2) {
-        diag_error(L->d, L->f->src, in->span, "dot on blocks of rank %d is not supported on the GPU yet",
-                   L->f->values[in->args[0]].type.rank);
-        L->failed = true;
+    if (L->f->values[in->args[0]].type.rank == 3) { /* batched: the staged FMA loop (layout_pass.c) */
+        lower_fma(L, in);
         return;
     }
     int *pa, *pb;

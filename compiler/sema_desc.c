@@ -43,6 +43,11 @@
 #include <string.h>
 
 #include "sema_int.h"
+#include "tl.h"
+
+/* Tensor descriptors have at most as many dims as the host's TlTensorDesc
+ * holds (runtime/tl.h owns that number); blocks may have more. */
+enum { DESC_MAX_RANK = (int)TL_TENSORDESC_MAX_RANK < (int)IR_MAX_RANK ? (int)TL_TENSORDESC_MAX_RANK : (int)IR_MAX_RANK };
 
 #define T(t) sema_type_str(s, (t))
 #define D(dt) sema_type_str(s, ir_scalar(dt))
@@ -496,8 +501,8 @@ Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span
     Val base = scalar_pointer(s, a[0], sp[0], fn);
     int r, n;
     const Val *shape = list_arg(s, a[1], sp[1], fn, "shape entries", -1, &r);
-    if (r < 1 || r > IR_MAX_RANK)
-        sema_fail(s, sp[1], "%s: descriptors of rank %d are not supported (1 to %d dimensions)", fn, r, IR_MAX_RANK);
+    if (r < 1 || r > DESC_MAX_RANK)
+        sema_fail(s, sp[1], "%s: descriptors of rank %d are not supported (1 to %d dimensions)", fn, r, DESC_MAX_RANK);
     const Val *strides = list_arg(s, a[2], sp[2], fn, "strides", r, &n);
     const Val *bs = list_arg(s, a[3], sp[3], fn, "block dims", r, &n);
     int32_t dims[IR_MAX_RANK];
@@ -703,7 +708,7 @@ static bool parse_entry(const char *e, DType *elem, int *rank, int32_t *block, i
             p++;
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || *rank >= IR_MAX_RANK || v < 1 || v > IR_MAX_NUMEL)
+        if (end == p || *rank >= DESC_MAX_RANK || v < 1 || v > IR_MAX_NUMEL)
             return false;
         block[(*rank)++] = (int32_t)v;
         p = end;
@@ -729,7 +734,7 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
     if (!parse_entry(entry, elem, rank, block, hint))
         sema_fail(s, sp, "bad tensor descriptor type '%s' in the signature for parameter '%s' (expected "
                          "tensordesc<DTYPE[B0, B1, ...]>, 1 to %d block dims, as in tensordesc<fp16[64, 32]>)",
-                  entry, pname, IR_MAX_RANK);
+                  entry, pname, DESC_MAX_RANK);
     Val bs[IR_MAX_RANK];
     for (int d = 0; d < *rank; d++)
         bs[d] = sema_int(block[d]);

@@ -925,16 +925,22 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     ValueId x = need_tensor(s, a[0], sp[0]), y = need_tensor(s, a[1], sp[1]);
     Type tx = ty_of(s, x), ty = ty_of(s, y);
     DType dx = (DType)tx.dtype, dy = (DType)ty.dtype;
-    if (tx.rank != 2 || ty.rank != 2)
-        sema_fail(s, call, "tl.dot needs two 2D blocks, got %s and %s", T(tx), T(ty));
+    /* Triton's semantic.dot: both 2-D, or both 3-D with a leading batch dim
+     * ([B, M, K] x [B, K, N] -> [B, M, N]) */
+    if (!((tx.rank == 2 && ty.rank == 2) || (tx.rank == 3 && ty.rank == 3)))
+        sema_fail(s, call, "tl.dot needs two 2D or two 3D (batched) blocks, got %s and %s", T(tx), T(ty));
     if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32 && !dt_is_fp8(dx))
         sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32, fp8 or int8)", D(dx));
     if (dx != dy && !(dt_is_fp8(dx) && dt_is_fp8(dy))) /* fp8e4nv x fp8e5 is allowed */
         sema_fail(s, call, "both operands of tl.dot must have the same type, got %s and %s", T(tx), T(ty));
-    if (tx.shape[1] != ty.shape[0])
-        sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (K is %d and %d)", T(tx), T(ty), tx.shape[1],
-                  ty.shape[0]);
-    int M = tx.shape[0], N = ty.shape[1], K = tx.shape[1];
+    int nd = tx.rank;
+    if (tx.shape[nd - 1] != ty.shape[nd - 2])
+        sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (K is %d and %d)", T(tx), T(ty), tx.shape[nd - 1],
+                  ty.shape[nd - 2]);
+    if (nd == 3 && tx.shape[0] != ty.shape[0])
+        sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (the batch dims are %d and %d)", T(tx), T(ty),
+                  tx.shape[0], ty.shape[0]);
+    int M = tx.shape[nd - 2], N = ty.shape[nd - 1], K = tx.shape[nd - 1];
     if (M < 16 || N < 16 || K < 16)
         sema_fail(s, call, "tl.dot needs M >= 16, N >= 16 and K >= 16, got M=%d, N=%d, K=%d", M, N, K);
     if (sema_given(a[3]) && sema_given(a[4]))
@@ -971,8 +977,8 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
         rd = (DType)out.dtype;
     else
         sema_fail(s, sp[6], "out_dtype must be float32 or float16, got %s", T(out));
-    int32_t sh[2] = {M, N};
-    Type rt = ir_block(ir_scalar(rd), 2, sh);
+    int32_t sh[3] = {tx.shape[0], M, N};
+    Type rt = ir_block(ir_scalar(rd), nd, nd == 3 ? sh : sh + 1);
     ValueId acc;
     if (sema_given(a[2])) {
         acc = need_tensor(s, a[2], sp[2]);
@@ -1179,7 +1185,9 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
     at->axis = axis;
     at->keep_dims = keep;
     if (!sema_given(axisv) && keep && rank0 > 1) {
-        int32_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+        int32_t ones[IR_MAX_RANK];
+        for (int d = 0; d < IR_MAX_RANK; d++)
+            ones[d] = 1;
         res = emit1(s, IR_RESHAPE, ir_block(elem, rank0, ones), res, sp);
     }
     return res;

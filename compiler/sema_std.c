@@ -11,7 +11,7 @@
  * sort is the bitonic network of standard.py: log2(N) stages of
  * compare-and-swap steps along the last dim. Triton reshapes the block into a
  * hypercube of 2s to find each element's partner; tl reads the partner with a
- * `gather` at index pos ^ 2^i instead (blocks have at most 4 dims here). The
+ * `gather` at index pos ^ 2^i instead (blocks have at most IR_MAX_RANK dims here). The
  * comparisons and the order of the steps are Triton's, so equal inputs give
  * equal outputs, NaNs included. flip is a gather at S-1-pos, topk a sort
  * followed by a gather of the first k. */
@@ -155,7 +155,9 @@ static void emit_reduce(Sema *s, ValueId *xs, int n, Val axisv, Span axsp, bool 
     for (int i = 0; i < n; i++) {
         out[i] = in->results[i];
         if (!sema_given(axisv) && keep && rank0 > 1) { /* back to rank0 dims of 1 */
-            int32_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+            int32_t ones[IR_MAX_RANK];
+            for (int d = 0; d < IR_MAX_RANK; d++)
+                ones[d] = 1;
             out[i] = sema_emit(s, IR_RESHAPE, ir_block(ty_of(s, out[i]), rank0, ones), &out[i], 1, call);
         }
     }
@@ -282,7 +284,9 @@ static ValueId dim_index(Sema *s, Type t, int d, Span sp) {
         /* a reshape, not expand_dims: those would keep the arange's layout,
          * its lanes along a short dim, and every thread would hold the whole
          * of the other dims */
-        int32_t sh[IR_MAX_RANK] = {1, 1, 1, 1};
+        int32_t sh[IR_MAX_RANK];
+        for (int k = 0; k < IR_MAX_RANK; k++)
+            sh[k] = 1;
         sh[d] = t.shape[d];
         v = sema_emit(s, IR_RESHAPE, ir_block(at, t.rank, sh), &v, 1, sp);
     } else {

@@ -79,7 +79,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
             bool same = x->rank == y->rank;
             int inv[IR_MAX_RANK] = {0};
             for (int d = 0; d < x->rank; d++)
-                inv[in->attr.perm[d] & (IR_MAX_RANK - 1)] = d;
+                if (in->attr.perm[d] >= 0 && in->attr.perm[d] < IR_MAX_RANK)
+                    inv[in->attr.perm[d]] = d;
             for (int d = 0; d < x->rank && same; d++) {
                 int p = in->attr.perm[d];
                 same &= y->order[d] == inv[x->order[d]];
@@ -105,7 +106,7 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
     }
     case IR_DOT: {
         Type a = f->values[in->args[0]].type, b = f->values[in->args[1]].type, c = f->values[in->args[2]].type;
-        if (a.rank != 2)
+        if (a.rank != 2 && a.rank != 3)
             return 0;
         int64_t ops = 0;
         for (int k = 0; k < 2; k++) { /* operand converts the dot does itself (ldmatrix) */
@@ -122,8 +123,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
          * (before sm_89, and e4b15 always): smem-alloc does not know the arch,
          * so its bound holds the staging in every case */
         bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
-        if (fp8 || (!mma && !regs))
-            fma = align_up((int64_t)a.shape[0] * a.shape[1] * ct, 16) + (int64_t)b.shape[0] * b.shape[1] * ct;
+        if (fp8 || (!mma && !regs) || a.rank == 3) /* a batched dot is always that loop */
+            fma = align_up(ir_numel(a) * ct, 16) + ir_numel(b) * ct;
         int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
         int64_t m = ops > fma ? ops : fma;
         return align_up(m > acc ? m : acc, 16);

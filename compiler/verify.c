@@ -535,11 +535,13 @@ static bool dot_accumulates(int in, int acc) {
 
 static void check_dot(Verifier *V, const Inst *in) {
     Type a = arg(V, in, 0), b = arg(V, in, 1), c = arg(V, in, 2);
-    if (a.rank != 2 || b.rank != 2 || c.rank != 2) {
-        fail(V, in, "operands must be 2-D blocks: %s, %s, %s", ty(V, a), ty(V, b), ty(V, c));
+    int r = a.rank; /* 2, or 3 with a leading batch dim shared by all three */
+    if ((r != 2 && r != 3) || b.rank != r || c.rank != r) {
+        fail(V, in, "operands must be 2-D or 3-D blocks of one rank: %s, %s, %s", ty(V, a), ty(V, b), ty(V, c));
         return;
     }
-    if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+    if (a.shape[r - 1] != b.shape[r - 2] || c.shape[r - 2] != a.shape[r - 2] || c.shape[r - 1] != b.shape[r - 1] ||
+        (r == 3 && (b.shape[0] != a.shape[0] || c.shape[0] != a.shape[0])))
         fail(V, in, "shapes do not chain: a %s, b %s, acc %s", ty(V, a), ty(V, b), ty(V, c));
     if (a.dtype != b.dtype && !(dt_is_fp8(a.dtype) && dt_is_fp8(b.dtype))) /* e4nv x e5 is one mma */
         fail(V, in, "a and b differ in element type: %s, %s", dt_name(a.dtype), dt_name(b.dtype));

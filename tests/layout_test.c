@@ -173,6 +173,21 @@ static void test_maps(void) {
         }
         int32_t s3[3] = {4, 8, 16};
         check_map(f, b4, ir_block(ir_scalar(DT_F32), 3, s3), nw);
+        /* Rank 5 (IR_MAX_RANK), the fastest dim not the last, and its slices
+         * (rank 4) at every dim: blocks smaller and larger than the tile. */
+        int b5 = blocked(f, 5, (int[]){1, 2, 1, 1, 2}, (int[]){2, 2, 2, 2, 2}, (int[]){1, nw, 1, 1, 1},
+                         (int[]){3, 4, 2, 0, 1});
+        static const int32_t s5[][5] = {{2, 4, 8, 2, 16}, {1, 1, 1, 1, 1}, {4, 2, 16, 8, 2}, {8, 8, 8, 8, 8}};
+        for (size_t i = 0; i < 4; i++) {
+            check_map(f, b5, ir_block(ir_scalar(DT_F32), 5, s5[i]), nw);
+            for (int d = 0; d < 5; d++) {
+                int32_t s4[4];
+                for (int k = 0, j = 0; k < 5; k++)
+                    if (k != d)
+                        s4[j++] = s5[i][k];
+                check_map(f, slice(f, b5, d), ir_block(ir_scalar(DT_F32), 4, s4), nw);
+            }
+        }
         /* MMA and its operands, as warpsPerTile picks them for nw. */
         int wm = nw >= 4 ? nw / 2 : nw, wn = nw / wm;
         int m = mma(f, wm, wn);
