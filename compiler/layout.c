@@ -472,6 +472,14 @@ Layout layout_swizzled_for(int rows, int cols, int bytes) {
     return l;
 }
 
+Layout layout_fma_shared(int rows, int cols, int bytes, int op_idx) {
+    if (op_idx == 0)
+        return layout_swizzled_for(rows, cols, bytes);
+    int vec = 16 / bytes > 0 ? 16 / bytes : 1;
+    return (Layout){.kind = LAYOUT_SHARED, .rank = 2, .order = {1, 0}, .vec = vec < cols ? vec : cols, .per_phase = 1,
+                    .max_phase = 1};
+}
+
 /* SHARED: the tile dims (the last l->rank of t) row-major along order, the
  * vec groups of each row XOR-ed with its phase; stage dims outermost. */
 static int64_t swizzled_offset(const Layout *l, Type t, const int32_t *idx) {

@@ -158,6 +158,11 @@ int64_t layout_shared_offset(const Function *f, int li, Type t, const int32_t *i
  * groups: vec = 16 bytes of elements, per_phase = rows sharing one 128-byte
  * line, max_phase = 16-byte groups per row (at most 8). */
 Layout layout_swizzled_for(int rows, int cols, int bytes);
+/* The shared layout of a ring that an FMA dot reads as its operand op_idx
+ * (0: A, rows x cols = M x K; 1: B, K x N), row-major: A swizzled so that
+ * the consecutive rows one load of a warp reads fall in distinct bank
+ * groups, B plain (a warp reads consecutive 16-byte runs of one row). */
+Layout layout_fma_shared(int rows, int cols, int bytes, int op_idx);
 /* Draw a shared layout: each cell the offset of the element, in 16-byte
  * chunks and the element within ("c:e"), for a 2-D block. */
 void layout_draw_shared(Buf *out, const Function *f, int li, Type t);

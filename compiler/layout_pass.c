@@ -379,7 +379,7 @@ static int mma_k_width(Pass *P, Inst *dot) {
 /* The FMA loop's accumulator: each thread a near-square r x c patch (c >= r,
  * r * c = its share of the block), so one k step reads r elements of A and c
  * of B for r * c fmas; then lanes and warps as usual. */
-static int fma_layout(Pass *P, Type tc) {
+static void fma_patch(Pass *P, Type tc, int *rp, int *cp, int *btp) {
     int64_t share = ir_numel(tc) / (32 * P->nw);
     int n = tc.rank, c = 1, r = 1, bt = 1; /* a 3-D dot's batch dim comes last (bt) */
     while ((int64_t)c * r * bt < share) {
@@ -392,8 +392,43 @@ static int fma_layout(Pass *P, Type tc) {
         else
             break;
     }
+    *rp = r, *cp = c, *btp = bt;
+}
+
+static int fma_layout(Pass *P, Type tc) {
+    int r, c, bt, n = tc.rank;
+    fma_patch(P, tc, &r, &c, &bt);
     int spt[3] = {bt, r, c}, order[3] = {n - 1, n - 2, 0};
     return blocked_for(P, tc, n == 3 ? spt : spt + 1, order);
+}
+
+/* The same r x c patch for an FMA dot that reads its 32-bit operands from
+ * shared memory (staged, or from the pipeliner's rings: llvm_dot.c's
+ * lower_fma_smem), spread the way classic SGEMM spreads it: 4 x 8 lanes,
+ * each thread's rows one per 4 * wpc[0] rows, its columns in runs of 4 (16
+ * bytes) 32 * wpc[1] apart. The lanes of a warp then read 4 consecutive rows
+ * of A (distinct phases of the ring's swizzle) and 8 consecutive 16-byte
+ * runs of a row of B: 16-byte shared loads without bank conflicts, where a
+ * contiguous r x c patch has 8 lanes read runs 4 bank groups apart. The
+ * epilogue still stores 16 bytes a thread, 128 contiguous bytes per 8 lanes.
+ * 0 when the block does not split that way. */
+static int fma_spread_layout(Pass *P, Type tc) {
+    int r, c, bt;
+    if (tc.rank != 2)
+        return 0; /* a batched dot keeps the plain patch */
+    fma_patch(P, tc, &r, &c, &bt);
+    int M = tc.shape[0], N = tc.shape[1], v = c < 4 ? c : 4, tm = 4, tn = 8;
+    if (r < 1 || M % (r * tm))
+        return 0;
+    int wm = M / (r * tm);
+    if (wm < 1 || P->nw % wm)
+        return 0;
+    int wn = P->nw / wm;
+    if (N % (v * tn * wn) || N / (tn * wn) != c)
+        return 0;
+    Layout l = {.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, v}, .threads_per_warp = {tm, tn},
+                .warps_per_cta = {wm, wn}, .order = {1, 0}};
+    return layout_intern(P->f, &l);
 }
 
 /* 32-bit registers a value of type t would take in layout li. */
@@ -435,6 +470,13 @@ static void anchor_dot(Pass *P, Inst *in, int idx) {
      * its rows of A and columns of B with all of K) leaves them where they
      * are: the lowering stages them in shared memory and loops over K. */
     P->staged[idx] = !kw && (words(P, a, ta) > FMA_MAX_OPERAND_REGS || words(P, b, tb) > FMA_MAX_OPERAND_REGS);
+    if (P->staged[idx] && dt_bits(ta.dtype) == 32 && dt_bits(tb.dtype) == 32) {
+        int sp = fma_spread_layout(P, tc);
+        if (sp) {
+            P->anchor[idx] = sp;
+            set_lay(P, in->results[0], sp);
+        }
+    }
 }
 
 static void anchors(Pass *P) {

@@ -20,7 +20,9 @@
  * fragment's (checked), and a register's reg_off then names its instruction
  * tile (reg_off / tile size) and its slot (reg_off mod tile size). Anything
  * else (IEEE fp32, other types, shapes under one instruction, non-MMA
- * layouts) is an FMA dot: in registers when each thread already holds the A
+ * layouts) is an FMA dot: reading A and B straight from the pipeliner's
+ * rings when both operands are local_loads of them (lower_fma_smem); in
+ * registers when each thread already holds the A
  * rows and B columns of its accumulator elements (DOT_OPERAND of a BLOCKED
  * parent), else with A and B staged in shared memory and a K loop of fmas on
  * the accumulator's registers (operands in any layout). A batched dot
@@ -660,6 +662,178 @@ static void lower_fma(Lower *L, Inst *in) {
     llvm_set(L, res, out, n);
 }
 
+/* ---- FMA with both operands in shared memory ---- */
+
+/* A local_load the FMA dot can read itself: into DOT_OPERAND (op_idx k) of
+ * the dot's BLOCKED result layout, from a 2-D #shared buffer, its only use
+ * operand k of that dot in the same block. */
+static bool fma_smem_load(Lower *L, const Inst *ld, const Inst *dot, int k) {
+    Function *f = L->f;
+    if (!ld || ld->op != IR_LOCAL_LOAD || !ld->nresults)
+        return false;
+    ValueId d = ld->results[0], buf = ld->args[0];
+    int dl = f->values[d].layout, bl = f->values[buf].layout, rl = f->values[dot->results[0]].layout;
+    if (dl <= 0 || dl >= f->nlayouts || bl <= 0 || bl >= f->nlayouts || rl <= 0 || rl >= f->nlayouts)
+        return false;
+    const Layout *l = &f->layouts[dl], *b = &f->layouts[bl];
+    Type bt = f->values[buf].type;
+    return l->kind == LAYOUT_DOT_OPERAND && l->op_idx == k && l->parent == rl && f->layouts[rl].kind == LAYOUT_BLOCKED &&
+           b->kind == LAYOUT_SHARED && b->rank == 2 && bt.rank == 2 && bt.dtype != DT_I1 && dot->args[k] == d &&
+           L->nuses[d] == 1 && L->user[d] == dot && L->def_block[d] == L->use_block[d];
+}
+
+/* Is local_load ld an operand that the FMA dot reading it reads from shared
+ * memory (both operands such loads)? Its value is then the buffer's address. */
+bool llvm_fma_smem_operand(Lower *L, const Inst *ld) {
+    Function *f = L->f;
+    if (ld->op != IR_LOCAL_LOAD || !ld->nresults)
+        return false;
+    ValueId d = ld->results[0];
+    Inst *u = L->user[d];
+    if (!u || u->op != IR_DOT || u->nargs < 3 || u->args[0] == u->args[1])
+        return false;
+    return fma_smem_load(L, f->values[u->args[0]].def, u, 0) && fma_smem_load(L, f->values[u->args[1]].def, u, 1);
+}
+
+/* Elements one shared load may take along the buffer's contiguous dim
+ * (`along`: the dot's dim that is; n: its length), as the swizzle keeps them
+ * together, at most 16 bytes. */
+static int smem_vec(const Layout *l, int along, int n, int bytes) {
+    if (l->order[0] != along)
+        return 1;
+    int v = 16 / bytes;
+    if (l->max_phase > 1 && l->vec < v)
+        v = l->vec;
+    while (v > 1 && n % v)
+        v /= 2;
+    return v > 0 ? v : 1;
+}
+
+/* acc[r] += sum_k A[m_r][k] * B[k][n_r] with A (M x K) and B (K x N) read
+ * straight from their #shared buffers (the pipeliner's ring stages), in an
+ * LLVM loop over K in chunks of up to 8: per chunk each thread reads each of
+ * its rows of A as vectors along K and each of its runs of columns of B as
+ * vectors along N (16 bytes where the layouts allow: the layout pass spreads
+ * the accumulator so that these loads meet no bank conflicts), then does its
+ * r x c fmas per k. No staging, no barrier: the rings' barriers are
+ * barrier_pass's. */
+static void lower_fma_smem(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId a = in->args[0], b = in->args[1], res = in->results[0];
+    ValueId ba = f->values[a].def->args[0], bb = f->values[b].def->args[0];
+    Type ta = f->values[ba].type, tb = f->values[bb].type;
+    int lia = f->values[ba].layout, lib = f->values[bb].layout;
+    DType da = (DType)ta.dtype, db = (DType)tb.dtype, rt = dtype_of(L, res), ct = fma_type(rt);
+    const ThreadMap *tr = llvm_tm(L, res);
+    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1], n = tr->nregs;
+    int va = smem_vec(&f->layouts[lia], 1, K, llvm_dt_bytes(da)), vb = smem_vec(&f->layouts[lib], 1, N, llvm_dt_bytes(db));
+    /* B's runs: vb consecutive columns in every thread, starting aligned */
+    for (; vb > 1; vb /= 2) {
+        bool ok = (tr->dim[1].lmod <= 1 || tr->dim[1].lmul % vb == 0) && (tr->dim[1].wmod <= 1 || tr->dim[1].wmul % vb == 0);
+        for (int r = 0; r < n && ok; r++) {
+            int c0 = (tr->reg_off[r][1] & (N - 1)) / vb * vb;
+            for (int e = 0; e < vb && ok; e++) {
+                bool found = false;
+                for (int q = 0; q < n && !found; q++)
+                    found = (tr->reg_off[q][1] & (N - 1)) == c0 + e && (tr->reg_off[q][0] & (M - 1)) == (tr->reg_off[r][0] & (M - 1));
+                ok = found;
+            }
+        }
+        if (ok)
+            break;
+    }
+    /* the thread's distinct rows and column runs, and each register's */
+    int *ri = malloc(sizeof(int) * (size_t)n * 4), *ci = ri + n, *rrep = ri + 2 * n, *crep = ri + 3 * n;
+    if (!ri) {
+        diag_internal(L->d, "out of memory");
+        L->failed = true;
+        return;
+    }
+    int nr = 0, nc = 0;
+    for (int r = 0; r < n; r++) {
+        int ro = tr->reg_off[r][0] & (M - 1), co = (tr->reg_off[r][1] & (N - 1)) / vb * vb, i = 0, j = 0;
+        while (i < nr && (tr->reg_off[rrep[i]][0] & (M - 1)) != ro)
+            i++;
+        if (i == nr)
+            rrep[nr++] = r;
+        while (j < nc && (tr->reg_off[crep[j]][1] & (N - 1)) != co)
+            j++;
+        if (j == nc) { /* the run's first column's register */
+            int q = 0;
+            while ((tr->reg_off[q][1] & (N - 1)) != co)
+                q++;
+            crep[nc++] = q;
+        }
+        ri[r] = i;
+        ci[r] = j * vb + (tr->reg_off[r][1] & (N - 1)) % vb;
+    }
+    LLVMBuilderRef bld = L->b;
+    LLVMValueRef pa = llvm_val(L, a)->r[0], pb = llvm_val(L, b)->r[0];
+    LLVMTypeRef ea = llvm_mem_type(L, da), eb = llvm_mem_type(L, db), t = llvm_type(L, ct);
+    LLVMTypeRef vta = va > 1 ? LLVMVectorType(ea, (unsigned)va) : ea, vtb = vb > 1 ? LLVMVectorType(eb, (unsigned)vb) : eb;
+    LLVMValueRef *row = llvm_new_regs(L, nr), *col = llvm_new_regs(L, nc);
+    for (int i = 0; i < nr; i++)
+        row[i] = llvm_index(L, tr, rrep[i], 0);
+    for (int j = 0; j < nc; j++)
+        col[j] = llvm_index(L, tr, crep[j], 1);
+    LLVMValueRef *cr = llvm_regs_like(L, in->args[2], res, in->span), *init = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++)
+        init[r] = llvm_cast(L, cr[r], rt, ct);
+    int kc = 8;
+    while (kc > 1 && K % kc)
+        kc /= 2;
+    if (kc < va)
+        kc = va;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(bld), loop = llvm_new_bb(L, "dot.k"), exit = llvm_new_bb(L, "dot.end");
+    LLVMBuildBr(bld, loop);
+    LLVMPositionBuilderAtEnd(bld, loop);
+    LLVMValueRef k = LLVMBuildPhi(bld, L->t_i32, "k"), zero = llvm_i32(L, 0);
+    LLVMAddIncoming(k, &zero, &pre, 1);
+    LLVMValueRef *acc = llvm_new_regs(L, n), *cur = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++) {
+        acc[r] = LLVMBuildPhi(bld, t, "");
+        LLVMAddIncoming(acc[r], &init[r], &pre, 1);
+        cur[r] = acc[r];
+    }
+    LLVMValueRef *xa = llvm_new_regs(L, nr * va), *xb = llvm_new_regs(L, nc * vb);
+    for (int kk = 0; kk < kc; kk += va) {
+        LLVMValueRef kv = LLVMBuildAdd(bld, k, llvm_i32(L, kk), "");
+        for (int i = 0; i < nr; i++) { /* A[row_i][k+kk .. +va) */
+            LLVMValueRef idx[2] = {row[i], kv};
+            LLVMValueRef off = llvm_shared_offset(L, lia, ta, idx);
+            LLVMValueRef x = LLVMBuildLoad2(bld, vta, LLVMBuildGEP2(bld, ea, pa, &off, 1, ""), "");
+            LLVMSetAlignment(x, (unsigned)(va * llvm_dt_bytes(da)));
+            for (int e = 0; e < va; e++)
+                xa[i * va + e] = llvm_cast(L, va > 1 ? LLVMBuildExtractElement(bld, x, llvm_i32(L, e), "") : x, da, ct);
+        }
+        for (int e = 0; e < va; e++) {
+            LLVMValueRef ke = LLVMBuildAdd(bld, kv, llvm_i32(L, e), "");
+            for (int j = 0; j < nc; j++) { /* B[k][col_j .. +vb) */
+                LLVMValueRef idx[2] = {ke, col[j]};
+                LLVMValueRef off = llvm_shared_offset(L, lib, tb, idx);
+                LLVMValueRef x = LLVMBuildLoad2(bld, vtb, LLVMBuildGEP2(bld, eb, pb, &off, 1, ""), "");
+                LLVMSetAlignment(x, (unsigned)(vb * llvm_dt_bytes(db)));
+                for (int q = 0; q < vb; q++)
+                    xb[j * vb + q] = llvm_cast(L, vb > 1 ? LLVMBuildExtractElement(bld, x, llvm_i32(L, q), "") : x, db, ct);
+            }
+            for (int r = 0; r < n; r++)
+                cur[r] = fma_step(L, ct, xa[ri[r] * va + e], xb[ci[r]], cur[r]);
+        }
+    }
+    LLVMValueRef k1 = LLVMBuildAdd(bld, k, llvm_i32(L, kc), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(bld);
+    LLVMAddIncoming(k, &k1, &latch, 1);
+    for (int r = 0; r < n; r++)
+        LLVMAddIncoming(acc[r], &cur[r], &latch, 1);
+    LLVMBuildCondBr(bld, LLVMBuildICmp(bld, LLVMIntSLT, k1, llvm_i32(L, K), ""), loop, exit);
+    LLVMPositionBuilderAtEnd(bld, exit);
+    LLVMValueRef *out = llvm_new_regs(L, n);
+    for (int r = 0; r < n; r++)
+        out[r] = llvm_cast(L, cur[r], ct, rt);
+    free(ri);
+    llvm_set(L, res, out, n);
+}
+
 /* ---- wgmma (sm_90a) ---- */
 
 bool llvm_is_wgmma(const Function *f, int li) {
@@ -846,7 +1020,9 @@ void llvm_lower_dot(Lower *L, Inst *in) {
         return;
     }
     int *pa, *pb;
-    if (plan_mma(L, in, &m))
+    if (llvm_fma_smem_operand(L, L->f->values[in->args[0]].def ? L->f->values[in->args[0]].def : in))
+        lower_fma_smem(L, in);
+    else if (plan_mma(L, in, &m))
         lower_mma(L, in, &m);
     else if (plan_fma_regs(L, in, &pa, &pb))
         lower_fma_regs(L, in, pa, pb);

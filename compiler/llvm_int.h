@@ -184,6 +184,7 @@ bool llvm_convert_ldmatrix(Lower *L, Inst *in);
 /* local_load of a swizzled 16-bit buffer into an mma operand through
  * ldmatrix; false when it is not one (the caller reads element-wise). */
 bool llvm_local_load_ldmatrix(Lower *L, Inst *in, LLVMValueRef base);
+bool llvm_fma_smem_operand(Lower *L, const Inst *ld); /* an FMA dot reads it from shared memory */
 
 /* ---- ptx.c: target machine, optimisation, emission ---- */
 LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err);

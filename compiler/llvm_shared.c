@@ -238,6 +238,13 @@ void llvm_lower_shared(Lower *L, Inst *in) {
             llvm_set(L, in->results[0], r, 1);
             return;
         }
+        if (llvm_fma_smem_operand(L, in)) {
+            /* an FMA dot's operand: the buffer's address; the dot reads it */
+            LLVMValueRef *r = llvm_new_regs(L, 1);
+            r[0] = llvm_val(L, in->args[0])->r[0];
+            llvm_set(L, in->results[0], r, 1);
+            return;
+        }
         if (!llvm_local_load_ldmatrix(L, in, llvm_val(L, in->args[0])->r[0]))
             move_elems(L, in->args[0], in->results[0], true);
         return;

@@ -21,6 +21,11 @@
  *           (`iv < ub` in the mask): cp.async writes zeros and reads nothing,
  *           so K tails and masks keep their meaning. The interpreter never
  *           sees this IR: it ignores num_stages.
+ *           An FMA dot (BLOCKED result) whose A and B are both loads of
+ *           the body gets rings for both (layout_fma_shared) and reads them
+ *           into its DOT_OPERAND layouts; the lowering leaves those in
+ *           shared memory and the dot reads them in its K loop (llvm_dot.c,
+ *           lower_fma_smem), so the dot's own staging is gone too.
  *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
  *           both come from rings (wgmma_dot says which) gets #nvmma rings of
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
@@ -28,7 +33,9 @@
  *           accumulator becomes MMA v3 (make_wgmma).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
- * convert_layout into its operand layout (any load in a tl.range loop with
+ * convert_layout into its operand layout, or feeding an FMA dot directly
+ * together with the dot's other operand (a lone one is not pipelined: the
+ * dot would stage it again), (any load in a tl.range loop with
  * num_stages), with no `other` or a zero
  * one (masked elements become zeros), whose vector is 4, 8 or 16 bytes (what
  * cp.async copies; layout_vector_width), and whose pointer and mask the body
@@ -60,6 +67,8 @@ typedef struct Cand {
     ValueId buf;    /* the ring */
     int bytes;      /* of one stage */
     int nvmma;      /* a wgmma operand: its ring's NVMMA swizzle in bytes (0: not one) */
+    Inst *dot;      /* an FMA dot reading the load directly as operand fma - 1, else NULL */
+    int fma;        /* 1 (A) or 2 (B) while both of that dot's operands are rings; else 0 */
 } Cand;
 
 typedef struct Pipe {
@@ -225,23 +234,38 @@ static int copy_bytes(Pipe *P, const Inst *ld) {
     return layout_vector_width(tm, &P->axis[ptr], m, bytes) * bytes;
 }
 
+/* An FMA dot: a BLOCKED result (the layout pass found no MMA for it). */
+static bool is_fma_dot(const Pipe *P, const Inst *d) {
+    const Function *f = P->f;
+    int rl = d->nresults ? f->values[d->results[0]].layout : 0;
+    return d->op == IR_DOT && d->nargs >= 3 && rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_BLOCKED &&
+           vtype(P, d->args[0]).rank == 2 && vtype(P, d->args[0]).dtype != DT_I1 && vtype(P, d->args[1]).dtype != DT_I1;
+}
+
+static bool load_ok(Pipe *P, Block *B, Inst *ld);
+
+/* Load ld feeds an FMA dot directly (as operand *k), and so does the dot's
+ * other operand, a load of this body that could be pipelined too: the dot
+ * can then read both rings (llvm_dot.c, lower_fma_smem). */
+static Inst *fma_user(Pipe *P, Block *B, Inst *ld, int *k) {
+    ValueId r = ld->results[0];
+    Inst *u = P->uses[r] == 1 ? sole_user(B, r, k) : NULL;
+    if (!u || *k >= 2 || !is_fma_dot(P, u) || index_of(B, u) < 0 || u->args[0] == u->args[1])
+        return NULL;
+    ValueId o = u->args[1 - *k];
+    Inst *od = o < P->n0 ? P->f->values[o].def : NULL;
+    int ok2 = 0;
+    if (!od || od->op != IR_LOAD || P->home[o] != B || P->uses[o] != 1 || !load_ok(P, B, od) ||
+        sole_user(B, o, &ok2) != u)
+        return NULL;
+    return u;
+}
+
 /* A load this loop can pipeline; fills c. */
 static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Cand *c) {
-    Function *f = P->f;
-    if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
-        return false;
-    if (ld->nargs > 2 && !ir_is_zero(f, ld->args[2]))
-        return false;
-    int cb = copy_bytes(P, ld);
-    if (cb != 4 && cb != 8 && cb != 16)
-        return false;
-    const Layout *lay = &f->layouts[f->values[ld->results[0]].layout];
-    if (lay->kind != LAYOUT_BLOCKED)
+    if (!load_ok(P, B, ld))
         return false;
     *c = (Cand){.load = ld, .out = ld->results[0]};
-    /* a load that does not change from one iteration to the next has nothing to prefetch */
-    if (P->home[ld->args[0]] != B && (ld->nargs < 2 || P->home[ld->args[1]] != B))
-        return false;
     ValueId r = ld->results[0];
     int k = 0;
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
@@ -253,11 +277,31 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
             return true;
         }
     }
-    /* An FMA dot reading the load's own layout stages its operands through
-     * shared memory itself: a ring in front of that costs more shared memory
-     * and barriers than it hides (measured: 27 -> 19 TFLOP/s on the fp32
-     * puzzle kernel); it waits for a dot that reads the ring directly. */
+    /* An FMA dot reading two loads: both become rings the dot reads in its
+     * K loop (a ring in front of an FMA dot that staged its operands again
+     * cost more than it hid: 27 -> 19 TFLOP/s on the fp32 puzzle kernel) */
+    if ((c->dot = fma_user(P, B, ld, &k)) != NULL) {
+        c->fma = k + 1;
+        return true;
+    }
     return any_use; /* in a tl.range(..., num_stages=N) loop any load is worth it */
+}
+
+/* The checks on the load itself. */
+static bool load_ok(Pipe *P, Block *B, Inst *ld) {
+    Function *f = P->f;
+    if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
+        return false;
+    if (ld->nargs > 2 && !ir_is_zero(f, ld->args[2]))
+        return false;
+    int cb = copy_bytes(P, ld);
+    if (cb != 4 && cb != 8 && cb != 16)
+        return false;
+    const Layout *lay = &f->layouts[f->values[ld->results[0]].layout];
+    if (lay->kind != LAYOUT_BLOCKED)
+        return false;
+    /* a load that does not change from one iteration to the next has nothing to prefetch */
+    return P->home[ld->args[0]] == B || (ld->nargs >= 2 && P->home[ld->args[1]] == B);
 }
 
 /* ---- the rewrite ---- */
@@ -319,7 +363,7 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
 
 /* The shared layout of a ring: the load's order, swizzled for 16-byte reads;
  * for a wgmma operand (nvmma > 0) the NVMMA layout of that swizzle. */
-static int ring_layout(Pipe *P, const Inst *ld, int nvmma) {
+static int ring_layout(Pipe *P, const Inst *ld, int nvmma, int fma) {
     Function *f = P->f;
     if (nvmma) {
         Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16};
@@ -329,7 +373,9 @@ static int ring_layout(Pipe *P, const Inst *ld, int nvmma) {
     const Layout *bl = &f->layouts[f->values[ld->results[0]].layout];
     int bytes = dt_bits(t.dtype) / 8;
     Layout l;
-    if (t.rank >= 2) {
+    if (fma && t.rank == 2 && bl->order[0] == 1) { /* an FMA dot's operand, row-major as loaded */
+        l = layout_fma_shared(t.shape[0], t.shape[1], bytes, fma - 1);
+    } else if (t.rank >= 2) {
         int o0 = bl->order[0], o1 = bl->order[1];
         l = layout_swizzled_for(t.shape[o1], t.shape[o0], bytes);
         l.rank = t.rank;
@@ -547,10 +593,18 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     uint8_t *carried = calloc((size_t)ncar + 1, 1);
     if (!carried)
         return;
+    Inst *skip[MAX_LOADS]; /* FMA operands whose partner's address slice cannot run ahead */
+    int nskip = 0;
+again:
+    n = 0;
+    memset(carried, 0, (size_t)ncar + 1);
     memset(P->in_slice, 0, (size_t)P->n0);
     for (int i = 0; i < B->ninsts && n < MAX_LOADS; i++) {
         Inst *in = B->insts[i];
-        if (!candidate(P, B, loop, in, loop->attr.num_stages > 0, &cs[n]))
+        bool skipped = false;
+        for (int q = 0; q < nskip; q++)
+            skipped |= skip[q] == in;
+        if (skipped || !candidate(P, B, loop, in, loop->attr.num_stages > 0, &cs[n]))
             continue;
         /* the address slice must run ahead; undo the marks of a failed try */
         uint8_t *save = malloc((size_t)P->n0), *csave = malloc((size_t)ncar + 1);
@@ -571,6 +625,22 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         free(save);
         free(csave);
     }
+    /* an FMA dot reads its rings only in pairs: a lone one is a plain ring
+     * in a tl.range loop, else not pipelined (the slices start over) */
+    for (int i = 0; i < n; i++) {
+        bool pair = false;
+        for (int j = 0; j < n && cs[i].fma; j++)
+            pair |= j != i && cs[j].dot == cs[i].dot && cs[j].fma == 3 - cs[i].fma;
+        if (!cs[i].fma || pair)
+            continue;
+        if (loop->attr.num_stages > 0 || nskip == MAX_LOADS) {
+            cs[i].fma = 0;
+            cs[i].dot = NULL;
+        } else {
+            skip[nskip++] = cs[i].load;
+            goto again;
+        }
+    }
     if (!n) {
         free(carried);
         return;
@@ -584,7 +654,10 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     }
     int64_t scratch = 0; /* what the loop's own ops need beside the rings */
     for (int i = 0; i < B->ninsts; i++) {
-        int64_t s = smem_scratch_bound(f, B->insts[i]);
+        bool reads_rings = false; /* an FMA dot that will read its operands from the rings */
+        for (int j = 0; j < n; j++)
+            reads_rings |= cs[j].fma && cs[j].dot == B->insts[i];
+        int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
         scratch = s > scratch ? s : scratch;
     }
     for (int i = 0; i < n; i++)
@@ -614,7 +687,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
         bt.shape[0] = R;
-        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma), sp);
+        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma, cs[i].fma), sp);
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
@@ -703,8 +776,15 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
         vt.shape[vt.rank] = 0;
         ValueId view = put1(P, &c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, ext}, 2, vt, f->values[cs[i].buf].layout, sp);
-        ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), f->values[cs[i].out].layout,
-                         cs[i].load->span);
+        /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
+         * lowering leaves in shared memory for the dot to read */
+        int ll = f->values[cs[i].out].layout;
+        if (cs[i].fma) {
+            Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = f->values[cs[i].dot->results[0]].layout,
+                         .op_idx = cs[i].fma - 1};
+            ll = layout_intern(f, &op);
+        }
+        ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), ll, cs[i].load->span);
         f->values[v].name = f->values[cs[i].out].name;
         replace_uses(B, cs[i].out, v);
     }

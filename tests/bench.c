@@ -485,6 +485,9 @@ int main(int argc, char **argv) {
     /* --matmul: only the tutorial kernel at 4096 and 8192, to compare compile
      * options side by side (TL_BENCH_OPTS=-O2 build/bin/tl-bench --matmul) */
     int matmul_only = argc > 1 && !strcmp(argv[1], "--matmul");
+    /* --puzzle: only the fp32 IEEE puzzle kernel (FMA dot) at 1024, 4096,
+     * 8192 and the seeds' odd shapes */
+    int puzzle_only = argc > 1 && !strcmp(argv[1], "--puzzle");
     if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS) {
         printf("tl-bench: no GPU: %s\n", tl_last_error(NULL));
         return 1;
@@ -499,6 +502,15 @@ int main(int argc, char **argv) {
         for (int d = 0; d < 2; d++)
             for (int n = 4096; n <= 8192; n *= 2)
                 bench_matmul(&tutorial, d ? TL_BF16 : TL_F16, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
+    if (puzzle_only) {
+        int ps[] = {1024, 4096, 8192};
+        for (int i = 0; i < 3; i++)
+            bench_matmul(&puzzle, TL_F32, ps[i], ps[i], ps[i]);
+        bench_matmul(&puzzle, TL_F32, 37, 42, 73);
+        bench_matmul(&puzzle, TL_F32, 128, 256, 64);
         tl_context_destroy(ctx);
         return 0;
     }
