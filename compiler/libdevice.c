@@ -11,7 +11,7 @@
  *  - the C library where it has the function, fp32 variants included (a
  *    float is exact in double, the result is rounded once to fp32);
  *  - the _rn/_rz/_rd/_ru arithmetic and conversions in the variant's own
- *    precision under fesetround (directed_*), so they round as the GPU does;
+ *    precision under fesetround (directed32/64), so they round as the GPU does;
  *  - float-to-integer conversions round, then saturate as the GPU's cvt does
  *    (CUDA leaves out-of-range results undefined; see to_int for NaN);
  *  - our own code where the C library has nothing: erfinv, erfcinv,
