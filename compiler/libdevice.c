@@ -346,32 +346,33 @@ H1(h_norm4d, norm(a, 4, false)) H1(h_rnorm4d, norm(a, 4, true))
  * terms, so it is accurate wherever it converges quickly (|x| <= 30, some 60
  * terms); beyond, the asymptotic expansion e^x / sqrt(2 pi x) sum_k (-1)^k
  * prod_{j<=k} (4 nu^2 - (2j-1)^2) / (k! (8x)^k), stopped at its smallest
- * term (below 1e-26 there). e^x is taken as e^(x/2) twice so that I0 does
- * not overflow before its own value does (x ~ 713.987). */
+ * term (below 1e-26 there). Both in long double (64-bit significand), so the
+ * double result is within about an ulp. e^x is taken as e^(x/2) twice so
+ * that the product does not overflow early. */
 static double bessel_i(int nu, double x) {
     double ax = fabs(x), r;
     if (isnan(x))
         return x;
     if (ax > 720) /* past the overflow of both (and of the expansion's e^x) */
         return nu && x < 0 ? -INFINITY : INFINITY;
-    if (ax <= 30) {
-        double q = ax * ax / 4, term = nu ? ax / 2 : 1, s = term;
-        for (int k = 1; k < 200 && term > s * 0x1p-60; k++) {
-            term *= q / (k * (double)(k + nu));
+    if (ax <= 30) { /* in long double: some 30 rounded products feed the largest terms */
+        long double q = (long double)ax * ax / 4, term = nu ? ax / 2.0L : 1, s = term;
+        for (int k = 1; k < 200 && term > s * 0x1p-70L; k++) {
+            term *= q / (k * (long double)(k + nu));
             s += term;
         }
-        r = s;
+        r = (double)s;
     } else {
-        double mu = 4.0 * nu * nu, term = 1, s = 1;
+        long double mu = 4.0L * nu * nu, term = 1, s = 1;
         for (int k = 1; k < 100; k++) {
-            double next = term * -(mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * ax);
-            if (fabs(next) >= fabs(term) || fabs(next) < s * 0x1p-60)
+            long double next = term * -(mu - (2.0L * k - 1) * (2.0L * k - 1)) / (k * 8.0L * ax);
+            if (fabsl(next) >= fabsl(term) || fabsl(next) < s * 0x1p-70L)
                 break;
             term = next;
             s += term;
         }
-        double e = exp(ax / 2);
-        r = e * (e * s / sqrt(2 * M_PI * ax));
+        long double e = expl(ax / 2.0L);
+        r = (double)(e * (e * s / sqrtl(2 * 3.14159265358979323846264338327950288L * ax)));
     }
     return nu && x < 0 ? -r : r;
 }
