@@ -63,15 +63,15 @@ void llvm_lower_extern(Lower *L, Inst *in) {
         L->failed = true;
         return;
     }
-    int n = nregs_of(L, res), step[3] = {0};
-    LLVMValueRef *ops[3] = {0};
-    for (int a = 0; a < in->nargs && a < 3; a++)
+    int n = nregs_of(L, res), step[LIBDEVICE_MAX_ARGS] = {0};
+    LLVMValueRef *ops[LIBDEVICE_MAX_ARGS] = {0};
+    for (int a = 0; a < in->nargs && a < LIBDEVICE_MAX_ARGS; a++)
         ops[a] = operand(L, in->args[a], res, in->span, &step[a]);
     LLVMValueRef *r = llvm_new_regs(L, n);
     LLVMTypeRef rt = llvm_type(L, dtype_of(L, res));
     for (int i = 0; i < n; i++) {
-        LLVMValueRef args[3];
-        for (int a = 0; a < in->nargs && a < 3; a++)
+        LLVMValueRef args[LIBDEVICE_MAX_ARGS];
+        for (int a = 0; a < in->nargs && a < LIBDEVICE_MAX_ARGS; a++)
             args[a] = ops[a][i * step[a]];
         r[i] = llvm_call(L, in->attr.str, rt, args, in->nargs);
     }

@@ -147,25 +147,47 @@ static DType kind_dtype(char k) {
     }
 }
 
-/* core.extern_elementwise: Python numbers become tensors (of the first
- * tensor's type unless that would make a float an int), every argument is broadcast
- * to one shape, and the argument types must be one of the function's
- * variants exactly. */
+static char dtype_kind(DType d) {
+    return d == DT_F32 ? 'f' : d == DT_F64 ? 'd' : d == DT_I32 ? 'i' : d == DT_U32 ? 'u' : d == DT_I64 ? 'l'
+         : d == DT_U64 ? 'U' : '?';
+}
+
+static const LibdeviceVariant *variant_for(const LibdeviceFn *fn, const char *kinds) {
+    for (int k = 0; k < 4 && fn->v[k].args; k++)
+        if (!strcmp(fn->v[k].args, kinds))
+            return &fn->v[k];
+    return NULL;
+}
+
+/* core.extern_elementwise: Python numbers become tensors of their own type
+ * when that makes a variant (yn(2, x): int32, fp32), else of the first
+ * tensor's type unless that would make a float an int; every argument is
+ * broadcast to one shape, and the argument types must be one of the
+ * function's variants, as given or else after Triton's arithmetic promotion
+ * of all of them to one type. */
 Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     const LibdeviceFn *fn = libdevice_fn(bi->name);
     Val args = a[0];
     int n = args.n;
-    if (n < 1 || n > 3)
-        sema_fail(s, call, "libdevice.%s takes 1 to 3 arguments, got %d", bi->name, n);
-    ValueId ids[3];
+    if (n < 1 || n > LIBDEVICE_MAX_ARGS)
+        sema_fail(s, call, "libdevice.%s takes 1 to %d arguments, got %d", bi->name, LIBDEVICE_MAX_ARGS, n);
+    ValueId ids[LIBDEVICE_MAX_ARGS];
     int first = -1;
     for (int i = 0; i < n; i++)
         if (args.items[i].k == V_TENSOR && first < 0)
             first = i;
+    char natural[LIBDEVICE_MAX_ARGS + 1] = {0};
+    for (int i = 0; i < n; i++) {
+        Val v = args.items[i];
+        Type t;
+        natural[i] = v.k == V_TENSOR ? dtype_kind((DType)v.ty.dtype)
+                   : sema_is_number(v) && sema_number_type(s, v, &t, call) ? dtype_kind((DType)t.dtype) : '?';
+    }
+    bool own_types = variant_for(fn, natural) != NULL;
     for (int i = 0; i < n; i++) {
         Val v = args.items[i];
         Type num;
-        if (first >= 0 && sema_is_number(v) && sema_number_type(s, v, &num, call) &&
+        if (first >= 0 && !own_types && sema_is_number(v) && sema_number_type(s, v, &num, call) &&
             (dt_is_float((DType)args.items[first].ty.dtype) || !dt_is_float((DType)num.dtype)))
             ids[i] = sema_const_of(s, v, ir_scalar((DType)args.items[first].ty.dtype), call);
         else
@@ -179,21 +201,34 @@ Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
         sema_broadcast_pair(s, &x, &y, call);
         shape = ty_of(s, x);
     }
-    char kinds[4] = {0};
+    char kinds[LIBDEVICE_MAX_ARGS + 1] = {0};
     for (int i = 0; i < n; i++) {
         ids[i] = sema_broadcast_to(s, ids[i], shape, call);
-        DType d = dt_of(s, ids[i]);
-        kinds[i] = d == DT_F32 ? 'f' : d == DT_F64 ? 'd' : d == DT_I32 ? 'i' : d == DT_U32 ? 'u' : d == DT_I64 ? 'l'
-                 : d == DT_U64 ? 'U' : '?';
+        kinds[i] = dtype_kind(dt_of(s, ids[i]));
     }
-    const LibdeviceVariant *var = NULL;
-    for (int k = 0; k < 4 && fn->v[k].args && !var; k++)
-        if (!strcmp(fn->v[k].args, kinds))
-            var = &fn->v[k];
+    const LibdeviceVariant *var = variant_for(fn, kinds);
+    DType given[LIBDEVICE_MAX_ARGS];
+    for (int i = 0; i < n; i++)
+        given[i] = dt_of(s, ids[i]);
+    if (!var && n > 1) { /* no variant as given: Triton promotes the arguments to one type (add_rz(f32, f64)) */
+        ValueId all = ids[0], x, y;
+        for (int i = 1; i < n; i++) {
+            sema_promote_pair(s, sema_tensor(s, ids[i]), sema_tensor(s, all), &x, &y, call);
+            all = y;
+        }
+        ValueId promoted[LIBDEVICE_MAX_ARGS];
+        for (int i = 0; i < n; i++) {
+            sema_promote_pair(s, sema_tensor(s, ids[i]), sema_tensor(s, all), &x, &y, call);
+            promoted[i] = x;
+            kinds[i] = dtype_kind(dt_of(s, x));
+        }
+        if ((var = variant_for(fn, kinds)))
+            memcpy(ids, promoted, sizeof ids[0] * (size_t)n);
+    }
     if (!var) {
         Buf b = {0}, w = {0};
         for (int i = 0; i < n; i++)
-            buf_printf(&b, "%s%s", i ? ", " : "", D(dt_of(s, ids[i])));
+            buf_printf(&b, "%s%s", i ? ", " : "", D(given[i]));
         for (int k = 0; k < 4 && fn->v[k].args; k++) {
             buf_printf(&w, "%s(", k ? ", " : "");
             for (const char *c = fn->v[k].args; *c; c++)

@@ -15,6 +15,7 @@
  * bad IR) in the form "verifier: in @f: %5 = add: message". */
 #include "ir.h"
 #include "layout.h"
+#include "libdevice.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -198,7 +199,7 @@ static void nargs_range(int op, int *lo, int *hi) {
     case IR_WHILE: case IR_YIELD: case IR_PRINT: *lo = 0; *hi = INT_MAX; break;
     case IR_SCAN: case IR_REDUCE_FN: *lo = 1; *hi = INT_MAX; break;
     case IR_HISTOGRAM: *lo = 1; *hi = 2; break;
-    case IR_EXTERN: *lo = 1; *hi = 3; break;
+    case IR_EXTERN: *lo = 1; *hi = LIBDEVICE_MAX_ARGS; break;
     case IR_INLINE_ASM: *lo = 0; *hi = INT_MAX; break;
     default: break;
     }

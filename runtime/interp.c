@@ -747,9 +747,9 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_CONDITION: return internal(I, in, "terminator in the middle of a block");
     default: break;
     }
-    if (in->nresults != 1 || in->nargs > 3)
+    if (in->nresults != 1 || in->nargs > INTERP_MAX_ARGS)
         return internal(I, in, "unexpected operand or result count");
-    Elem *args[3] = {0};
+    Elem *args[INTERP_MAX_ARGS] = {0};
     for (int k = 0; k < in->nargs; k++)
         args[k] = use(I, in->args[k]);
     Elem *out = def(I, in->results[0]);

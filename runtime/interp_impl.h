@@ -64,6 +64,9 @@ typedef struct Scratch {
 } Scratch;
 void *interp_scratch(Scratch *s, size_t bytes); /* NULL when out of memory */
 
+/* The most operands interp_eval takes (libdevice.norm4d's extern). */
+#define INTERP_MAX_ARGS 4
+
 /* Evaluate an op that touches neither memory nor control flow nor the
  * program id: args[k] holds operand k, the result goes to out (numel of the
  * result type). Returns INTERP_OK; INTERP_ASSERT for an integer division by

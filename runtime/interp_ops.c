@@ -726,10 +726,10 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
                          int64_t *lane) {
     if (in->nresults != 1)
         return INTERP_INTERNAL;
-    Type tr = fn->values[in->results[0]].type, t[3] = {{0}};
-    int64_t n = ir_numel(tr), na[3] = {0}, st[3] = {0};
+    Type tr = fn->values[in->results[0]].type, t[INTERP_MAX_ARGS] = {{0}};
+    int64_t n = ir_numel(tr), na[INTERP_MAX_ARGS] = {0}, st[INTERP_MAX_ARGS] = {0};
     int nargs = in->op == IR_HISTOGRAM || in->op == IR_EXTERN ? in->nargs : ir_ops[in->op].nargs;
-    if (nargs < 0 || nargs > 3 || in->nargs != nargs)
+    if (nargs < 0 || nargs > INTERP_MAX_ARGS || in->nargs != nargs)
         return INTERP_INTERNAL;
     for (int k = 0; k < nargs; k++) {
         t[k] = fn->values[in->args[k]].type;
@@ -817,10 +817,11 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     case IR_EXTERN: { /* a libdevice function, by the C library (compiler/libdevice.c) */
         const LibdeviceVariant *var;
         const LibdeviceFn *fn = in->attr.str ? libdevice_by_symbol(in->attr.str, &var) : NULL;
-        if (!fn || (int)strlen(var->args) != nargs)
+        LibdeviceHost host = fn ? libdevice_host(fn, in->attr.str) : NULL;
+        if (!host || (int)strlen(var->args) != nargs)
             return INTERP_INTERNAL;
         for (int64_t k = 0; k < n; k++) {
-            LdVal x[3];
+            LdVal x[LIBDEVICE_MAX_ARGS];
             for (int j = 0; j < nargs; j++) {
                 Elem e = args[j][k * st[j]];
                 if (dt_is_float(t[j].dtype))
@@ -828,7 +829,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
                 else
                     x[j].i = e.i;
             }
-            LdVal r = libdevice_eval(fn, in->attr.str, x);
+            LdVal r = host(x);
             if (dt_is_float(dt))
                 out[k].f = r.f;
             else

@@ -4,6 +4,10 @@
 #                             libdevice (tests/extern/fake_libdevice.c, compiled by clang for
 #                             nvptx64): its code is inlined, nvvm_reflect answers FTZ = 0,
 #                             the unused function is dropped, ptxas accepts the PTX
+#   extern/libdevice_calls    tests/extern/libdevice_calls.tl: libdevice functions of every
+#                             argument and result kind reach the LLVM IR as calls of their
+#                             __nv_ symbols with libdevice's types (fp32/fp64, i32 for uint32,
+#                             i64 for uint64, the int order of jn, four arguments of norm4d)
 #   extern/libdevice_missing  with TL_LIBDEVICE unreadable: a source error at the call
 #   extern/inline_asm         tests/extern/inline_asm.tl compiles for sm_80 and sm_90, the
 #                             asm is there once per group of `pack` elements, ptxas accepts it
@@ -28,6 +32,45 @@ if want extern/libdevice_link; then
         [ -z "$ex_ptxas" ] || "$ex_ptxas" -arch=$a $out -o /dev/null >> $log 2>&1 || { echo "$a: ptxas failed" >> $log; ok=1; }
     done
     report extern/libdevice_link $ok $log
+fi
+
+if want extern/libdevice_calls; then
+    log=$T/extern_calls.log ok=0
+    : > $log
+    if ! ${CLANG:-clang} --target=nvptx64-nvidia-cuda -O2 -nostdlib -emit-llvm -c tests/extern/fake_libdevice.c \
+            -o $T/fake_libdevice_calls.bc >> $log 2>&1; then
+        echo "clang cannot build the stand-in libdevice" >> $log; ok=1
+    elif ! TL_LIBDEVICE=$T/fake_libdevice_calls.bc NO_COLOR=1 $TLC tests/extern/libdevice_calls.tl --emit=llvm \
+            --signature '*fp32:16, *fp64:16, *i32:16, *u32:16, *i64:16, i32, 256' -o $T/extern_calls.ll >> $log 2>&1; then
+        echo "tlc failed" >> $log; ok=1
+    else
+        while IFS= read -r d; do
+            grep -qF "declare $d" $T/extern_calls.ll || { echo "missing: declare $d" >> $log; ok=1; }
+        done <<'DECLS'
+float @__nv_fadd_rz(float, float)
+float @__nv_fmaf_ru(float, float, float)
+float @__nv_ll2float_rd(i64)
+float @__nv_jnf(i32, float)
+float @__nv_uint_as_float(i32)
+float @__nv_norm4df(float, float, float, float)
+float @__nv_fast_powf(float, float)
+double @__nv_ddiv_rd(double, double)
+double @__nv_hiloint2double(i32, i32)
+double @__nv_ull2double_ru(i64)
+double @__nv_rcp64h(double)
+double @__nv_erfcinv(double)
+i64 @__nv_float2ull_rz(float)
+i64 @__nv_llround(double)
+i64 @__nv_double_as_longlong(double)
+i32 @__nv_byte_perm(i32, i32, i32)
+i32 @__nv_sad(i32, i32, i32)
+i32 @__nv_double2uint_rd(double)
+i32 @__nv_float_as_int(float)
+i32 @__nv_umul24(i32, i32)
+i32 @__nv_urhadd(i32, i32)
+DECLS
+    fi
+    report extern/libdevice_calls $ok $log
 fi
 
 if want extern/libdevice_missing; then

@@ -16,6 +16,7 @@
  *
  * Prints "[PASS] ops/NAME" or "[FAIL] ops/NAME: detail" per case (tests/api.sh
  * and tests/gpu.sh count them); exits 0 only if every case passes. */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,7 +40,8 @@
 /* A buffer's element count: the product of the dims selected by the bit mask
  * (D0 = n or M, D1 = N or m, D2 = K) times c (c = 0: 1). Inputs are filled
  * uniformly in [lo, hi] (integers for integer dtypes; never 0; multiples of q
- * when q > 0); outputs start at the constant lo. */
+ * when q > 0; with q = EDGES every third element is an edge value of the
+ * dtype instead: edge()); outputs start at the constant lo. */
 enum { D0 = 1, D1 = 2, D2 = 4 };
 typedef struct Buf {
     TlDType dt;
@@ -51,6 +53,8 @@ typedef struct Buf {
 #define OUT(dt, dims) {dt, dims, 0, SENT, SENT, 0}
 #define OUTC(dt, count, init) {dt, 0, count, init, init, 0}
 #define OUTI(dt, dims, init) {dt, dims, 0, init, init, 0}
+#define EDGES (-1)
+#define EDGE(dt, dims, lo, hi) {dt, dims, 0, lo, hi, EDGES}
 
 typedef struct Dims {
     long d[3];
@@ -1000,6 +1004,7 @@ static const Dims S1D_TINY[] = {{{1}}, {{17}}, {{31}}, {{32}}, {{0}}};
 #include "ops_std.h"
 #include "ops_math.h"
 #include "ops_rank5.h"
+#include "ops_libdevice.h"
 
 static const Case cases[] = {
     /* type promotion: the static_asserts pin the dtype, the values the arithmetic */
@@ -1171,6 +1176,8 @@ static const Case cases[] = {
     MATH_CASES
     /* rank-5 blocks, batched dots (ops_rank5.h) */
     RANK5_CASES
+    /* the rest of libdevice: rounded arithmetic, conversions, special functions (ops_libdevice.h) */
+    LIBDEVICE_CASES
 
     /* atomics (BLOCK = 16: many programs on few addresses) */
     {"atomic_add_i32", k_atomic_add, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(-100, 100)},
@@ -1352,6 +1359,27 @@ static double draw(const Buf *b) {
     }
 }
 
+/* Edge values of dtype dt, the k-th (cycling): NaN, infinities, signed
+ * zeros, denormals, range ends, ties, the ends of the integer types for
+ * conversions (each as the dtype stores it; fp32 turns the fp64-only ones
+ * into inf, 0 or a neighbour). */
+static double edge(TlDType dt, size_t k) {
+    static const double fl[] = {
+        NAN, INFINITY, -INFINITY, 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, -1.0, 0x1p-149, -1e-40, 0x1p-126,
+        5e-324, -1e-310, 0x1p-1022, FLT_MAX, -FLT_MAX, DBL_MAX, 2147483647.5, 2147483648.0, -2147483648.0,
+        -2147483649.0, 4294967295.0, 4294967296.0, 4294967295.5, 3e9, -3e9, 9.3e18, 0x1p63, -0x1p63, 0x1p64,
+        2e19, -1e19, 1e30, 16777217.0, 0.49999999999999994, -0.4, 1.0 / 3, 1e-300};
+    static const double i32[] = {INT32_MIN, INT32_MAX, 0, -1, 1, 16777217, -16777217, 16777219, 2147483520,
+                                 2147483583, -2147483583, 33554435};
+    static const double u32[] = {0, 1, 4294967295.0, 2147483648.0, 16777217, 4294967040.0, 4294967167.0, 33554435};
+    switch (dt) {
+    case TL_F32: case TL_F64: return fl[k % (sizeof fl / sizeof fl[0])];
+    case TL_I32: return i32[k % (sizeof i32 / sizeof i32[0])];
+    case TL_U32: return u32[k % (sizeof u32 / sizeof u32[0])];
+    default: return 1;
+    }
+}
+
 typedef struct Data {
     TlBuffer *buf[2 * MAXIO];
     void *host[2 * MAXIO];
@@ -1387,7 +1415,8 @@ static int run_once(TlContext *ctx, TlKernel *kern, const Case *c, const long *d
         x.host[k] = calloc(total, sz);
         x.val[k] = calloc(total, sizeof(double));
         for (size_t i = 0; i < total; i++) {
-            put(b->dt, x.host[k], i, k < MAXIO ? draw(b) : b->lo);
+            double v = k >= MAXIO ? b->lo : b->q == EDGES && i % 3 == 0 ? edge(b->dt, i / 3 + 5 * k) : draw(b);
+            put(b->dt, x.host[k], i, v);
             x.val[k][i] = get(b->dt, x.host[k], i); /* the values as stored */
         }
         TlStatus s = tl_buffer_create(ctx, b->dt, total, &x.buf[k]);
@@ -1454,8 +1483,9 @@ static int run_once(TlContext *ctx, TlKernel *kern, const Case *c, const long *d
         double first_tol = 0;
         for (size_t i = c->check ? n : 0; i < x.total[MAXIO + k]; i++) {
             double w = x.want[k][i], t = is_int(b->dt) ? 0 : c->atol + c->rtol * fabs(w);
-            /* (the second test lets infinities match; NaN never does) */
-            if (!(fabs(got[k][i] - w) <= t) && !(isinf(w) && got[k][i] == w) && !bad++)
+            /* (the second test lets infinities match, the third a NaN where one is due) */
+            if (!(fabs(got[k][i] - w) <= t) && !(isinf(w) && got[k][i] == w) && !(isnan(w) && isnan(got[k][i])) &&
+                !bad++)
                 first = i, first_tol = t;
         }
         if (bad) {
