@@ -72,6 +72,7 @@ bool sema_dtype_pred(Type t, const char *name, bool *res) {
 }
 
 bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    x = sema_materialize(s, x, sp);
     if (sema_is_struct(x))
         return sema_desc_attr(s, x, name, sp, out);
     if (x.k == V_TENSOR) {

@@ -86,6 +86,11 @@ typedef struct Val {
     const char **keys;
     const Node *fn;
     const Builtin *bi;
+    /* V_BOOL / V_INT / V_FLOAT that Triton holds as a scalar tensor of type ty:
+     * a name assigned a number (`v = 1`, see sema_number_as_tensor). Its value
+     * is known, so tl still takes it where a constexpr is needed; everywhere a
+     * tensor shows (x.dtype, methods, promotion, arithmetic) it is that tensor. */
+    bool as_tensor;
 } Val;
 
 typedef struct Binding {
@@ -110,6 +115,7 @@ typedef struct Frame {
     bool returned;        /* a `return` ran, or the rest of the function ran inside a runtime if */
     Val ret;
     Span ret_span;        /* the `return` that gave ret */
+    bool fell_off;        /* ret is None only because every path ran off the end (no `return`) */
 } Frame;
 
 /* A module-level name: def, import or constant assignment (evaluated lazily). */
@@ -216,6 +222,16 @@ bool sema_has_tensor(Val v);
 bool sema_truthy(Sema *s, Val v, Span sp);
 /* Python == on compile-time values (tensors: the same SSA value). */
 bool sema_const_eq(Val a, Val b);
+/* Triton's rule for `name = number` in a function: the number becomes a
+ * scalar tensor of to_tensor's type (v = 1: i32, v = 1.0: f32, v = 2**40:
+ * i64). Other values are returned as they are. */
+Val sema_number_as_tensor(Sema *s, Val v, Span sp);
+/* The tensor an as_tensor number stands for (an IR constant); v otherwise. */
+Val sema_materialize(Sema *s, Val v, Span sp);
+/* A scalar SSA value computed from constants only, folded to an as_tensor
+ * number (with the GPU's integer wrap-around, truncating division and fp32
+ * rounding); false where it cannot be folded exactly (it stays a tensor). */
+bool sema_fold_scalar(Sema *s, ValueId v, Val *out);
 /* Python semantics of a unary / binary operator on compile-time values. */
 Val sema_const_unop(Sema *s, Op op, Val a, Span sp);
 Val sema_const_binop(Sema *s, Op op, Val a, Val b, Span sp);

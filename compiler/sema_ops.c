@@ -63,6 +63,10 @@ static ValueId emit2(Sema *s, OpCode op, Type t, ValueId a, ValueId b, Span sp) 
 
 bool sema_number_type(Sema *s, Val v, Type *t, Span sp) {
     (void)s, (void)sp;
+    if (v.as_tensor && sema_is_number(v)) {
+        *t = v.ty;
+        return true;
+    }
     switch (v.k) {
     case V_BOOL: *t = ir_scalar(DT_I1); return true;
     case V_INT:
@@ -315,6 +319,8 @@ enum { TC_LPTR = 1, TC_RPTR = 2, TC_ARITH = 4, TC_DIVMOD = 8 };
 /* semantic.binary_op_type_checking_impl: convert a and b (tensors or Python
  * numbers) to one element type and one shape. */
 static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flags, Op op, Span sp) {
+    a = sema_materialize(s, a, sp); /* `v = 1`: an i32 tensor, not a Python scalar */
+    b = sema_materialize(s, b, sp);
     bool a_sc = sema_is_number(a), b_sc = sema_is_number(b);
     Type ta, tb;
     if (a_sc)
@@ -521,13 +527,28 @@ static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
     }
 }
 
+/* The tensor op on a number Triton holds as a tensor, folded back to a
+ * number where every operand is known (sema_fold_scalar). */
+static Val fold_back(Sema *s, Val r) {
+    Val f;
+    if (r.k == V_TENSOR && sema_fold_scalar(s, r.id, &f))
+        return f;
+    return r;
+}
+
 Val sema_binop(Sema *s, Op op, Val a, Val b, Span sp) {
-    if (a.k != V_TENSOR && b.k != V_TENSOR)
-        return sema_const_binop(s, op, a, b, sp);
+    if (a.k != V_TENSOR && b.k != V_TENSOR) {
+        bool typed = (a.as_tensor && sema_is_number(b)) || (b.as_tensor && sema_is_number(a));
+        if (!typed || !s->blk || op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
+            return sema_const_binop(s, op, a, b, sp);
+        return fold_back(s, tensor_binop(s, op, sema_materialize(s, a, sp), sema_materialize(s, b, sp), sp));
+    }
     return tensor_binop(s, op, a, b, sp);
 }
 
 Val sema_unop(Sema *s, Op op, Val a, Span sp) {
+    if (a.as_tensor && s->blk && sema_is_number(a))
+        return fold_back(s, sema_unop(s, op, sema_materialize(s, a, sp), sp));
     if (a.k != V_TENSOR)
         return sema_const_unop(s, op, a, sp);
     DType dt = (DType)a.ty.dtype;
@@ -1455,7 +1476,9 @@ static Val h_constexpr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span 
     (void)bi, (void)call;
     if (a[0].k == V_TENSOR)
         sema_fail(s, sp[0], "tl.constexpr() needs a compile-time value, got %s", sema_describe(s, a[0]));
-    return a[0];
+    Val v = a[0];
+    v.as_tensor = false;
+    return v;
 }
 
 static Val h_pointer_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1880,6 +1903,7 @@ Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call) {
 
 /* x.name(args): dtype predicates, dict.get, tensor methods */
 bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out) {
+    recv = sema_materialize(s, recv, call);
     if (sema_is_struct(recv))
         return sema_desc_method(s, recv, name, args, call, out);
     if (recv.k == V_DTYPE) {

@@ -667,7 +667,7 @@ Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         sema_fail(s, call, "cat needs two blocks of one type, got %s and %s", T(tx), T(ty));
     ValueId j = join(s, sema_tensor(s, x), sema_tensor(s, y), sp[0], sp[1], call);
     Type t = ty_of(s, j); /* [..., 2] -> [2, ...] -> [2 * s0, ...] */
-    int perm[IR_MAX_RANK];
+    int perm[IR_MAX_RANK] = {0}; /* the verifier wants 0 past the rank */
     Type p = t;
     perm[0] = t.rank - 1;
     p.shape[0] = 2;

@@ -1,0 +1,86 @@
+/* ops_py.h: the numeric cases of Python semantics that Triton gives its own
+ * meaning (a name assigned a number is a scalar tensor; slices written with
+ * None; ternaries of None; helpers that return on one path only) and of the
+ * hints and intrinsics (tl.assume, tl.max_constancy, tl.extra.cuda, .item()),
+ * included by ops_test.c, whose table takes PY_CASES. */
+
+/* ------------------------------------------- `v = 1` is Triton's i32 tensor */
+
+/* a is int8, h fp16. With Python literals, a * 1000 would be int8 (and out of
+ * range) and h * 0.1 fp16; with names assigned them, both promote to the
+ * named tensor's int32 / fp32. big + 1 wraps in int32, -7 // 2 and -7 % 2
+ * truncate as the GPU does (Python would give -4 and 1). */
+static void r_assigned(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        int64_t z = (int64_t)in[0][i] * 1000 + INT32_MIN + (-3) * 7 + (-1) * 11 + 4;
+        want[0][i] = (int32_t)(uint32_t)z;
+        want[1][i] = (float)(in[1][i] * (double)0.1f);
+    }
+}
+static const char k_assigned[] =
+    PRE "def k(a_ptr, h_ptr, o_ptr, f_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(h)
+    "    v = 1000\n"
+    "    w = 0.1\n"
+    "    big = 2 ** 31 - 1\n"
+    "    q = -7\n"
+    "    e = 2 ** 40\n"
+    "    t = True\n"
+    "    g = 3000000000\n"
+    "    tl.static_assert(v.dtype == tl.int32)\n"
+    "    tl.static_assert(w.dtype == tl.float32)\n"
+    "    tl.static_assert(e.dtype == tl.int64)\n"
+    "    tl.static_assert(t.dtype == tl.int1)\n"
+    "    tl.static_assert(g.dtype == tl.uint32)\n"
+    "    z = a * v\n"
+    "    tl.static_assert(z.dtype == tl.int32)\n"
+    "    y = h * w\n"
+    "    tl.static_assert(y.dtype == tl.float32)\n"
+    "    s = big + 1\n"
+    "    tl.static_assert(s == -2147483648)\n"
+    "    tl.static_assert(q // 2 == -3)\n"
+    "    tl.static_assert(q % 2 == -1)\n"
+    "    c: tl.constexpr = 100\n"
+    "    tl.static_assert((h * 2.0).dtype == tl.float16)\n"
+    "    tl.static_assert((a + c - c).dtype == tl.int8)\n"
+    "    m = 4\n"
+    "    m += 4\n"
+    "    tl.static_assert(m.dtype == tl.int32)\n"
+    "    x = tl.zeros((m,), tl.int32) + tl.arange(0, m)\n"
+    "    tl.static_assert(x.shape == (8,))\n"
+    "    tl.store(o_ptr + offs, z + s + (q // 2) * 7 + (q % 2) * 11 + (e >> 38), mask=mask)\n"
+    "    tl.store(f_ptr + offs, y, mask=mask)\n";
+
+/* ------------------- slices with None, ternaries of None, a helper's paths */
+
+/* p = a + b + a through x[None:], x[::None], x[lo:lo:lo] (lo = None); the
+ * new-axis forms give a * b + b; the void ternary stores a * 3 or a * 5 by n;
+ * twice_if returns on the n > 0 path only (every n here) and runs off the
+ * end on the other, which Triton allows. */
+static void r_none_forms(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        double a = in[0][i], b = in[1][i];
+        want[0][i] = 2 * (a + b + a) + a * b + b;
+        want[1][i] = d[0] > 100 ? a * 3 : a * 5;
+    }
+}
+static const char k_none_forms[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def twice_if(x, c):\n"
+    "    if c > 0:\n"
+    "        return x * 2\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, out_ptr, t_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    lo = None\n"
+    "    p = a[None:] + b[::None] + a[lo:lo:lo]\n"
+    "    r = tl.sum(a[:None, None] * b[:, None], axis=1) + tl.sum(b[None, None:None:None], axis=0)\n"
+    "    z = None if n > 3 else None\n"
+    "    tl.static_assert(z is None)\n"
+    "    tl.store(t_ptr + offs, a * 3, mask=mask) if n > 100 else tl.store(t_ptr + offs, a * 5, mask=mask)\n"
+    "    tl.store(out_ptr + offs, twice_if(p, n) + r, mask=mask)\n";
+
+#define PY_CASES                                                                                                   \
+    {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
+     {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
+    {"py_none_slices_ternary_fall_off", k_none_forms, B128, S1D, G1D, 1, 0, {I1D(-1000, 1000), I1D(-1000, 1000)}, \
+     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},
