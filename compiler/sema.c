@@ -261,6 +261,8 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
     const char *tail = strrchr(mod, '.');
     if (is_tl_module(mod) && !strcmp(tail, ".libdevice")) {
         bi = sema_libdevice_builtin(s, name);
+    } else if (!strcmp(mod, "triton.language.extra.cuda") && sema_builtin_cuda(name)) {
+        bi = sema_builtin_cuda(name);
     } else if (is_tl_module(mod) && !strcmp(tail, ".PropagateNan")) { /* core.PropagateNan's values */
         if (strcmp(name, "ALL") && strcmp(name, "NONE"))
             return false;
@@ -629,8 +631,10 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
         if (!strcmp(name, "num_stages"))
             return sema_int(x.i2);
     }
-    if (x.k == V_TENSOR && (sema_builtin_tl(name) || !strcmp(name, "to")))
+    if (x.k == V_TENSOR && sema_is_tensor_method(name))
         sema_fail(s, sp, "'%s' is a method: call it as x.%s(...)", name, name);
+    if (x.k == V_TENSOR && sema_builtin_tl(name))
+        sema_fail(s, sp, "a tensor has no method '%s'; call tl.%s(x, ...)", name, name);
     if (x.k == V_TENSOR && sema_builtin_unsupported(name))
         sema_fail(s, sp, "the tensor method '%s' is not supported by tl yet", name);
     Suggest sg;
@@ -649,6 +653,24 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
             suggest_add(&sg, attrs[i]);
     }
     sema_fail(s, sp, "%s has no attribute '%s'%s", sema_describe(s, x), name, sema_did_you_mean(s, &sg));
+}
+
+Val sema_eval_attr(Sema *s, Val x, const char *name, Span sp) { return eval_attr(s, x, name, sp); }
+
+bool sema_try_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    jmp_buf jb, *saved = s->jb;
+    bool quiet = s->quiet;
+    int nest = s->nest;
+    Span cur = s->cur;
+    volatile bool ok = false;
+    s->quiet = true; /* a probe: its failure is the answer, not an error */
+    s->jb = &jb;
+    if (!setjmp(jb)) {
+        *out = eval_attr(s, x, name, sp);
+        ok = true;
+    }
+    s->jb = saved, s->quiet = quiet, s->nest = nest, s->cur = cur;
+    return ok;
 }
 
 static Val eval_call(Sema *s, const Node *n) {

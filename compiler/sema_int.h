@@ -178,6 +178,7 @@ enum {
     B_PY = 4,     /* a Python builtin: bare name only (range, min, float, ...) */
     B_TRITON = 8, /* in the triton namespace (triton.cdiv, triton.Config) */
     B_DRIVER = 16, /* triton.runtime.driver.active.NAME (get_current_target) */
+    B_CUDA = 32,   /* triton.language.extra.cuda.NAME (smid, globaltimer, ...) */
 };
 struct Builtin {
     const char *name;
@@ -204,6 +205,10 @@ _Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((
 const char *sema_did_you_mean(Sema *s, const Suggest *sg);
 /* A module-level name, or a builtin; found = false if neither. */
 Val sema_lookup_global(Sema *s, const char *name, bool *found);
+/* x.name as an expression gives it (an error if x has none); the try form
+ * probes quietly (hasattr, getattr with a default). */
+Val sema_eval_attr(Sema *s, Val x, const char *name, Span sp);
+bool sema_try_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
 /* Call any callable value (inlines @jit functions). */
 Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what);
 
@@ -279,6 +284,7 @@ const Builtin *sema_builtin_tl(const char *name);
 const Builtin *sema_builtin_bare(const char *name);
 const Builtin *sema_builtin_triton(const char *name);
 const Builtin *sema_builtin_driver(const char *name);
+const Builtin *sema_builtin_cuda(const char *name);
 bool sema_builtin_is(const Builtin *bi, const char *name);
 /* Offer every builtin name with one of flags (B_TL also offers the dtype names). */
 void sema_suggest_builtins(Suggest *sg, unsigned flags);
@@ -318,6 +324,13 @@ void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp);
 /* Broadcast two tensors to their common shape (types kept). */
 void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp);
 
+/* ---- sema_attr.c: Python's isinstance / hasattr / getattr (sema_ops.c's table) ---- */
+Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+/* A tensor method's name (x.sum, x.to): tensors have it as an attribute. */
+bool sema_is_tensor_method(const char *name);
+
 /* ---- sema_extra.c: math.py, libdevice, inline asm ---- */
 Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
@@ -348,6 +361,7 @@ Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_item(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 
 /* ---- sema_desc.c: block pointers and tensor descriptors ---- */
 Val sema_h_make_block_ptr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -1353,7 +1353,7 @@ static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     int want = t.rank ? t.rank : 1;
     if (!dt_is_int((DType)t.dtype) && t.dtype != DT_PTR)
         sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
-    if (t.dtype == DT_I1)
+    if (t.dtype == DT_I1 && bi->aux != IR_MAX_CONSTANCY) /* a mask may be constant in runs */
         sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
     if (n != want)
         sema_fail(s, sp[1], "shape of input to %s does not match the length of values (%d values for %s)", bi->name,
@@ -1366,6 +1366,38 @@ static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
         s->f->values[r].def->attr.vals[i] = v;
     }
     return tv(s, r);
+}
+
+/* tl.assume(cond): a scalar condition the program promises (Triton: LLVM's
+ * assume on an i1). `x % c == 0` tells axis analysis that c divides x. */
+static Val h_assume(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    if (a[0].k != V_TENSOR && !sema_is_number(a[0]))
+        sema_fail(s, sp[0], "tl.assume needs a boolean condition, got %s", sema_describe(s, a[0]));
+    ValueId c = sema_to_tensor(s, a[0], sp[0]);
+    Type t = ty_of(s, c);
+    if (t.rank)
+        sema_fail(s, sp[0], "tl.assume needs a scalar condition, got %s", T(t));
+    if (t.dtype != DT_I1)
+        sema_fail(s, sp[0], "tl.assume needs a boolean condition (a comparison), got %s", T(t));
+    sema_emit_inst(s, IR_ASSUME, &c, 1, NULL, 0, call);
+    return sema_none();
+}
+
+/* tl.extra.cuda.num_threads() / num_warps(): compile-time, as in Triton */
+static Val h_cuda_const(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp, (void)call;
+    return sema_int((int64_t)s->f->num_warps * bi->aux);
+}
+
+/* tl.extra.cuda.smid() (i32), globaltimer() (i64 ns), gdc_wait(),
+ * gdc_launch_dependents() (aux: the result dtype, DT_VOID for none) */
+static Val h_intrinsic(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp;
+    Type t = ir_scalar((DType)bi->aux);
+    Inst *in = sema_emit_inst(s, IR_INTRINSIC, NULL, 0, &t, bi->aux != DT_VOID, call);
+    in->attr.str = bi->name;
+    return in->nresults ? tv(s, in->results[0]) : sema_none();
 }
 
 static Val h_static_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1487,6 +1519,12 @@ static Val h_pointer_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
     if (t.dtype == DT_PTR)
         sema_fail(s, sp[0], "pointers to pointers are not supported");
     return sema_dtype(ir_ptr((DType)t.dtype));
+}
+
+/* tl.tensor, tl.dtype: classes a kernel names only for isinstance */
+static Val h_class(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp;
+    sema_fail(s, call, "tl.%s cannot be called in a kernel; it names a class for isinstance()", bi->name);
 }
 
 static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1709,6 +1747,7 @@ static const Builtin builtins[] = {
     {"split", "a", sema_h_split, 0, TLM},
     {"interleave", "a b", sema_h_interleave, 0, TL},
     {"cat", "input other can_reorder?", sema_h_cat, 0, TL},
+    {"item", "input", sema_h_item, 0, TLM},
     /* shapes and types */
     {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
     {"expand_dims", "input axis", h_expand_dims, 0, TLM},
@@ -1722,6 +1761,15 @@ static const Builtin builtins[] = {
     /* hints and debugging */
     {"multiple_of", "input values", h_hint, IR_MULTIPLE_OF, TL},
     {"max_contiguous", "input values", h_hint, IR_MAX_CONTIGUOUS, TL},
+    {"max_constancy", "input values", h_hint, IR_MAX_CONSTANCY, TL},
+    {"assume", "cond", h_assume, 0, TL},
+    /* triton.language.extra.cuda */
+    {"num_threads", "", h_cuda_const, 32, B_CUDA},
+    {"num_warps", "", h_cuda_const, 1, B_CUDA},
+    {"smid", "", h_intrinsic, DT_I32, B_CUDA},
+    {"globaltimer", "", h_intrinsic, DT_I64, B_CUDA},
+    {"gdc_wait", "", h_intrinsic, DT_VOID, B_CUDA},
+    {"gdc_launch_dependents", "", h_intrinsic, DT_VOID, B_CUDA},
     {"static_assert", "cond msg?", h_static_assert, 0, TL},
     {"static_print", "*values", h_static_print, 0, TL},
     {"device_print", "prefix *args hex?", h_device_print, 0, TL},
@@ -1729,6 +1777,8 @@ static const Builtin builtins[] = {
     {"debug_barrier", "", h_barrier, 0, TL},
     /* compile-time */
     {"constexpr", "value", h_constexpr, 0, TL},
+    {"tensor", "*args", h_class, 0, TL},
+    {"dtype", "*args", h_class, 0, TL},
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
     {"range", "arg1 arg2? step? num_stages? loop_unroll_factor? disallow_acc_multi_buffer? flatten? "
@@ -1742,6 +1792,9 @@ static const Builtin builtins[] = {
     {"int", "x?", h_py_conv, 0, B_PY},
     {"bool", "x?", h_py_conv, 0, B_PY},
     {"len", "x", h_py_len, 0, B_PY},
+    {"isinstance", "obj classinfo", sema_h_isinstance, 0, B_PY},
+    {"hasattr", "obj name", sema_h_hasattr, 0, B_PY},
+    {"getattr", "obj name default?", sema_h_getattr, 0, B_PY},
     {"print", "*args", h_py_print, 0, B_PY},
     /* triton.* */
     {"Config", "kwargs num_warps? num_stages? num_ctas? maxnreg? pre_hook?", h_config, 0, B_TRITON},
@@ -1765,8 +1818,8 @@ static const char *const unsupported[] = {
     "dot_scaled",
     /* fp8 types of AMD's GPUs */
     "float8e4b8", "float8e5b16",
-    /* inline assembly, hints, elementwise maps */
-    "assume", "max_constancy", "map_elementwise",
+    /* elementwise maps */
+    "map_elementwise",
 };
 
 void sema_suggest_unsupported(Suggest *sg) {
@@ -1791,11 +1844,13 @@ static const Builtin *find(const char *name, unsigned flags) {
 const Builtin *sema_builtin_tl(const char *name) { return find(name, B_TL); }
 const Builtin *sema_builtin_triton(const char *name) { return find(name, B_TRITON); }
 const Builtin *sema_builtin_driver(const char *name) { return find(name, B_DRIVER); }
+const Builtin *sema_builtin_cuda(const char *name) { return find(name, B_CUDA); }
 const Builtin *sema_builtin_bare(const char *name) {
     const Builtin *b = find(name, B_PY);
     return b ? b : find(name, B_TL);
 }
 static const Builtin *builtin_method(const char *name) { return find(name, B_METHOD); }
+bool sema_is_tensor_method(const char *name) { return builtin_method(name) || !strcmp(name, "to"); }
 
 bool sema_builtin_is(const Builtin *bi, const char *name) { return bi && !strcmp(bi->name, name); }
 

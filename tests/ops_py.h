@@ -79,8 +79,81 @@ static const char k_none_forms[] =
     "    tl.store(t_ptr + offs, a * 3, mask=mask) if n > 100 else tl.store(t_ptr + offs, a * 5, mask=mask)\n"
     "    tl.store(out_ptr + offs, twice_if(p, n) + r, mask=mask)\n";
 
+/* ------------------ hints, isinstance / hasattr / getattr, .item() */
+
+/* tl.assume and tl.max_constancy change no value (their promises hold);
+ * the compile-time builtins pick z * 2 in float32; item() gives the last
+ * valid index of the program, subtracted from each index. */
+static void r_hints_item(const long *d, double *const *in, double *const *want) {
+    long n = d[0];
+    for (long i = 0; i < n; i++) {
+        double a = in[0][i];
+        want[0][i] = (float)(((i / 4) % 2 == 0 ? a : -a) * 2);
+        long last = (i / 128) * 128 + 127;
+        want[1][i] = (double)(i - (last < n - 1 ? last : n - 1));
+    }
+}
+static const char k_hints_item[] =
+    PRE "def k(a_ptr, out_ptr, idx_ptr, n, BLOCK: tl.constexpr):\n"
+    "    tl.assume(n > 0)\n"
+    "    tl.assume(BLOCK % 16 == 0)\n"
+    "    start = tl.program_id(0) * BLOCK\n"
+    "    tl.assume(start % BLOCK == 0)\n"
+    "    offs = start + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    a = tl.load(a_ptr + offs, mask=mask)\n"
+    "    even = tl.max_constancy((offs // 4) % 2 == 0, 4)\n"
+    "    g = tl.max_constancy(offs // 8, (8,))\n"
+    "    z = tl.where(even, a, -a) + (g - g)\n"
+    "    dt = getattr(tl, 'float32')\n"
+    "    if isinstance(BLOCK, int) and hasattr(tl, 'assume') and not hasattr(tl, 'no_such_op'):\n"
+    "        z = z.to(dt) * 2\n"
+    "    tl.static_assert(isinstance(z, tl.tensor) and not isinstance(BLOCK, tl.constexpr))\n"
+    "    last = tl.max(tl.where(mask, offs, 0), axis=0, keep_dims=True)\n"
+    "    tl.store(out_ptr + offs, z, mask=mask)\n"
+    "    tl.store(idx_ptr + offs, offs - last.item(), mask=mask)\n";
+
+/* --------------------------------------------------- tl.extra.cuda */
+
+/* Per program: smid (an SM index: 0 on the interpreter), globaltimer before
+ * and after a loop (a nanosecond clock that does not go back), num_threads()
+ * (num_warps * 32 = 128). gdc_wait / gdc_launch_dependents run without a
+ * dependent launch: they must not hang or change anything. */
+static int c_cuda_intrinsics(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
+    (void)in;
+    for (long p = 0; p < d[0]; p++) {
+        const double *g = got[0] + 4 * p;
+        if (!(g[0] >= 0 && g[0] < 1024) || !(g[1] > 0 && g[2] >= g[1]) || g[3] != 128) {
+            snprintf(msg, len, "program %ld: smid %g, globaltimer %g then %g, num_threads %g", p, g[0], g[1], g[2],
+                     g[3]);
+            return 0;
+        }
+    }
+    return 1;
+}
+static const char k_cuda_intrinsics[] =
+    "import triton\nimport triton.language as tl\nfrom triton.language.extra import cuda\n\n\n"
+    "@triton.jit\n"
+    "def k(out_ptr, n):\n"
+    "    cuda.gdc_wait()\n"
+    "    p = out_ptr + tl.program_id(0) * 4\n"
+    "    t0 = tl.extra.cuda.globaltimer()\n"
+    "    acc = 0\n"
+    "    for i in range(n):\n"
+    "        acc += i\n"
+    "    t1 = cuda.globaltimer()\n"
+    "    tl.store(p, cuda.smid().to(tl.int64) + acc * 0)\n"
+    "    tl.store(p + 1, t0)\n"
+    "    tl.store(p + 2, t1)\n"
+    "    tl.store(p + 3, cuda.num_threads())\n"
+    "    cuda.gdc_launch_dependents()\n";
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
     {"py_none_slices_ternary_fall_off", k_none_forms, B128, S1D, G1D, 1, 0, {I1D(-1000, 1000), I1D(-1000, 1000)}, \
-     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},
+     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},                                              \
+    {"py_hints_isinstance_item", k_hints_item, B128, S1D, G1D, 1, 0, {F1D(-1, 1)},                                 \
+     {OUT(TL_F32, D0), OUT(TL_I32, D0)}, r_hints_item, NULL, EXACT},                                               \
+    {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
+     NULL, c_cuda_intrinsics, EXACT},
