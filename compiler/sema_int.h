@@ -331,13 +331,16 @@ Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
 /* A tensor method's name (x.sum, x.to): tensors have it as an attribute. */
 bool sema_is_tensor_method(const char *name);
 
-/* ---- sema_extra.c: math.py, libdevice, inline asm ---- */
+/* ---- sema_extra.c: math.py, libdevice, inline asm, tl.assume, tl.extra.cuda ---- */
 Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_sqrt_rn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_softmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_assume(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_cuda_const(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_intrinsic(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 /* r with the NaNs of xs[0..n) put back (propagate_nan=ALL), for float r. */
 ValueId sema_propagate_nan(Sema *s, ValueId r, const ValueId *xs, int n, Span sp);
 /* libdevice.NAME as a builtin, or NULL if tl lacks it. */

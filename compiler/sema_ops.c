@@ -1368,38 +1368,6 @@ static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     return tv(s, r);
 }
 
-/* tl.assume(cond): a scalar condition the program promises (Triton: LLVM's
- * assume on an i1). `x % c == 0` tells axis analysis that c divides x. */
-static Val h_assume(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)bi;
-    if (a[0].k != V_TENSOR && !sema_is_number(a[0]))
-        sema_fail(s, sp[0], "tl.assume needs a boolean condition, got %s", sema_describe(s, a[0]));
-    ValueId c = sema_to_tensor(s, a[0], sp[0]);
-    Type t = ty_of(s, c);
-    if (t.rank)
-        sema_fail(s, sp[0], "tl.assume needs a scalar condition, got %s", T(t));
-    if (t.dtype != DT_I1)
-        sema_fail(s, sp[0], "tl.assume needs a boolean condition (a comparison), got %s", T(t));
-    sema_emit_inst(s, IR_ASSUME, &c, 1, NULL, 0, call);
-    return sema_none();
-}
-
-/* tl.extra.cuda.num_threads() / num_warps(): compile-time, as in Triton */
-static Val h_cuda_const(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)a, (void)sp, (void)call;
-    return sema_int((int64_t)s->f->num_warps * bi->aux);
-}
-
-/* tl.extra.cuda.smid() (i32), globaltimer() (i64 ns), gdc_wait(),
- * gdc_launch_dependents() (aux: the result dtype, DT_VOID for none) */
-static Val h_intrinsic(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)a, (void)sp;
-    Type t = ir_scalar((DType)bi->aux);
-    Inst *in = sema_emit_inst(s, IR_INTRINSIC, NULL, 0, &t, bi->aux != DT_VOID, call);
-    in->attr.str = bi->name;
-    return in->nresults ? tv(s, in->results[0]) : sema_none();
-}
-
 static Val h_static_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
     if (a[0].k == V_TENSOR || sema_has_tensor(a[0]))
@@ -1762,14 +1730,14 @@ static const Builtin builtins[] = {
     {"multiple_of", "input values", h_hint, IR_MULTIPLE_OF, TL},
     {"max_contiguous", "input values", h_hint, IR_MAX_CONTIGUOUS, TL},
     {"max_constancy", "input values", h_hint, IR_MAX_CONSTANCY, TL},
-    {"assume", "cond", h_assume, 0, TL},
+    {"assume", "cond", sema_h_assume, 0, TL},
     /* triton.language.extra.cuda */
-    {"num_threads", "", h_cuda_const, 32, B_CUDA},
-    {"num_warps", "", h_cuda_const, 1, B_CUDA},
-    {"smid", "", h_intrinsic, DT_I32, B_CUDA},
-    {"globaltimer", "", h_intrinsic, DT_I64, B_CUDA},
-    {"gdc_wait", "", h_intrinsic, DT_VOID, B_CUDA},
-    {"gdc_launch_dependents", "", h_intrinsic, DT_VOID, B_CUDA},
+    {"num_threads", "", sema_h_cuda_const, 32, B_CUDA},
+    {"num_warps", "", sema_h_cuda_const, 1, B_CUDA},
+    {"smid", "", sema_h_intrinsic, DT_I32, B_CUDA},
+    {"globaltimer", "", sema_h_intrinsic, DT_I64, B_CUDA},
+    {"gdc_wait", "", sema_h_intrinsic, DT_VOID, B_CUDA},
+    {"gdc_launch_dependents", "", sema_h_intrinsic, DT_VOID, B_CUDA},
     {"static_assert", "cond msg?", h_static_assert, 0, TL},
     {"static_print", "*values", h_static_print, 0, TL},
     {"device_print", "prefix *args hex?", h_device_print, 0, TL},
