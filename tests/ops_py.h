@@ -50,6 +50,47 @@ static const char k_assigned[] =
     "    tl.store(o_ptr + offs, z + s + (q // 2) * 7 + (q % 2) * 11 + (e >> 38), mask=mask)\n"
     "    tl.store(f_ptr + offs, y, mask=mask)\n";
 
+/* The folding of names assigned numbers against the same ops at run time:
+ * q, g, w are -7 (int32), 3000000000 (uint32), 0.1 (fp32) both as names
+ * (folded at compile time) and as loads of buffers holding them; both must
+ * give the GPU's int32 / uint32 wrap-around, truncating // and %, logical
+ * >> of unsigned, fp32 rounding. */
+static void r_fold_runtime(const long *d, double *const *in, double *const *want) {
+    (void)in;
+    uint32_t i32 = (uint32_t)INT32_MIN; /* big + 1 */
+    i32 += (uint32_t)(-3 * 1000);       /* -7 // 2 */
+    i32 += (uint32_t)(-1 * 100);        /* -7 % 2 */
+    i32 += (uint32_t)(-7 * (1 << 28));  /* -7 << 28 */
+    uint32_t g = 3000000000u;
+    int64_t z = (int64_t)(int32_t)i32 + (int64_t)(uint32_t)(g + g) + g / 7 + (g >> 3);
+    float w = 0.1f, f = (w * 4 + 1024.0f) + w / 3; /* w * 4 is exact: no FMA can change it */
+    for (long i = 0; i < d[0]; i++) {
+        want[0][i] = want[1][i] = (double)z;
+        want[2][i] = want[3][i] = f;
+    }
+}
+static const char k_fold_runtime[] =
+    PRE "def k(q_ptr, g_ptr, w_ptr, ci_ptr, ri_ptr, cf_ptr, rf_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    qr = tl.load(q_ptr + offs, mask=mask)\n"
+    "    gr = tl.load(g_ptr + offs, mask=mask)\n"
+    "    wr = tl.load(w_ptr + offs, mask=mask)\n"
+    "    q = -7\n"
+    "    g = 3000000000\n"
+    "    w = 0.1\n"
+    "    big = 2 ** 31 - 1\n"
+    "    bigr = qr * 0 + big\n"
+    "    ci = (big + 1) + q // 2 * 1000 + q % 2 * 100 + (q << 28)\n"
+    "    cg = (g + g).to(tl.int64) + (g // 7).to(tl.int64) + (g >> 3).to(tl.int64)\n"
+    "    cf = (w * 4 + 1024.0) + w / 3\n"
+    "    tl.static_assert(ci == 268432356 and cf > 1024)\n"
+    "    ri = (bigr + 1) + qr // 2 * 1000 + qr % 2 * 100 + (qr << 28)\n"
+    "    rg = (gr + gr).to(tl.int64) + (gr // 7).to(tl.int64) + (gr >> 3).to(tl.int64)\n"
+    "    rf = (wr * 4 + 1024.0) + wr / 3\n"
+    "    tl.store(ci_ptr + offs, ci.to(tl.int64) + cg, mask=mask)\n"
+    "    tl.store(ri_ptr + offs, ri.to(tl.int64) + rg, mask=mask)\n"
+    "    tl.store(cf_ptr + offs, cf, mask=mask)\n"
+    "    tl.store(rf_ptr + offs, rf, mask=mask)\n";
+
 /* ------------------- slices with None, ternaries of None, a helper's paths */
 
 /* p = a + b + a through x[None:], x[::None], x[lo:lo:lo] (lo = None); the
@@ -151,6 +192,9 @@ static const char k_cuda_intrinsics[] =
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
+    {"py_fold_matches_runtime", k_fold_runtime, B128, S1D_SMALL, G1D, 1, 0,                                        \
+     {IN(TL_I32, D0, -7, -7), IN(TL_U32, D0, 3e9, 3e9), IN(TL_F32, D0, 0.1, 0.1)},                                \
+     {OUT(TL_I64, D0), OUT(TL_I64, D0), OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_fold_runtime, NULL, EXACT},                                                 \
     {"py_none_slices_ternary_fall_off", k_none_forms, B128, S1D, G1D, 1, 0, {I1D(-1000, 1000), I1D(-1000, 1000)}, \
      {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},                                              \
     {"py_hints_isinstance_item", k_hints_item, B128, S1D, G1D, 1, 0, {F1D(-1, 1)},                                 \
