@@ -141,7 +141,7 @@ $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	    -Wl,-rpath,'$$ORIGIN/../lib'
 $(B)/tests/gpu_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
-$(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h
+$(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h tests/ops_py.h
 $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so $(CUDA_LOADER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< $(CUDA_LOADER_OBJ) -L$(B)/lib -ltl -lm -ldl \

@@ -34,6 +34,7 @@ static const int64_t MAX_DIV = (int64_t)1 << 62; /* the divisibility of 0 */
 typedef struct Axis {
     Function *f;
     AxisInfo *ai;
+    int64_t *assumed; /* per value: a power of two that tl.assume says divides it (0: none) */
 } Axis;
 
 /* ---- arithmetic on powers of two ---- */
@@ -102,6 +103,8 @@ static void set(Axis *A, ValueId v, AxisInfo a) {
         a.contiguity[d] = a.divisibility[d] = a.constancy[d] = 0;
     if (!intlike(t))
         a.has_value = false;
+    if (A->assumed && A->assumed[v] && intlike(t) && !t.rank)
+        a.divisibility[0] = max64(a.divisibility[0], A->assumed[v]);
     A->ai[v] = a;
 }
 
@@ -439,7 +442,7 @@ static AxisInfo rule_cast(Axis *A, const Inst *in) {
     return keeps ? A->ai[in->args[0]] : elementwise(A, in);
 }
 
-/* multiple_of / max_contiguous: the user's promise joins what is proven. */
+/* multiple_of / max_contiguous / max_constancy: the user's promise joins what is proven. */
 static AxisInfo rule_hint(Axis *A, const Inst *in) {
     Type t = type_of(A, in->results[0]);
     AxisInfo r = A->ai[in->args[0]];
@@ -449,6 +452,8 @@ static AxisInfo rule_hint(Axis *A, const Inst *in) {
             continue;
         if (in->op == IR_MULTIPLE_OF)
             r.divisibility[d] = max64(r.divisibility[d], pow2_div(v));
+        else if (in->op == IR_MAX_CONSTANCY)
+            r.constancy[d] = max64(r.constancy[d], min64(pow2_div(v), dim_size(t, d)));
         else
             r.contiguity[d] = max64(r.contiguity[d], min64(pow2_div(v), dim_size(t, d)));
     }
@@ -583,7 +588,8 @@ static void visit(Axis *A, Inst *in) {
     case IR_TRANS: r = rule_trans(A, in); break;
     case IR_CONVERT_LAYOUT: r = A->ai[in->args[0]]; break;
     case IR_MULTIPLE_OF:
-    case IR_MAX_CONTIGUOUS: r = rule_hint(A, in); break;
+    case IR_MAX_CONTIGUOUS:
+    case IR_MAX_CONSTANCY: r = rule_hint(A, in); break;
     case IR_CAST:
     case IR_BITCAST: r = rule_cast(A, in); break;
     case IR_CMP: r = rule_cmp(A, in); break;
@@ -631,10 +637,52 @@ static void seed_params(Axis *A) {
     }
 }
 
+/* The constant an operand holds, if it is a scalar CONST. */
+static bool const_int(const Function *f, ValueId v, int64_t *out) {
+    const Inst *d = f->values[v].def;
+    if (!d || d->op != IR_CONST || f->values[v].type.rank || !intlike(f->values[v].type))
+        return false;
+    *out = d->attr.i;
+    return true;
+}
+
+/* tl.assume(x % c == 0) or tl.assume((x & (c - 1)) == 0) in the function's
+ * own body (not under an if or a loop, so every run reaches it): x is a
+ * multiple of c's largest power-of-two divisor wherever x is used, since x
+ * is one SSA value. Other conditions (x > 0) tell this analysis nothing. */
+static void collect_assumes(Axis *A) {
+    const Function *f = A->f;
+    for (int i = 0; i < f->body->ninsts; i++) {
+        const Inst *in = f->body->insts[i];
+        const Inst *cmp = in->op == IR_ASSUME ? f->values[in->args[0]].def : NULL;
+        if (!cmp || cmp->op != IR_CMP || cmp->attr.pred != CMP_EQ)
+            continue;
+        int64_t z, c;
+        for (int side = 0; side < 2; side++) {
+            const Inst *op = f->values[cmp->args[side]].def;
+            if (!const_int(f, cmp->args[!side], &z) || z != 0 || !op || op->nargs != 2 ||
+                !const_int(f, op->args[1], &c) || c <= 0 || f->values[op->args[0]].type.rank)
+                continue;
+            int64_t d = 0;
+            if (op->op == IR_REM)
+                d = pow2_div(c);
+            else if (op->op == IR_AND && ((uint64_t)c & ((uint64_t)c + 1)) == 0) /* c = 2^k - 1 */
+                d = c + 1;
+            if (d > 1) {
+                if (!A->assumed)
+                    A->assumed = arena_alloc(f->arena, sizeof(int64_t) * (size_t)f->nvalues);
+                if (A->assumed)
+                    A->assumed[op->args[0]] = max64(A->assumed[op->args[0]], min64(d, MAX_DIV));
+            }
+        }
+    }
+}
+
 AxisInfo *axis_analyze(Function *f) {
-    Axis A = {f, arena_alloc(f->arena, sizeof(AxisInfo) * (size_t)f->nvalues)};
+    Axis A = {f, arena_alloc(f->arena, sizeof(AxisInfo) * (size_t)f->nvalues), NULL};
     if (!A.ai)
         return NULL;
+    collect_assumes(&A);
     for (ValueId v = 1; v < f->nvalues; v++)
         A.ai[v] = pessimistic(f->values[v].type);
     seed_params(&A);

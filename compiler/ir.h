@@ -140,6 +140,9 @@ void ir_type_print(Buf *b, Type t);
     /* hints for axis analysis: identity on the value */                                           \
     X(MULTIPLE_OF, "multiple_of", 1, OPF_PURE)    /* attr.vals[rank]: divisibility per dim */       \
     X(MAX_CONTIGUOUS, "max_contiguous", 1, OPF_PURE) /* attr.vals[rank] */                          \
+    X(MAX_CONSTANCY, "max_constancy", 1, OPF_PURE)   /* attr.vals[rank]: runs of equal elements */  \
+    X(ASSUME, "assume", 1, 0)      /* cond (i1 scalar): true, the program promises (llvm.assume); */ \
+                                   /* axis analysis reads `x % c == 0`; the interpreter checks it */ \
     /* memory */                                                                                   \
     X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee */ \
     X(STORE, "store", -1, 0)   /* ptr, value [, mask] */                                             \
@@ -158,6 +161,9 @@ void ir_type_print(Buf *b, Type t);
     X(PRINT, "print", -1, 0)       /* attr.str = prefix, attr.hex; prints each operand */           \
     X(ASSERT, "assert", 1, 0)      /* cond (i1 scalar or block); attr.str = message */              \
     X(BARRIER, "barrier", 0, 0)                                                                    \
+    /* tl.extra.cuda: attr.str = smid (-> i32), globaltimer (-> i64, ns), gdc_wait, */             \
+    /* gdc_launch_dependents (no result; griddepcontrol on sm_90+, nothing before) */              \
+    X(INTRINSIC, "intrinsic", 0, 0)                                                                \
     /* layouts (only after the layout pass): identity on the values, moves them */                 \
     X(CONVERT_LAYOUT, "convert_layout", 1, OPF_PURE) /* between threads; same type */              \
     /* shared memory (after the layout pass; buffers are !smem<...> with a shared layout) */       \
@@ -208,7 +214,7 @@ typedef struct Attr {
     int axis;          /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE */
     int64_t start, end;/* ARANGE */
     int perm[IR_MAX_RANK];  /* TRANS */
-    int64_t vals[IR_MAX_RANK]; /* MULTIPLE_OF, MAX_CONTIGUOUS */
+    int64_t vals[IR_MAX_RANK]; /* MULTIPLE_OF, MAX_CONTIGUOUS, MAX_CONSTANCY */
     int pred;          /* CMP: CmpPred */
     int reduce;        /* REDUCE: ReduceKind */
     int rmw;           /* ATOMIC_RMW: RmwKind */
@@ -216,7 +222,7 @@ typedef struct Attr {
     bool keep_dims;    /* REDUCE */
     bool has_mask, has_other; /* LOAD / STORE / ATOMIC_RMW */
     bool hex;          /* PRINT */
-    const char *str;   /* PRINT prefix, ASSERT message, EXTERN symbol, INLINE_ASM asm */
+    const char *str;   /* PRINT prefix, ASSERT message, EXTERN symbol, INLINE_ASM asm, INTRINSIC name */
     const char *str2;  /* INLINE_ASM constraints */
     int pack;          /* INLINE_ASM: elements per asm invocation */
     bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */

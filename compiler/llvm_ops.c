@@ -83,7 +83,7 @@ static void shape_coef(Lower *L, Inst *in, int64_t *coef) {
     }
     if (in->op == IR_RESHAPE)
         llvm_row_major(dt.rank, dt.shape, coef); /* both sides row-major: same linear index */
-    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS)
+    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS || in->op == IR_MAX_CONSTANCY)
         memcpy(coef, s, sizeof s);
 }
 
@@ -521,6 +521,24 @@ static void lower_assert(Lower *L, Inst *in) {
     LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
+/* tl.extra.cuda: %smid and %globaltimer through NVVM's sreg intrinsics;
+ * griddepcontrol (programmatic dependent launch) exists from sm_90 on and
+ * is nothing before, as there is no dependent launch to wait for. */
+static void lower_intrinsic(Lower *L, Inst *in) {
+    const char *n = in->attr.str;
+    if (!strcmp(n, "smid")) {
+        set_all(L, in->results[0], llvm_sreg(L, "smid"));
+    } else if (!strcmp(n, "globaltimer")) {
+        set_all(L, in->results[0], llvm_call(L, "llvm.nvvm.read.ptx.sreg.globaltimer", L->t_i64, NULL, 0));
+    } else if (L->arch->sm >= 90) {
+        const char *text = !strcmp(n, "gdc_wait") ? "griddepcontrol.wait;" : "griddepcontrol.launch_dependents;";
+        LLVMTypeRef fty = LLVMFunctionType(L->t_void, NULL, 0, 0);
+        LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "~{memory}", 9, 1, 0,
+                                           LLVMInlineAsmDialectATT, 0);
+        LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
+    }
+}
+
 bool llvm_lower_simple(Lower *L, Inst *in) {
     ValueId res = in->nresults ? in->results[0] : 0;
     switch (in->op) {
@@ -536,7 +554,12 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_RESHAPE:
     case IR_TRANS:
     case IR_MULTIPLE_OF:
-    case IR_MAX_CONTIGUOUS: lower_shape(L, in); return true;
+    case IR_MAX_CONTIGUOUS:
+    case IR_MAX_CONSTANCY: lower_shape(L, in); return true;
+    case IR_ASSUME: /* a scalar i1: every register holds it */
+        llvm_call(L, "llvm.assume", L->t_void, &llvm_val(L, in->args[0])->r[0], 1);
+        return true;
+    case IR_INTRINSIC: lower_intrinsic(L, in); return true;
     case IR_PRINT: lower_print(L, in); return true;
     case IR_ASSERT: lower_assert(L, in); return true;
     case IR_BARRIER: llvm_barrier(L); return true;

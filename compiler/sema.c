@@ -262,6 +262,8 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
     const char *tail = strrchr(mod, '.');
     if (is_tl_module(mod) && !strcmp(tail, ".libdevice")) {
         bi = sema_libdevice_builtin(s, name);
+    } else if (!strcmp(mod, "triton.language.extra.cuda") && sema_builtin_cuda(name)) {
+        bi = sema_builtin_cuda(name);
     } else if (is_tl_module(mod) && !strcmp(tail, ".PropagateNan")) { /* core.PropagateNan's values */
         if (strcmp(name, "ALL") && strcmp(name, "NONE"))
             return false;
@@ -645,8 +647,10 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
         if (!strcmp(name, "num_stages"))
             return sema_int(x.i2);
     }
-    if (x.k == V_TENSOR && (sema_builtin_tl(name) || !strcmp(name, "to")))
+    if (x.k == V_TENSOR && sema_is_tensor_method(name))
         sema_fail(s, sp, "'%s' is a method: call it as x.%s(...)", name, name);
+    if (x.k == V_TENSOR && sema_builtin_tl(name))
+        sema_fail(s, sp, "a tensor has no method '%s'; call tl.%s(x, ...)", name, name);
     if (x.k == V_TENSOR && sema_builtin_unsupported(name))
         sema_fail(s, sp, "the tensor method '%s' is not supported by tl yet", name);
     Suggest sg;
@@ -665,6 +669,24 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
             suggest_add(&sg, attrs[i]);
     }
     sema_fail(s, sp, "%s has no attribute '%s'%s", sema_describe(s, x), name, sema_did_you_mean(s, &sg));
+}
+
+Val sema_eval_attr(Sema *s, Val x, const char *name, Span sp) { return eval_attr(s, x, name, sp); }
+
+bool sema_try_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    jmp_buf jb, *saved = s->jb;
+    bool quiet = s->quiet;
+    int nest = s->nest;
+    Span cur = s->cur;
+    volatile bool ok = false;
+    s->quiet = true; /* a probe: its failure is the answer, not an error */
+    s->jb = &jb;
+    if (!setjmp(jb)) {
+        *out = eval_attr(s, x, name, sp);
+        ok = true;
+    }
+    s->jb = saved, s->quiet = quiet, s->nest = nest, s->cur = cur;
+    return ok;
 }
 
 static Val eval_call(Sema *s, const Node *n) {
@@ -702,9 +724,19 @@ static Val eval_subscript(Sema *s, const Node *n) {
         for (int i = 0; i < cnt; i++) {
             const Node *it = items[i];
             isp[i] = it->span;
-            if (it->kind == N_SLICE) {
-                if (it->a || it->b || it->c)
-                    sema_fail(s, it->span, "slicing a tensor with bounds is not supported: only ':' and None are");
+            if (it->kind == N_SLICE) { /* Triton: x[None:], x[::None] are x[:] (each part is evaluated) */
+                const Node *part[3] = {it->a, it->b, it->c};
+                static const char *const what[3] = {"start", "stop", "step"};
+                for (int p = 0; p < 3; p++) {
+                    if (!part[p])
+                        continue;
+                    Val pv = eval(s, part[p]);
+                    if (pv.k != V_NONE)
+                        sema_fail(s, part[p]->span,
+                                  "slicing a tensor with bounds is not supported: only ':' (its start, stop and "
+                                  "step absent or None) and None are; the %s is %s",
+                                  what[p], sema_describe(s, pv));
+                }
                 idx[i] = (Val){.k = V_SLICE};
             } else {
                 idx[i] = eval(s, it);
@@ -827,6 +859,23 @@ static Val eval_ifexp(Sema *s, const Node *n) {
     Val tv = eval(s, n->a);
     s->blk = eb;
     Val ev = eval(s, n->c);
+    if (tv.k == V_NONE && ev.k == V_NONE) { /* None either way (Triton's void: `tl.store(..) if c else
+                                              tl.store(..)`): the branches run for their effects */
+        s->blk = tb;
+        sema_emit_inst(s, IR_YIELD, NULL, 0, NULL, 0, n->a->span);
+        s->blk = eb;
+        sema_emit_inst(s, IR_YIELD, NULL, 0, NULL, 0, n->c->span);
+        s->blk = outer;
+        emit_if(s, cond, tb, eb, NULL, 0, n->span);
+        return sema_none();
+    }
+    if ((tv.k == V_NONE) != (ev.k == V_NONE)) {
+        const Node *nn = tv.k == V_NONE ? n->a : n->c;
+        sema_fail(s, nn->span,
+                  "this branch is None and the other is %s: with a runtime condition a ternary cannot choose "
+                  "None (as in Triton); make the condition a compile-time constant (tl.constexpr)",
+                  sema_describe(s, tv.k == V_NONE ? ev : tv));
+    }
     Type t = merge_type(s, tv, ev, n->span, NULL);
     s->blk = tb;
     ValueId y = as_type(s, tv, t, n->a->span);
@@ -974,7 +1023,9 @@ static Val eval(Sema *s, const Node *n) {
 
 static void assign(Sema *s, const Node *t, Val v) {
     switch (t->kind) {
-    case N_NAME: bind(s, t->name, v); return;
+    case N_NAME: /* Triton: `v = 1` makes v a scalar tensor (sema_number_as_tensor) */
+        bind(s, t->name, s->blk ? sema_number_as_tensor(s, v, t->span) : v);
+        return;
     case N_TUPLE:
     case N_LIST:
         if (v.k != V_TUPLE)
@@ -1249,6 +1300,35 @@ static int ret_leaves(Val v) {
     return n;
 }
 
+/* What a path that ran off the end of a helper gives where another path
+ * returns v: zeros of each tensor's type (Triton's poison: any value will
+ * do), compile-time values as they are (Triton's constexpr return types). */
+static Val undefined_like(Sema *s, Val v, Span sp) {
+    if (v.k == V_TUPLE) {
+        Val *items = arena_alloc(s->a, sizeof(Val) * (size_t)(v.n + 1));
+        for (int i = 0; i < v.n; i++)
+            items[i] = undefined_like(s, v.items[i], sp);
+        Val t = v;
+        t.items = items;
+        return t;
+    }
+    if (sema_is_struct(v)) { /* block pointers, descriptors: their runtime fields */
+        int n = sema_struct_leaves(v, NULL);
+        ValueId *l = arena_alloc(s->a, sizeof(ValueId) * (size_t)(n + 1));
+        sema_struct_leaves(v, l);
+        for (int i = 0; i < n; i++)
+            l[i] = undefined_like(s, sema_tensor(s, l[i]), sp).id;
+        return sema_struct_with(s, v, l);
+    }
+    if (v.k != V_TENSOR)
+        return v;
+    if (v.ty.dtype == DT_PTR) {
+        ValueId z = sema_const_of(s, sema_int(0), ir_with_dtype(v.ty, DT_I64), sp);
+        return sema_tensor(s, sema_cast(s, z, ir_elem(v.ty), sp));
+    }
+    return sema_tensor(s, sema_const_of(s, dt_is_fp((DType)v.ty.dtype) ? sema_float(0) : sema_int(0), v.ty, sp));
+}
+
 /* A runtime `if` with a `return` inside (Triton's visit_if_top_level, in
  * structured form): each branch runs its own statements and then everything
  * that follows the `if` up to the end of the function (k), unless it
@@ -1262,6 +1342,7 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
     Block *outer = s->blk, *bl[2] = {ir_block_new(s->f), ir_block_new(s->f)};
     Val rv[2];
     Span rsp[2];
+    bool fell[2];
     /* a branch that returns on some paths only, with the other branch, runs
      * what follows twice over: bound the copies */
     int dup = s->dup;
@@ -1276,11 +1357,22 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
         fr->ret_span = n->span;
         s->blk = bl[side];
         exec_seq(s, side ? &n->l1 : &n->l0, 0, k);
+        fr->fell_off = false;
         run_cont(s, k); /* falls off the end of the function: returns None */
         rv[side] = fr->returned ? fr->ret : sema_none();
         rsp[side] = fr->ret_span;
+        fell[side] = !fr->returned || fr->fell_off;
     }
     s->dup = dup;
+    /* Triton: a path that runs off the end of a helper returns an undefined
+     * value of the type the `return`s give (poison); tl gives zeros. An
+     * explicit `return` / `return None` beside a value stays an error. */
+    for (int side = 0; side < 2; side++)
+        if (fell[side] && !fell[!side] && rv[!side].k != V_NONE) {
+            s->blk = bl[side];
+            rv[side] = undefined_like(s, rv[!side], rsp[!side]);
+            rsp[side] = rsp[!side];
+        }
     int cap = ret_leaves(rv[0]) + 1, nres = 0;
     ValueId *y[2] = {arena_alloc(s->a, sizeof(ValueId) * (size_t)cap),
                      arena_alloc(s->a, sizeof(ValueId) * (size_t)cap)};
@@ -1298,6 +1390,7 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
     fr->ret = merge_ret(s, rv[0], rv[1], y, rt, &r, in, bl[0], bl[1], rsp[0], rsp[1]);
     fr->ret_span = rv[0].k != V_NONE ? rsp[0] : rsp[1];
     fr->returned = true; /* the rest of the function ran in the branches */
+    fr->fell_off = fell[0] && fell[1];
 }
 
 static void exec_if(Sema *s, const Node *n, const Cont *k) {
@@ -1705,9 +1798,17 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
         if (!n->c)
             break; /* a bare annotation declares nothing */
         Val v = eval(s, n->c);
-        if (sema_is_constexpr_annotation(n->b) && sema_has_tensor(v))
-            sema_fail(s, n->c->span, "'%s' is annotated tl.constexpr but its value is not a compile-time constant (%s)",
-                      n->a->kind == N_NAME ? n->a->name : "this", sema_describe(s, v));
+        if (sema_is_constexpr_annotation(n->b)) {
+            if (sema_has_tensor(v))
+                sema_fail(s, n->c->span,
+                          "'%s' is annotated tl.constexpr but its value is not a compile-time constant (%s)",
+                          n->a->kind == N_NAME ? n->a->name : "this", sema_describe(s, v));
+            v.as_tensor = false; /* `v: tl.constexpr = 1` stays a Python number */
+            if (n->a->kind == N_NAME) {
+                bind(s, n->a->name, v);
+                break;
+            }
+        }
         assign(s, n->a, v);
         break;
     }
@@ -1716,7 +1817,7 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
             sema_fail(s, n->a->span, "augmented assignment is only supported to a name");
         Val cur = lookup(s, n->a->name, n->a->span);
         Val rhs = eval(s, n->b);
-        bind(s, n->a->name, sema_binop(s, n->op, cur, rhs, n->span));
+        bind(s, n->a->name, sema_number_as_tensor(s, sema_binop(s, n->op, cur, rhs, n->span), n->span));
         break;
     }
     case N_IF: exec_if(s, n, k); break;

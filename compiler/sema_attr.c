@@ -1,6 +1,7 @@
 /* sema_attr.c: attributes of compile-time and runtime values: a tensor's
  * dtype, shape, T, a dtype's names and predicates (x.dtype.is_floating(),
- * tl.float16.primitive_bitwidth), as Triton's core.py defines them. */
+ * tl.float16.primitive_bitwidth), as Triton's core.py defines them; Python's
+ * isinstance, hasattr and getattr over them. */
 #include <string.h>
 
 #include "sema_int.h"
@@ -72,6 +73,7 @@ bool sema_dtype_pred(Type t, const char *name, bool *res) {
 }
 
 bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
+    x = sema_materialize(s, x, sp);
     if (sema_is_struct(x))
         return sema_desc_attr(s, x, name, sp, out);
     if (x.k == V_TENSOR) {
@@ -115,3 +117,73 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
     return false;
 }
 
+
+/* ---- isinstance, hasattr, getattr ----
+ *
+ * Triton's code generator calls Python's own isinstance / hasattr / getattr
+ * with the values inside constexprs unwrapped: isinstance(BLOCK, int) is
+ * True for a constexpr int, isinstance(x, tl.constexpr) is False for every
+ * x, a name assigned a number (`v = 1`) is a tl.tensor. The classes a kernel
+ * can name: int, float, bool, tl.tensor, tl.dtype, tl.constexpr. */
+
+static bool is_instance(Sema *s, Val x, Val c, Span sp) {
+    if (c.k == V_TUPLE) {
+        for (int i = 0; i < c.n; i++)
+            if (is_instance(s, x, c.items[i], sp))
+                return true;
+        return false;
+    }
+    const char *n = c.k == V_BUILTIN ? c.bi->name : NULL;
+    bool num = sema_is_number(x) && !x.as_tensor;
+    if (n && !strcmp(n, "int") && c.bi->flags & B_PY)
+        return num && x.k != V_FLOAT; /* bool is an int, as in Python */
+    if (n && !strcmp(n, "float") && c.bi->flags & B_PY)
+        return num && x.k == V_FLOAT;
+    if (n && !strcmp(n, "bool") && c.bi->flags & B_PY)
+        return num && x.k == V_BOOL;
+    if (n && !strcmp(n, "tensor") && c.bi->flags & B_TL)
+        return x.k == V_TENSOR || (sema_is_number(x) && x.as_tensor);
+    if (n && !strcmp(n, "dtype") && c.bi->flags & B_TL)
+        return x.k == V_DTYPE;
+    if (n && !strcmp(n, "constexpr") && c.bi->flags & B_TL)
+        return false;
+    sema_fail(s, sp, "isinstance's second argument must be a class (int, float, bool, tl.tensor, tl.dtype, "
+                     "tl.constexpr) or a tuple of them, got %s", sema_describe(s, c));
+}
+
+Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    return sema_bool(is_instance(s, a[0], a[1], sp[1]));
+}
+
+static const char *attr_name(Sema *s, Val v, Span sp, const char *fn) {
+    if (v.k != V_STR)
+        sema_fail(s, sp, "%s(): attribute name must be a string, got %s", fn, sema_describe(s, v));
+    return v.s;
+}
+
+Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    const char *name = attr_name(s, a[1], sp[1], "hasattr");
+    Val out;
+    Val x = sema_materialize(s, a[0], sp[0]);
+    if (x.k == V_TENSOR && sema_is_tensor_method(name))
+        return sema_bool(true);
+    if (x.k == V_DTYPE) { /* its predicates are methods (dtype.is_floating) */
+        bool r;
+        if (sema_dtype_pred(x.ty, name, &r))
+            return sema_bool(true);
+    }
+    return sema_bool(sema_try_attr(s, x, name, call, &out));
+}
+
+Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    const char *name = attr_name(s, a[1], sp[1], "getattr");
+    Val out, x = sema_materialize(s, a[0], sp[0]);
+    if (x.k == V_TENSOR && sema_is_tensor_method(name))
+        sema_fail(s, sp[1], "getattr(x, '%s') of a tensor method is not supported; call x.%s(...)", name, name);
+    if (a[2].k == V_UNDEF)
+        return sema_eval_attr(s, x, name, call);
+    return sema_try_attr(s, x, name, call, &out) ? out : a[2];
+}

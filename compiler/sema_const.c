@@ -448,6 +448,175 @@ Val sema_const_binop(Sema *s, Op op, Val a, Val b, Span sp) {
     bad_operands(s, op, a, b, sp);
 }
 
+/* ---- numbers that Triton holds as tensors ----
+ *
+ * In Triton, `v = 1` inside a @jit function makes v a scalar tensor (its
+ * code generator sends every assigned non-tensor through to_tensor), so
+ * v.dtype is int32 and `x_i8 + v` is int32. tl keeps the number (it is known
+ * at compile time, and tl's own kernels use such names as sizes) but marks it
+ * as_tensor with Triton's type; arithmetic on it emits the tensor ops and
+ * folds them back here, so the value is the GPU's, wrap-around included. */
+
+Val sema_number_as_tensor(Sema *s, Val v, Span sp) {
+    if (!sema_is_number(v) || v.as_tensor)
+        return v;
+    Type t;
+    sema_number_type(s, v, &t, sp);
+    v.ty = t;
+    v.as_tensor = true;
+    return v;
+}
+
+Val sema_materialize(Sema *s, Val v, Span sp) {
+    if (!v.as_tensor || !sema_is_number(v) || !s->blk)
+        return v;
+    return sema_tensor(s, sema_const_of(s, v, v.ty, sp));
+}
+
+/* Integers are held as the bit pattern of their type, sign- or zero-extended
+ * to 64 bits (as the interpreter holds them). */
+static int64_t fold_wrap(uint64_t u, DType dt) {
+    int b = dt_bits(dt);
+    if (dt == DT_I1)
+        return (int64_t)(u & 1);
+    if (b >= 64)
+        return (int64_t)u;
+    uint64_t m = (UINT64_C(1) << b) - 1;
+    u &= m;
+    if (dt_is_signed(dt) && (u >> (b - 1)))
+        u |= ~m;
+    return (int64_t)u;
+}
+
+static bool foldable_type(Type t) {
+    DType dt = (DType)t.dtype;
+    return t.rank == 0 && (dt_is_int(dt) || dt == DT_F32 || dt == DT_F64);
+}
+
+typedef struct { int64_t i; double f; } FoldV;
+
+static bool fold(Sema *s, ValueId id, FoldV *r, int depth) {
+    const Value *val = &s->f->values[id];
+    const Inst *in = val->def;
+    if (!in || depth > 64 || !foldable_type(val->type))
+        return false;
+    DType dt = (DType)val->type.dtype;
+    FoldV a = {0}, b = {0};
+    if (in->op == IR_CONST) {
+        r->i = fold_wrap((uint64_t)in->attr.i, dt);
+        r->f = dt == DT_F32 ? (double)(float)in->attr.f : in->attr.f;
+        return true;
+    }
+    if (in->nargs < 1 || in->nargs > 2 || !fold(s, in->args[0], &a, depth + 1))
+        return false;
+    if (in->nargs == 2 && !fold(s, in->args[1], &b, depth + 1))
+        return false;
+    DType at = (DType)s->f->values[in->args[0]].type.dtype;
+    bool fl = dt_is_float(dt), uns = !dt_is_signed(dt);
+    uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+    switch (in->op) {
+    case IR_CAST:
+        if (dt_is_float(at) && dt_is_int(dt)) { /* fptosi / fptoui: only in range */
+            double t = trunc(a.f);
+            if (dt == DT_I1 || !(t >= -0x1p63 && t < 0x1p63) || (uns && t < 0))
+                return false;
+            r->i = fold_wrap((uint64_t)(int64_t)t, dt);
+            if ((double)r->i != t)
+                return false;
+        } else if (dt_is_int(at) && fl) {
+            if (dt == DT_F32) /* one rounding, not two through double */
+                r->f = dt_is_signed(at) ? (double)(float)a.i : (double)(float)x;
+            else
+                r->f = dt_is_signed(at) ? (double)a.i : (double)x; /* unsigned: held zero-extended */
+        } else if (fl) {
+            r->f = a.f;
+        } else {
+            r->i = dt == DT_I1 ? a.i != 0 : fold_wrap(x, dt);
+        }
+        break;
+    case IR_ADD: if (fl) r->f = a.f + b.f; else r->i = fold_wrap(x + y, dt); break;
+    case IR_SUB: if (fl) r->f = a.f - b.f; else r->i = fold_wrap(x - y, dt); break;
+    case IR_MUL: if (fl) r->f = a.f * b.f; else r->i = fold_wrap(x * y, dt); break;
+    case IR_DIV:
+    case IR_REM:
+        if (fl) {
+            r->f = in->op == IR_DIV ? a.f / b.f : fmod(a.f, b.f);
+        } else { /* truncating, as the GPU; 0 and INT_MIN / -1 are left to it */
+            if (b.i == 0 || (!uns && b.i == -1))
+                return false;
+            if (uns && dt_bits(dt) == 64)
+                r->i = (int64_t)(in->op == IR_DIV ? x / y : x % y);
+            else
+                r->i = fold_wrap((uint64_t)(in->op == IR_DIV ? a.i / b.i : a.i % b.i), dt);
+        }
+        break;
+    case IR_AND: r->i = a.i & b.i; break;
+    case IR_OR: r->i = a.i | b.i; break;
+    case IR_XOR: r->i = fold_wrap(x ^ y, dt); break;
+    case IR_SHL:
+    case IR_SHR:
+        if (y >= (uint64_t)dt_bits(dt))
+            return false;
+        if (in->op == IR_SHL)
+            r->i = fold_wrap(x << y, dt);
+        else if (uns)
+            r->i = fold_wrap((dt_bits(dt) < 64 ? x & ((UINT64_C(1) << dt_bits(dt)) - 1) : x) >> y, dt);
+        else
+            r->i = a.i < 0 ? (int64_t) ~(~x >> y) : (int64_t)(x >> y);
+        break;
+    case IR_NEG: if (fl) r->f = -a.f; else r->i = fold_wrap(0 - x, dt); break;
+    case IR_NOT: r->i = fold_wrap(~x, dt); break;
+    case IR_CMP: {
+        int c;
+        if (dt_is_float(at)) {
+            if (isnan(a.f) || isnan(b.f)) {
+                r->i = in->attr.pred == CMP_NE;
+                break;
+            }
+            c = a.f < b.f ? -1 : a.f > b.f;
+        } else if (dt_is_signed(at)) {
+            c = a.i < b.i ? -1 : a.i > b.i;
+        } else {
+            uint64_t m = dt_bits(at) < 64 ? (UINT64_C(1) << dt_bits(at)) - 1 : ~UINT64_C(0);
+            c = (x & m) < (y & m) ? -1 : (x & m) > (y & m);
+        }
+        switch (in->attr.pred) {
+        case CMP_LT: r->i = c < 0; break;
+        case CMP_LE: r->i = c <= 0; break;
+        case CMP_GT: r->i = c > 0; break;
+        case CMP_GE: r->i = c >= 0; break;
+        case CMP_EQ: r->i = c == 0; break;
+        default: r->i = c != 0; break;
+        }
+        break;
+    }
+    default: return false;
+    }
+    if (dt == DT_F32)
+        r->f = (double)(float)r->f;
+    return true;
+}
+
+bool sema_fold_scalar(Sema *s, ValueId v, Val *out) {
+    FoldV r;
+    if (!s->f || !fold(s, v, &r, 0))
+        return false;
+    Type t = s->f->values[v].type;
+    DType dt = (DType)t.dtype;
+    if (dt == DT_I1)
+        *out = sema_bool(r.i != 0);
+    else if (dt_is_float(dt))
+        *out = sema_float(r.f);
+    else if (dt == DT_U64 && r.i < 0) /* past what a compile-time int holds */
+        return false;
+    else
+        *out = sema_int(dt_is_signed(dt) || dt_bits(dt) == 64 ? r.i
+                                        : (int64_t)((uint64_t)r.i & ((UINT64_C(1) << dt_bits(dt)) - 1)));
+    out->ty = t;
+    out->as_tensor = true;
+    return true;
+}
+
 Val sema_const_unop(Sema *s, Op op, Val a, Span sp) {
     if (op == OP_NOT)
         return sema_bool(!sema_truthy(s, a, sp));

@@ -8,7 +8,9 @@
  * ignores too) and sqrt_rn are those ops; erf and umulhi are ops of their
  * own. A libdevice call is an `extern` op naming the libdevice symbol of the
  * variant the argument types select (compiler/libdevice.c); inline assembly
- * is an `inline_asm` op, which only the GPU can run. */
+ * is an `inline_asm` op, which only the GPU can run. tl.assume is an
+ * `assume` op and tl.extra.cuda's special registers and grid dependency
+ * controls `intrinsic` ops (the interpreter gives them CPU meanings). */
 #include <string.h>
 
 #include "libdevice.h"
@@ -312,4 +314,38 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     for (int i = 0; i < nres; i++)
         items[i] = sema_tensor(s, in->results[i]);
     return sema_tuple(s, items, nres);
+}
+
+/* ---- tl.assume and tl.extra.cuda ---- */
+
+/* tl.assume(cond): a scalar condition the program promises (Triton: LLVM's
+ * assume on an i1). `x % c == 0` tells axis analysis that c divides x. */
+Val sema_h_assume(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    if (a[0].k != V_TENSOR && !sema_is_number(a[0]))
+        sema_fail(s, sp[0], "tl.assume needs a boolean condition, got %s", sema_describe(s, a[0]));
+    ValueId c = sema_to_tensor(s, a[0], sp[0]);
+    Type t = s->f->values[c].type;
+    if (t.rank)
+        sema_fail(s, sp[0], "tl.assume needs a scalar condition, got %s", sema_type_str(s, t));
+    if (t.dtype != DT_I1)
+        sema_fail(s, sp[0], "tl.assume needs a boolean condition (a comparison), got %s", sema_type_str(s, t));
+    sema_emit_inst(s, IR_ASSUME, &c, 1, NULL, 0, call);
+    return sema_none();
+}
+
+/* tl.extra.cuda.num_threads() / num_warps(): compile-time, as in Triton */
+Val sema_h_cuda_const(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp, (void)call;
+    return sema_int((int64_t)s->f->num_warps * bi->aux);
+}
+
+/* tl.extra.cuda.smid() (i32), globaltimer() (i64 ns), gdc_wait(),
+ * gdc_launch_dependents() (aux: the result dtype, DT_VOID for none) */
+Val sema_h_intrinsic(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp;
+    Type t = ir_scalar((DType)bi->aux);
+    Inst *in = sema_emit_inst(s, IR_INTRINSIC, NULL, 0, &t, bi->aux != DT_VOID, call);
+    in->attr.str = bi->name;
+    return in->nresults ? sema_tensor(s, in->results[0]) : sema_none();
 }

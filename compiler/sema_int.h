@@ -88,6 +88,11 @@ typedef struct Val {
     const char **keys;
     const Node *fn;
     const Builtin *bi;
+    /* V_BOOL / V_INT / V_FLOAT that Triton holds as a scalar tensor of type ty:
+     * a name assigned a number (`v = 1`, see sema_number_as_tensor). Its value
+     * is known, so tl still takes it where a constexpr is needed; everywhere a
+     * tensor shows (x.dtype, methods, promotion, arithmetic) it is that tensor. */
+    bool as_tensor;
 } Val;
 
 typedef struct Binding {
@@ -112,6 +117,7 @@ typedef struct Frame {
     bool returned;        /* a `return` ran, or the rest of the function ran inside a runtime if */
     Val ret;
     Span ret_span;        /* the `return` that gave ret */
+    bool fell_off;        /* ret is None only because every path ran off the end (no `return`) */
 } Frame;
 
 /* A module-level name: def, import or constant assignment (evaluated lazily). */
@@ -175,6 +181,7 @@ enum {
     B_PY = 4,     /* a Python builtin: bare name only (range, min, float, ...) */
     B_TRITON = 8, /* in the triton namespace (triton.cdiv, triton.Config) */
     B_DRIVER = 16, /* triton.runtime.driver.active.NAME (get_current_target) */
+    B_CUDA = 32,   /* triton.language.extra.cuda.NAME (smid, globaltimer, ...) */
 };
 struct Builtin {
     const char *name;
@@ -202,6 +209,10 @@ _Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((
 const char *sema_did_you_mean(Sema *s, const Suggest *sg);
 /* A module-level name, or a builtin; found = false if neither. */
 Val sema_lookup_global(Sema *s, const char *name, bool *found);
+/* x.name as an expression gives it (an error if x has none); the try form
+ * probes quietly (hasattr, getattr with a default). */
+Val sema_eval_attr(Sema *s, Val x, const char *name, Span sp);
+bool sema_try_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
 /* Call any callable value (inlines @jit functions). */
 Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what);
 
@@ -220,6 +231,16 @@ bool sema_has_tensor(Val v);
 bool sema_truthy(Sema *s, Val v, Span sp);
 /* Python == on compile-time values (tensors: the same SSA value). */
 bool sema_const_eq(Val a, Val b);
+/* Triton's rule for `name = number` in a function: the number becomes a
+ * scalar tensor of to_tensor's type (v = 1: i32, v = 1.0: f32, v = 2**40:
+ * i64). Other values are returned as they are. */
+Val sema_number_as_tensor(Sema *s, Val v, Span sp);
+/* The tensor an as_tensor number stands for (an IR constant); v otherwise. */
+Val sema_materialize(Sema *s, Val v, Span sp);
+/* A scalar SSA value computed from constants only, folded to an as_tensor
+ * number (with the GPU's integer wrap-around, truncating division and fp32
+ * rounding); false where it cannot be folded exactly (it stays a tensor). */
+bool sema_fold_scalar(Sema *s, ValueId v, Val *out);
 /* Python semantics of a unary / binary operator on compile-time values. */
 Val sema_const_unop(Sema *s, Op op, Val a, Span sp);
 Val sema_const_binop(Sema *s, Op op, Val a, Val b, Span sp);
@@ -267,6 +288,7 @@ const Builtin *sema_builtin_tl(const char *name);
 const Builtin *sema_builtin_bare(const char *name);
 const Builtin *sema_builtin_triton(const char *name);
 const Builtin *sema_builtin_driver(const char *name);
+const Builtin *sema_builtin_cuda(const char *name);
 bool sema_builtin_is(const Builtin *bi, const char *name);
 /* Offer every builtin name with one of flags (B_TL also offers the dtype names). */
 void sema_suggest_builtins(Suggest *sg, unsigned flags);
@@ -306,13 +328,23 @@ void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp);
 /* Broadcast two tensors to their common shape (types kept). */
 void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp);
 
-/* ---- sema_extra.c: math.py, libdevice, inline asm ---- */
+/* ---- sema_attr.c: Python's isinstance / hasattr / getattr (sema_ops.c's table) ---- */
+Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+/* A tensor method's name (x.sum, x.to): tensors have it as an attribute. */
+bool sema_is_tensor_method(const char *name);
+
+/* ---- sema_extra.c: math.py, libdevice, inline asm, tl.assume, tl.extra.cuda ---- */
 Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_sqrt_rn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_softmax(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_assume(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_cuda_const(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_intrinsic(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 /* r with the NaNs of xs[0..n) put back (propagate_nan=ALL), for float r. */
 ValueId sema_propagate_nan(Sema *s, ValueId r, const ValueId *xs, int n, Span sp);
 /* libdevice.NAME as a builtin, or NULL if tl lacks it. */
@@ -337,6 +369,7 @@ Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_item(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 
 /* ---- sema_heur.c: @triton.heuristics ---- */
 /* Read fn's heuristics decorators into s->heur (NULL without one). */

@@ -63,6 +63,10 @@ static ValueId emit2(Sema *s, OpCode op, Type t, ValueId a, ValueId b, Span sp) 
 
 bool sema_number_type(Sema *s, Val v, Type *t, Span sp) {
     (void)s, (void)sp;
+    if (v.as_tensor && sema_is_number(v)) {
+        *t = v.ty;
+        return true;
+    }
     switch (v.k) {
     case V_BOOL: *t = ir_scalar(DT_I1); return true;
     case V_INT:
@@ -315,6 +319,8 @@ enum { TC_LPTR = 1, TC_RPTR = 2, TC_ARITH = 4, TC_DIVMOD = 8 };
 /* semantic.binary_op_type_checking_impl: convert a and b (tensors or Python
  * numbers) to one element type and one shape. */
 static void type_check(Sema *s, Val a, Val b, ValueId *ra, ValueId *rb, int flags, Op op, Span sp) {
+    a = sema_materialize(s, a, sp); /* `v = 1`: an i32 tensor, not a Python scalar */
+    b = sema_materialize(s, b, sp);
     bool a_sc = sema_is_number(a), b_sc = sema_is_number(b);
     Type ta, tb;
     if (a_sc)
@@ -521,13 +527,28 @@ static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
     }
 }
 
+/* The tensor op on a number Triton holds as a tensor, folded back to a
+ * number where every operand is known (sema_fold_scalar). */
+static Val fold_back(Sema *s, Val r) {
+    Val f;
+    if (r.k == V_TENSOR && sema_fold_scalar(s, r.id, &f))
+        return f;
+    return r;
+}
+
 Val sema_binop(Sema *s, Op op, Val a, Val b, Span sp) {
-    if (a.k != V_TENSOR && b.k != V_TENSOR)
-        return sema_const_binop(s, op, a, b, sp);
+    if (a.k != V_TENSOR && b.k != V_TENSOR) {
+        bool typed = (a.as_tensor && sema_is_number(b)) || (b.as_tensor && sema_is_number(a));
+        if (!typed || !s->blk || op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
+            return sema_const_binop(s, op, a, b, sp);
+        return fold_back(s, tensor_binop(s, op, sema_materialize(s, a, sp), sema_materialize(s, b, sp), sp));
+    }
     return tensor_binop(s, op, a, b, sp);
 }
 
 Val sema_unop(Sema *s, Op op, Val a, Span sp) {
+    if (a.as_tensor && s->blk && sema_is_number(a))
+        return fold_back(s, sema_unop(s, op, sema_materialize(s, a, sp), sp));
     if (a.k != V_TENSOR)
         return sema_const_unop(s, op, a, sp);
     DType dt = (DType)a.ty.dtype;
@@ -1354,7 +1375,7 @@ static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     int want = t.rank ? t.rank : 1;
     if (!dt_is_int((DType)t.dtype) && t.dtype != DT_PTR)
         sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
-    if (t.dtype == DT_I1)
+    if (t.dtype == DT_I1 && bi->aux != IR_MAX_CONSTANCY) /* a mask may be constant in runs */
         sema_fail(s, sp[0], "%s applies to integers and pointers, not %s", bi->name, T(t));
     if (n != want)
         sema_fail(s, sp[1], "shape of input to %s does not match the length of values (%d values for %s)", bi->name,
@@ -1477,7 +1498,9 @@ static Val h_constexpr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span 
     (void)bi, (void)call;
     if (a[0].k == V_TENSOR)
         sema_fail(s, sp[0], "tl.constexpr() needs a compile-time value, got %s", sema_describe(s, a[0]));
-    return a[0];
+    Val v = a[0];
+    v.as_tensor = false;
+    return v;
 }
 
 static Val h_pointer_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1486,6 +1509,12 @@ static Val h_pointer_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
     if (t.dtype == DT_PTR)
         sema_fail(s, sp[0], "pointers to pointers are not supported");
     return sema_dtype(ir_ptr((DType)t.dtype));
+}
+
+/* tl.tensor, tl.dtype: classes a kernel names only for isinstance */
+static Val h_class(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)a, (void)sp;
+    sema_fail(s, call, "tl.%s cannot be called in a kernel; it names a class for isinstance()", bi->name);
 }
 
 static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1722,6 +1751,7 @@ static const Builtin builtins[] = {
     {"split", "a", sema_h_split, 0, TLM},
     {"interleave", "a b", sema_h_interleave, 0, TL},
     {"cat", "input other can_reorder?", sema_h_cat, 0, TL},
+    {"item", "input", sema_h_item, 0, TLM},
     /* shapes and types */
     {"broadcast_to", "input *shape", h_broadcast_to, 0, TLM},
     {"expand_dims", "input axis", h_expand_dims, 0, TLM},
@@ -1735,6 +1765,15 @@ static const Builtin builtins[] = {
     /* hints and debugging */
     {"multiple_of", "input values", h_hint, IR_MULTIPLE_OF, TL},
     {"max_contiguous", "input values", h_hint, IR_MAX_CONTIGUOUS, TL},
+    {"max_constancy", "input values", h_hint, IR_MAX_CONSTANCY, TL},
+    {"assume", "cond", sema_h_assume, 0, TL},
+    /* triton.language.extra.cuda */
+    {"num_threads", "", sema_h_cuda_const, 32, B_CUDA},
+    {"num_warps", "", sema_h_cuda_const, 1, B_CUDA},
+    {"smid", "", sema_h_intrinsic, DT_I32, B_CUDA},
+    {"globaltimer", "", sema_h_intrinsic, DT_I64, B_CUDA},
+    {"gdc_wait", "", sema_h_intrinsic, DT_VOID, B_CUDA},
+    {"gdc_launch_dependents", "", sema_h_intrinsic, DT_VOID, B_CUDA},
     {"static_assert", "cond msg?", h_static_assert, 0, TL},
     {"static_print", "*values", h_static_print, 0, TL},
     {"device_print", "prefix *args hex?", h_device_print, 0, TL},
@@ -1742,6 +1781,8 @@ static const Builtin builtins[] = {
     {"debug_barrier", "", h_barrier, 0, TL},
     /* compile-time */
     {"constexpr", "value", h_constexpr, 0, TL},
+    {"tensor", "*args", h_class, 0, TL},
+    {"dtype", "*args", h_class, 0, TL},
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
     {"range", "arg1 arg2? step? num_stages? loop_unroll_factor? disallow_acc_multi_buffer? flatten? "
@@ -1755,6 +1796,9 @@ static const Builtin builtins[] = {
     {"int", "x?", h_py_conv, 0, B_PY},
     {"bool", "x?", h_py_conv, 0, B_PY},
     {"len", "x", h_py_len, 0, B_PY},
+    {"isinstance", "obj classinfo", sema_h_isinstance, 0, B_PY},
+    {"hasattr", "obj name", sema_h_hasattr, 0, B_PY},
+    {"getattr", "obj name default?", sema_h_getattr, 0, B_PY},
     {"print", "*args", h_py_print, 0, B_PY},
     /* triton.* */
     {"Config", "kwargs num_warps? num_stages? num_ctas? maxnreg? pre_hook?", h_config, 0, B_TRITON},
@@ -1780,8 +1824,8 @@ static const char *const unsupported[] = {
     "dot_scaled",
     /* fp8 types of AMD's GPUs */
     "float8e4b8", "float8e5b16",
-    /* inline assembly, hints, elementwise maps */
-    "assume", "max_constancy", "map_elementwise",
+    /* elementwise maps */
+    "map_elementwise",
 };
 
 void sema_suggest_unsupported(Suggest *sg) {
@@ -1806,11 +1850,13 @@ static const Builtin *find(const char *name, unsigned flags) {
 const Builtin *sema_builtin_tl(const char *name) { return find(name, B_TL); }
 const Builtin *sema_builtin_triton(const char *name) { return find(name, B_TRITON); }
 const Builtin *sema_builtin_driver(const char *name) { return find(name, B_DRIVER); }
+const Builtin *sema_builtin_cuda(const char *name) { return find(name, B_CUDA); }
 const Builtin *sema_builtin_bare(const char *name) {
     const Builtin *b = find(name, B_PY);
     return b ? b : find(name, B_TL);
 }
 static const Builtin *builtin_method(const char *name) { return find(name, B_METHOD); }
+bool sema_is_tensor_method(const char *name) { return builtin_method(name) || !strcmp(name, "to"); }
 
 bool sema_builtin_is(const Builtin *bi, const char *name) { return bi && !strcmp(bi->name, name); }
 
@@ -1918,6 +1964,7 @@ Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call) {
 
 /* x.name(args): dtype predicates, dict.get, tensor methods */
 bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out) {
+    recv = sema_materialize(s, recv, call);
     if (sema_is_struct(recv))
         return sema_desc_method(s, recv, name, args, call, out);
     if (recv.k == V_DTYPE) {

@@ -650,6 +650,31 @@ static ValueId take(Sema *s, ValueId x, int axis, int k, Span sp) {
     return bitcast_to(s, sema_tensor(s, r), dt, sp).id;
 }
 
+/* tl.item(x) / x.item(): a one-element block's element as a scalar (as
+ * take does it: exact for every type); a scalar stays as it is. */
+Val sema_h_item(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    if (a[0].k != V_TENSOR || !a[0].ty.rank) {
+        if (a[0].k == V_TENSOR || sema_is_number(a[0]))
+            return a[0];
+        sema_fail(s, sp[0], "item() needs a tensor, got %s", sema_describe(s, a[0]));
+    }
+    ValueId x = a[0].id;
+    Type t = ty_of(s, x);
+    if (ir_numel(t) != 1)
+        sema_fail(s, sp[0], "item() needs a block of one element, got %s (%lld elements)", T(t),
+                  (long long)ir_numel(t));
+    int32_t one = 1;
+    Type flat = ir_block(ir_elem(t), 1, &one);
+    if (t.rank != 1)
+        x = sema_emit(s, IR_RESHAPE, flat, &x, 1, call);
+    if (t.dtype == DT_PTR) { /* through int64 */
+        ValueId i = sema_cast(s, x, ir_scalar(DT_I64), call);
+        return sema_tensor(s, sema_cast(s, take(s, i, 0, 0, call), ir_elem(t), call));
+    }
+    return sema_tensor(s, take(s, x, 0, 0, call));
+}
+
 /* tl.join(a, b) */
 Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
@@ -690,7 +715,7 @@ Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         sema_fail(s, call, "cat needs two blocks of one type, got %s and %s", T(tx), T(ty));
     ValueId j = join(s, sema_tensor(s, x), sema_tensor(s, y), sp[0], sp[1], call);
     Type t = ty_of(s, j); /* [..., 2] -> [2, ...] -> [2 * s0, ...] */
-    int perm[IR_MAX_RANK];
+    int perm[IR_MAX_RANK] = {0}; /* the verifier wants 0 past the rank */
     Type p = t;
     perm[0] = t.rank - 1;
     p.shape[0] = 2;

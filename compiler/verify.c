@@ -177,8 +177,9 @@ static int region_count(int op) {
 static int want_results(int op) {
     switch (op) {
     case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN: case IR_INLINE_ASM:
+    case IR_INTRINSIC:
         return -1;
-    case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER:
+    case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_ASSUME:
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
     case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
         return 0;
@@ -444,10 +445,28 @@ static void check_bitcast(Verifier *V, const Inst *in) {
 
 /* multiple_of / max_contiguous: identity on integers or pointers, one value
  * >= 1 per dimension (one for a scalar), zeros beyond. */
+/* The names of INTRINSIC and their result (DT_VOID: none). */
+static const struct { const char *name; DType res; } intrinsics[] = {
+    {"smid", DT_I32}, {"globaltimer", DT_I64}, {"gdc_wait", DT_VOID}, {"gdc_launch_dependents", DT_VOID},
+};
+
+static void check_intrinsic(Verifier *V, const Inst *in) {
+    for (size_t i = 0; i < sizeof intrinsics / sizeof intrinsics[0]; i++) {
+        if (!in->attr.str || strcmp(in->attr.str, intrinsics[i].name))
+            continue;
+        if (in->nresults != (intrinsics[i].res != DT_VOID))
+            fail(V, in, "'%s' has %d results", in->attr.str, in->nresults);
+        else if (in->nresults)
+            want_type(V, in, "the result", res(V, in, 0), ir_scalar(intrinsics[i].res));
+        return;
+    }
+    fail(V, in, "unknown intrinsic '%s'", in->attr.str ? in->attr.str : "");
+}
+
 static void check_hint(Verifier *V, const Inst *in) {
     Type a = arg(V, in, 0);
     int n = a.rank ? a.rank : 1;
-    if (dtype_class(a.dtype) != C_INT && a.dtype != DT_PTR)
+    if (dtype_class(a.dtype) != C_INT && a.dtype != DT_PTR && !(in->op == IR_MAX_CONSTANCY && a.dtype == DT_I1))
         fail(V, in, "applies to integers and pointers, not %s", ty(V, a));
     for (int i = 0; i < IR_MAX_RANK; i++)
         if (i < n ? in->attr.vals[i] < 1 : in->attr.vals[i] != 0) {
@@ -846,7 +865,9 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_ADDPTR: check_addptr(V, in); break;
     case IR_CAST: check_cast(V, in); break;
     case IR_BITCAST: check_bitcast(V, in); break;
-    case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: check_hint(V, in); break;
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY: check_hint(V, in); break;
+    case IR_ASSUME: want_type(V, in, "the condition", arg(V, in, 0), ir_scalar(DT_I1)); break;
+    case IR_INTRINSIC: check_intrinsic(V, in); break;
     case IR_CONVERT_LAYOUT: want_type(V, in, "the result", res(V, in, 0), arg(V, in, 0)); break;
     case IR_LOAD: check_load(V, in); break;
     case IR_STORE: { Type val; check_store(V, in, &val); break; }

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct Slot {
     Elem *d;   /* NULL until the value is first defined */
@@ -503,6 +504,34 @@ static InterpStatus do_assert(Interp *I, const Inst *in) {
     return INTERP_OK;
 }
 
+/* tl.assume: the program promises the condition; as Triton's interpreter,
+ * a false one is reported (on the GPU it is undefined behaviour). */
+static InterpStatus do_assume(Interp *I, const Inst *in) {
+    const Elem *c = use(I, in->args[0]);
+    if (type_of(I, in->args[0]).rank || c[0].i)
+        return INTERP_OK;
+    return report(I, INTERP_ASSERT, in, "the condition of tl.assume is false (program (%u, %u, %u))", I->pid[0],
+                  I->pid[1], I->pid[2]);
+}
+
+/* tl.extra.cuda on one CPU: every program runs on SM 0; globaltimer is a
+ * monotonic clock in nanoseconds, as the GPU's; no dependent launches. */
+static InterpStatus do_intrinsic(Interp *I, const Inst *in) {
+    if (!in->nresults)
+        return INTERP_OK;
+    Elem *out = def(I, in->results[0]);
+    if (!out)
+        return report(I, INTERP_NO_MEMORY, in, "out of memory");
+    if (!strcmp(in->attr.str, "globaltimer")) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        out[0].i = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    } else {
+        out[0].i = 0;
+    }
+    return INTERP_OK;
+}
+
 /* ---- control flow ---- */
 
 static InterpStatus exec_inst(Interp *I, const Inst *in);
@@ -732,6 +761,8 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_PRINT: return do_print(I, in);
     case IR_ASSERT: return do_assert(I, in);
     case IR_BARRIER: return INTERP_OK;
+    case IR_ASSUME: return do_assume(I, in);
+    case IR_INTRINSIC: return do_intrinsic(I, in);
     case IR_INLINE_ASM:
         return report(I, INTERP_BAD_ARGS, in, /* a launch it cannot do */
                       "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run; run this kernel on a GPU");

@@ -765,6 +765,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     case IR_RESHAPE:
     case IR_MULTIPLE_OF:
     case IR_MAX_CONTIGUOUS:
+    case IR_MAX_CONSTANCY:
     case IR_CONVERT_LAYOUT:
         if (na[0] != n)
             return INTERP_INTERNAL;

@@ -1047,6 +1047,54 @@ static bool test_assert(void) {
     return true;
 }
 
+/* tl.assume(n > 0): the interpreter checks the promise, as Triton's does;
+ * the intrinsics of tl.extra.cuda: smid 0, globaltimer a clock that does
+ * not go back, gdc_* nothing. */
+static bool test_assume_intrinsics(void) {
+    const char *name = "assume_intrinsics";
+    Source src = {"a.tl", "    tl.assume(n > 0)\n", 0};
+    src.len = strlen(src.text);
+    kernel("assumes");
+    F->src = &src;
+    ValueId out = param("out", ir_ptr(DT_I64));
+    ValueId n = param("n", sc(DT_I32));
+    ValueId c = cmp(CMP_GT, n, ci(sc(DT_I32), 0));
+    ir_inst_new(F, B, IR_ASSUME, &c, 1, NULL, 0, (Span){1, 5, 1, 23});
+    Type i64 = sc(DT_I64), i32 = sc(DT_I32);
+    Inst *w = ir_inst_new(F, B, IR_INTRINSIC, NULL, 0, NULL, 0, (Span){1, 1, 0, 0});
+    w->attr.str = "gdc_wait";
+    Inst *t0 = ir_inst_new(F, B, IR_INTRINSIC, NULL, 0, &i64, 1, (Span){1, 1, 0, 0});
+    t0->attr.str = "globaltimer";
+    Inst *sm = ir_inst_new(F, B, IR_INTRINSIC, NULL, 0, &i32, 1, (Span){1, 1, 0, 0});
+    sm->attr.str = "smid";
+    Inst *t1 = ir_inst_new(F, B, IR_INTRINSIC, NULL, 0, &i64, 1, (Span){1, 1, 0, 0});
+    t1->attr.str = "globaltimer";
+    ValueId st0[2] = {out, t0->results[0]};
+    ir_inst_new(F, B, IR_STORE, st0, 2, NULL, 0, (Span){1, 1, 0, 0});
+    ValueId p1 = ir_emit(F, B, IR_ADDPTR, ir_ptr(DT_I64), (ValueId[]){out, ci(i32, 1)}, 2, (Span){1, 1, 0, 0});
+    ir_inst_new(F, B, IR_STORE, (ValueId[]){p1, t1->results[0]}, 2, NULL, 0, (Span){1, 1, 0, 0});
+    ValueId p2 = ir_emit(F, B, IR_ADDPTR, ir_ptr(DT_I64), (ValueId[]){out, ci(i32, 2)}, 2, (Span){1, 1, 0, 0});
+    ValueId sm64 = ir_emit(F, B, IR_CAST, i64, &sm->results[0], 1, (Span){1, 1, 0, 0});
+    ir_inst_new(F, B, IR_STORE, (ValueId[]){p2, sm64}, 2, NULL, 0, (Span){1, 1, 0, 0});
+    ret();
+    int64_t o[3] = {-1, -1, -1};
+    InterpBuffer buf = {o, sizeof o};
+    InterpArg ia[2] = {ptr_arg(0), int_arg(0)};
+    Diag d = {0};
+    InterpStatus st = launch(ia, &buf, 1, 1, 1, &d, NULL);
+    CHECK(st == INTERP_ASSERT && d.out.data &&
+              strstr(d.out.data, "a.tl:1:5: error: the condition of tl.assume is false (program (0, 0, 0))"),
+          "status %d:\n%s", st, log_of(&d));
+    buf_free(&d.out);
+    ia[1] = int_arg(5);
+    st = launch(ia, &buf, 1, 1, 1, &d, NULL);
+    CHECK(st == INTERP_OK, "holding assume: status %d: %s", st, log_of(&d));
+    CHECK(o[0] > 0 && o[1] >= o[0] && o[2] == 0, "globaltimer %lld then %lld, smid %lld", (long long)o[0],
+          (long long)o[1], (long long)o[2]);
+    pass(name);
+    return true;
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--quick"))
@@ -1069,6 +1117,7 @@ int main(int argc, char **argv) {
     test_atomics();
     test_print();
     test_assert();
+    test_assume_intrinsics();
     arena_free(&arena);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

@@ -1005,6 +1005,7 @@ static const Dims S1D_TINY[] = {{{1}}, {{17}}, {{31}}, {{32}}, {{0}}};
 #include "ops_math.h"
 #include "ops_rank5.h"
 #include "ops_libdevice.h"
+#include "ops_py.h"
 
 static const Case cases[] = {
     /* type promotion: the static_asserts pin the dtype, the values the arithmetic */
@@ -1178,6 +1179,8 @@ static const Case cases[] = {
     RANK5_CASES
     /* the rest of libdevice: rounded arithmetic, conversions, special functions (ops_libdevice.h) */
     LIBDEVICE_CASES
+    /* Python forms with Triton's meaning, hints and intrinsics (ops_py.h) */
+    PY_CASES
 
     /* atomics (BLOCK = 16: many programs on few addresses) */
     {"atomic_add_i32", k_atomic_add, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(-100, 100)},

@@ -1,0 +1,203 @@
+/* ops_py.h: the numeric cases of Python semantics that Triton gives its own
+ * meaning (a name assigned a number is a scalar tensor; slices written with
+ * None; ternaries of None; helpers that return on one path only) and of the
+ * hints and intrinsics (tl.assume, tl.max_constancy, tl.extra.cuda, .item()),
+ * included by ops_test.c, whose table takes PY_CASES. */
+
+/* ------------------------------------------- `v = 1` is Triton's i32 tensor */
+
+/* a is int8, h fp16. With Python literals, a * 1000 would be int8 (and out of
+ * range) and h * 0.1 fp16; with names assigned them, both promote to the
+ * named tensor's int32 / fp32. big + 1 wraps in int32, -7 // 2 and -7 % 2
+ * truncate as the GPU does (Python would give -4 and 1). */
+static void r_assigned(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        int64_t z = (int64_t)in[0][i] * 1000 + INT32_MIN + (-3) * 7 + (-1) * 11 + 4;
+        want[0][i] = (int32_t)(uint32_t)z;
+        want[1][i] = (float)(in[1][i] * (double)0.1f);
+    }
+}
+static const char k_assigned[] =
+    PRE "def k(a_ptr, h_ptr, o_ptr, f_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(h)
+    "    v = 1000\n"
+    "    w = 0.1\n"
+    "    big = 2 ** 31 - 1\n"
+    "    q = -7\n"
+    "    e = 2 ** 40\n"
+    "    t = True\n"
+    "    g = 3000000000\n"
+    "    tl.static_assert(v.dtype == tl.int32)\n"
+    "    tl.static_assert(w.dtype == tl.float32)\n"
+    "    tl.static_assert(e.dtype == tl.int64)\n"
+    "    tl.static_assert(t.dtype == tl.int1)\n"
+    "    tl.static_assert(g.dtype == tl.uint32)\n"
+    "    z = a * v\n"
+    "    tl.static_assert(z.dtype == tl.int32)\n"
+    "    y = h * w\n"
+    "    tl.static_assert(y.dtype == tl.float32)\n"
+    "    s = big + 1\n"
+    "    tl.static_assert(s == -2147483648)\n"
+    "    tl.static_assert(q // 2 == -3)\n"
+    "    tl.static_assert(q % 2 == -1)\n"
+    "    c: tl.constexpr = 100\n"
+    "    tl.static_assert((h * 2.0).dtype == tl.float16)\n"
+    "    tl.static_assert((a + c - c).dtype == tl.int8)\n"
+    "    m = 4\n"
+    "    m += 4\n"
+    "    tl.static_assert(m.dtype == tl.int32)\n"
+    "    x = tl.zeros((m,), tl.int32) + tl.arange(0, m)\n"
+    "    tl.static_assert(x.shape == (8,))\n"
+    "    tl.store(o_ptr + offs, z + s + (q // 2) * 7 + (q % 2) * 11 + (e >> 38), mask=mask)\n"
+    "    tl.store(f_ptr + offs, y, mask=mask)\n";
+
+/* The folding of names assigned numbers against the same ops at run time:
+ * q, g, w are -7 (int32), 3000000000 (uint32), 0.1 (fp32) both as names
+ * (folded at compile time) and as loads of buffers holding them; both must
+ * give the GPU's int32 / uint32 wrap-around, truncating // and %, logical
+ * >> of unsigned, fp32 rounding. */
+static void r_fold_runtime(const long *d, double *const *in, double *const *want) {
+    (void)in;
+    uint32_t i32 = (uint32_t)INT32_MIN; /* big + 1 */
+    i32 += (uint32_t)(-3 * 1000);       /* -7 // 2 */
+    i32 += (uint32_t)(-1 * 100);        /* -7 % 2 */
+    i32 += (uint32_t)(-7 * (1 << 28));  /* -7 << 28 */
+    uint32_t g = 3000000000u;
+    int64_t z = (int64_t)(int32_t)i32 + (int64_t)(uint32_t)(g + g) + g / 7 + (g >> 3);
+    float w = 0.1f, f = (w * 4 + 1024.0f) + w / 3; /* w * 4 is exact: no FMA can change it */
+    for (long i = 0; i < d[0]; i++) {
+        want[0][i] = want[1][i] = (double)z;
+        want[2][i] = want[3][i] = f;
+    }
+}
+static const char k_fold_runtime[] =
+    PRE "def k(q_ptr, g_ptr, w_ptr, ci_ptr, ri_ptr, cf_ptr, rf_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    qr = tl.load(q_ptr + offs, mask=mask)\n"
+    "    gr = tl.load(g_ptr + offs, mask=mask)\n"
+    "    wr = tl.load(w_ptr + offs, mask=mask)\n"
+    "    q = -7\n"
+    "    g = 3000000000\n"
+    "    w = 0.1\n"
+    "    big = 2 ** 31 - 1\n"
+    "    bigr = qr * 0 + big\n"
+    "    ci = (big + 1) + q // 2 * 1000 + q % 2 * 100 + (q << 28)\n"
+    "    cg = (g + g).to(tl.int64) + (g // 7).to(tl.int64) + (g >> 3).to(tl.int64)\n"
+    "    cf = (w * 4 + 1024.0) + w / 3\n"
+    "    tl.static_assert(ci == 268432356 and cf > 1024)\n"
+    "    ri = (bigr + 1) + qr // 2 * 1000 + qr % 2 * 100 + (qr << 28)\n"
+    "    rg = (gr + gr).to(tl.int64) + (gr // 7).to(tl.int64) + (gr >> 3).to(tl.int64)\n"
+    "    rf = (wr * 4 + 1024.0) + wr / 3\n"
+    "    tl.store(ci_ptr + offs, ci.to(tl.int64) + cg, mask=mask)\n"
+    "    tl.store(ri_ptr + offs, ri.to(tl.int64) + rg, mask=mask)\n"
+    "    tl.store(cf_ptr + offs, cf, mask=mask)\n"
+    "    tl.store(rf_ptr + offs, rf, mask=mask)\n";
+
+/* ------------------- slices with None, ternaries of None, a helper's paths */
+
+/* p = a + b + a through x[None:], x[::None], x[lo:lo:lo] (lo = None); the
+ * new-axis forms give a * b + b; the void ternary stores a * 3 or a * 5 by n;
+ * twice_if returns on the n > 0 path only (every n here) and runs off the
+ * end on the other, which Triton allows. */
+static void r_none_forms(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        double a = in[0][i], b = in[1][i];
+        want[0][i] = 2 * (a + b + a) + a * b + b;
+        want[1][i] = d[0] > 100 ? a * 3 : a * 5;
+    }
+}
+static const char k_none_forms[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def twice_if(x, c):\n"
+    "    if c > 0:\n"
+    "        return x * 2\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, out_ptr, t_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    lo = None\n"
+    "    p = a[None:] + b[::None] + a[lo:lo:lo]\n"
+    "    r = tl.sum(a[:None, None] * b[:, None], axis=1) + tl.sum(b[None, None:None:None], axis=0)\n"
+    "    z = None if n > 3 else None\n"
+    "    tl.static_assert(z is None)\n"
+    "    tl.store(t_ptr + offs, a * 3, mask=mask) if n > 100 else tl.store(t_ptr + offs, a * 5, mask=mask)\n"
+    "    tl.store(out_ptr + offs, twice_if(p, n) + r, mask=mask)\n";
+
+/* ------------------ hints, isinstance / hasattr / getattr, .item() */
+
+/* tl.assume and tl.max_constancy change no value (their promises hold);
+ * the compile-time builtins pick z * 2 in float32; item() gives the last
+ * valid index of the program, subtracted from each index. */
+static void r_hints_item(const long *d, double *const *in, double *const *want) {
+    long n = d[0];
+    for (long i = 0; i < n; i++) {
+        double a = in[0][i];
+        want[0][i] = (float)(((i / 4) % 2 == 0 ? a : -a) * 2);
+        long last = (i / 128) * 128 + 127;
+        want[1][i] = (double)(i - (last < n - 1 ? last : n - 1));
+    }
+}
+static const char k_hints_item[] =
+    PRE "def k(a_ptr, out_ptr, idx_ptr, n, BLOCK: tl.constexpr):\n"
+    "    tl.assume(n > 0)\n"
+    "    tl.assume(BLOCK % 16 == 0)\n"
+    "    start = tl.program_id(0) * BLOCK\n"
+    "    tl.assume(start % BLOCK == 0)\n"
+    "    offs = start + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    a = tl.load(a_ptr + offs, mask=mask)\n"
+    "    even = tl.max_constancy((offs // 4) % 2 == 0, 4)\n"
+    "    g = tl.max_constancy(offs // 8, (8,))\n"
+    "    z = tl.where(even, a, -a) + (g - g)\n"
+    "    dt = getattr(tl, 'float32')\n"
+    "    if isinstance(BLOCK, int) and hasattr(tl, 'assume') and not hasattr(tl, 'no_such_op'):\n"
+    "        z = z.to(dt) * 2\n"
+    "    tl.static_assert(isinstance(z, tl.tensor) and not isinstance(BLOCK, tl.constexpr))\n"
+    "    last = tl.max(tl.where(mask, offs, 0), axis=0, keep_dims=True)\n"
+    "    tl.store(out_ptr + offs, z, mask=mask)\n"
+    "    tl.store(idx_ptr + offs, offs - last.item(), mask=mask)\n";
+
+/* --------------------------------------------------- tl.extra.cuda */
+
+/* Per program: smid (an SM index: 0 on the interpreter), globaltimer before
+ * and after a loop (a nanosecond clock that does not go back), num_threads()
+ * (num_warps * 32 = 128). gdc_wait / gdc_launch_dependents run without a
+ * dependent launch: they must not hang or change anything. */
+static int c_cuda_intrinsics(const long *d, double *const *in, double *const *got, char *msg, size_t len) {
+    (void)in;
+    for (long p = 0; p < d[0]; p++) {
+        const double *g = got[0] + 4 * p;
+        if (!(g[0] >= 0 && g[0] < 1024) || !(g[1] > 0 && g[2] >= g[1]) || g[3] != 128) {
+            snprintf(msg, len, "program %ld: smid %g, globaltimer %g then %g, num_threads %g", p, g[0], g[1], g[2],
+                     g[3]);
+            return 0;
+        }
+    }
+    return 1;
+}
+static const char k_cuda_intrinsics[] =
+    "import triton\nimport triton.language as tl\nfrom triton.language.extra import cuda\n\n\n"
+    "@triton.jit\n"
+    "def k(out_ptr, n):\n"
+    "    cuda.gdc_wait()\n"
+    "    p = out_ptr + tl.program_id(0) * 4\n"
+    "    t0 = tl.extra.cuda.globaltimer()\n"
+    "    acc = 0\n"
+    "    for i in range(n):\n"
+    "        acc += i\n"
+    "    t1 = cuda.globaltimer()\n"
+    "    tl.store(p, cuda.smid().to(tl.int64) + acc * 0)\n"
+    "    tl.store(p + 1, t0)\n"
+    "    tl.store(p + 2, t1)\n"
+    "    tl.store(p + 3, cuda.num_threads())\n"
+    "    cuda.gdc_launch_dependents()\n";
+
+#define PY_CASES                                                                                                   \
+    {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
+     {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
+    {"py_fold_matches_runtime", k_fold_runtime, B128, S1D_SMALL, G1D, 1, 0,                                        \
+     {IN(TL_I32, D0, -7, -7), IN(TL_U32, D0, 3e9, 3e9), IN(TL_F32, D0, 0.1, 0.1)},                                \
+     {OUT(TL_I64, D0), OUT(TL_I64, D0), OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_fold_runtime, NULL, EXACT},                                                 \
+    {"py_none_slices_ternary_fall_off", k_none_forms, B128, S1D, G1D, 1, 0, {I1D(-1000, 1000), I1D(-1000, 1000)}, \
+     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},                                              \
+    {"py_hints_isinstance_item", k_hints_item, B128, S1D, G1D, 1, 0, {F1D(-1, 1)},                                 \
+     {OUT(TL_F32, D0), OUT(TL_I32, D0)}, r_hints_item, NULL, EXACT},                                               \
+    {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
+     NULL, c_cuda_intrinsics, EXACT},
