@@ -83,7 +83,7 @@ static void shape_coef(Lower *L, Inst *in, int64_t *coef) {
     }
     if (in->op == IR_RESHAPE)
         llvm_row_major(dt.rank, dt.shape, coef); /* both sides row-major: same linear index */
-    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS)
+    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS || in->op == IR_DESC_TILE)
         memcpy(coef, s, sizeof s);
 }
 
@@ -536,7 +536,8 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_RESHAPE:
     case IR_TRANS:
     case IR_MULTIPLE_OF:
-    case IR_MAX_CONTIGUOUS: lower_shape(L, in); return true;
+    case IR_MAX_CONTIGUOUS:
+    case IR_DESC_TILE: lower_shape(L, in); return true;
     case IR_PRINT: lower_print(L, in); return true;
     case IR_ASSERT: lower_assert(L, in); return true;
     case IR_BARRIER: llvm_barrier(L); return true;

@@ -26,6 +26,20 @@
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
  *           group the dot leaves in flight reads a slot no copy refills; its
  *           accumulator becomes MMA v3 (make_wgmma).
+ *           On sm_90a, such a ring fed by a host descriptor's load (its
+ *           pointers come from desc_tile, sema_desc.c) is filled by TMA
+ *           instead: a ring of R mbarriers (local_alloc !smem<R x 1 x i64>,
+ *           mbarrier_init before the prologue, mbarrier_inval after the
+ *           drain), and each iteration's copies are one mbarrier_expect of
+ *           their bytes and one tma_load per such load into slot s, both on
+ *           barrier s and predicated on the iteration being in the loop;
+ *           iteration i waits with mbarrier_wait on the barrier of its slot
+ *           with parity (i / R) & 1, a carried bit that flips when the read
+ *           index wraps. TMA zero-fills (or NaN-fills, as the map says) out
+ *           of the tensor, which is the descriptor load's mask and other, so
+ *           those and the pointers are not needed. The ring's #nvmma swizzle
+ *           and the launch's CUtensorMap come from one rule,
+ *           arch_tma_swizzle (arch.h).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout (any load in a tl.range loop with
@@ -49,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "layout.h"
 
 enum { MAX_LOADS = 8 };
@@ -60,6 +75,8 @@ typedef struct Cand {
     ValueId buf;    /* the ring */
     int bytes;      /* of one stage */
     int nvmma;      /* a wgmma operand: its ring's NVMMA swizzle in bytes (0: not one) */
+    Inst *tile;     /* a host descriptor's tile (desc_tile) TMA may copy, else NULL */
+    bool cp_ok;     /* cp.async can copy it (else only TMA can) */
 } Cand;
 
 typedef struct Pipe {
@@ -72,7 +89,8 @@ typedef struct Pipe {
     ValueId *map;         /* clone map: original -> copy (0: itself) */
     uint8_t *in_slice;    /* per value: computed by the address slice */
     int max_shared;
-    bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3) */
+    bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3), and */
+                          /* a host descriptor's ring may be filled by TMA */
 } Pipe;
 
 /* ---- small helpers ---- */
@@ -230,15 +248,19 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     Function *f = P->f;
     if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
         return false;
-    if (ld->nargs > 2 && !ir_is_zero(f, ld->args[2]))
-        return false;
+    /* a 2-D tile of a host descriptor of at most 256 rows (a TMA box's limit) */
+    Inst *tile = P->wgmma ? f->values[ld->args[0]].def : NULL;
+    if (tile && (tile->op != IR_DESC_TILE || vtype(P, ld->results[0]).rank != 2 ||
+                 vtype(P, ld->results[0]).shape[0] > 256))
+        tile = NULL;
     int cb = copy_bytes(P, ld);
-    if (cb != 4 && cb != 8 && cb != 16)
+    bool cp_ok = (ld->nargs <= 2 || ir_is_zero(f, ld->args[2])) && (cb == 4 || cb == 8 || cb == 16);
+    if (!cp_ok && !tile)
         return false;
     const Layout *lay = &f->layouts[f->values[ld->results[0]].layout];
     if (lay->kind != LAYOUT_BLOCKED)
         return false;
-    *c = (Cand){.load = ld, .out = ld->results[0]};
+    *c = (Cand){.load = ld, .out = ld->results[0], .tile = tile, .cp_ok = cp_ok};
     /* a load that does not change from one iteration to the next has nothing to prefetch */
     if (P->home[ld->args[0]] != B && (ld->nargs < 2 || P->home[ld->args[1]] != B))
         return false;
@@ -290,12 +312,41 @@ static void clone_slice(Pipe *P, Block *B, Cursor *c) {
 
 static ValueId mapped(const Pipe *P, ValueId v) { return P->map[v] ? P->map[v] : v; }
 
+/* The view of stage `stage` of ring buf. */
+static ValueId stage_view(Pipe *P, Cursor *c, ValueId buf, ValueId stage, Span sp) {
+    Type vt = vtype(P, buf);
+    vt.rank--;
+    memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
+    vt.shape[vt.rank] = 0;
+    return put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){buf, stage}, 2, vt, P->f->values[buf].layout, sp);
+}
+
 /* The copies of one iteration: each load's pointer and mask through the map,
  * the mask and-ed with `valid` (is the iteration in the loop?), into stage
- * `stage` of its ring; then one commit. */
-static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, Span sp) {
+ * `stage` of its ring; then one commit. TMA loads instead: one expect of
+ * their bytes on mbarrier `stage` of bars and a tma_load each, at their
+ * coordinates through the map, all predicated on `valid`. */
+static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, ValueId bars, Span sp) {
     Function *f = P->f;
+    int tma_bytes = 0, ncp = 0;
+    for (int i = 0; i < n; i++)
+        tma_bytes += cs[i].tile ? cs[i].bytes : 0;
+    if (tma_bytes) {
+        ValueId bar = stage_view(P, c, bars, stage, sp);
+        put(P, c, IR_MBAR_EXPECT, (ValueId[]){bar, valid}, 2, NULL, 0, sp)->attr.num = tma_bytes;
+        for (int i = 0; i < n; i++) {
+            Inst *t = cs[i].tile;
+            if (!t)
+                continue;
+            ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
+            put(P, c, IR_TMA_LOAD, (ValueId[]){view, t->args[1], mapped(P, t->args[2]), mapped(P, t->args[3]), bar, valid},
+                6, NULL, 0, cs[i].load->span);
+        }
+    }
     for (int i = 0; i < n; i++) {
+        if (cs[i].tile)
+            continue;
+        ncp++;
         Inst *ld = cs[i].load;
         ValueId ptr = mapped(P, ld->args[0]);
         Type pt = vtype(P, ptr);
@@ -305,16 +356,12 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
             ValueId lm = mapped(P, ld->args[1]);
             m = put1(P, c, IR_AND, (ValueId[]){lm, m}, 2, ir_with_dtype(pt, DT_I1), f->values[lm].layout, sp);
         }
-        Type bt = vtype(P, cs[i].buf);
-        Type vt = bt;
-        vt.rank--;
-        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
-        vt.shape[vt.rank] = 0;
-        ValueId view = put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, stage}, 2, vt, f->values[cs[i].buf].layout, sp);
+        ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
         Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
         cp->attr.has_mask = true;
     }
-    put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
+    if (ncp)
+        put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
 }
 
 /* The shared layout of a ring: the load's order, swizzled for 16-byte reads;
@@ -429,14 +476,9 @@ out:
 }
 
 /* Pipeline one loop, if it has loads worth it. */
-/* The widest NVMMA swizzle (128, 64, 32 bytes) whose atom divides a row of
- * `elems` 16-bit elements; 0: none does. */
-static int nvmma_swizzle(int elems) {
-    for (int w = 128; w >= 32; w /= 2)
-        if (elems * 2 % w == 0)
-            return w;
-    return 0;
-}
+/* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
+ * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
+static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
 
 static int cand_of(Cand *cs, int n, ValueId v) {
     for (int i = 0; i < n; i++)
@@ -575,8 +617,29 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         free(carried);
         return;
     }
+    for (int i = 0; i < n; i++)
+        cs[i].nvmma = 0;
+    Inst *wg = wgmma_dot(P, B, cs, n);
+    /* TMA fills a descriptor's ring only when it is a wgmma operand's
+     * (#nvmma of the map's swizzle); a load only TMA could copy is left to
+     * itself otherwise (its address slice, already marked, dies unused) */
+    int ntma = 0;
+    for (int i = 0; i < n; i++) {
+        Cand *c = &cs[i];
+        if (c->tile && (!c->nvmma || c->nvmma != arch_tma_swizzle(2, vtype(P, c->out).shape[1])))
+            c->tile = NULL;
+        if (!c->tile && !c->cp_ok) {
+            cs[i--] = cs[--n];
+            continue;
+        }
+        ntma += c->tile != NULL;
+    }
+    if (!n) {
+        free(carried);
+        return;
+    }
     /* rings that fit: fewer stages until they do */
-    int64_t per_stage = 0;
+    int64_t per_stage = ntma ? 8 : 0; /* and an mbarrier per slot */
     for (int i = 0; i < n; i++) {
         Type t = vtype(P, cs[i].load->results[0]);
         cs[i].bytes = (int)(ir_numel(t) * (dt_bits(t.dtype) / 8));
@@ -587,9 +650,6 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         int64_t s = smem_scratch_bound(f, B->insts[i]);
         scratch = s > scratch ? s : scratch;
     }
-    for (int i = 0; i < n; i++)
-        cs[i].nvmma = 0;
-    Inst *wg = wgmma_dot(P, B, cs, n);
     /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
      * still reading its stage: its rings get one slot more than the stages
      * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
@@ -618,6 +678,16 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
+    ValueId bars = 0; /* TMA: one mbarrier per slot */
+    if (ntma) {
+        Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
+        bt.mem = IR_MEM_SHARED;
+        Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
+        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
+        al->attr.offset = -1;
+        bars = al->results[0];
+        put(P, &pre, IR_MBAR_INIT, &bars, 1, NULL, 0, sp);
+    }
     /* prologue: iterations 0 .. D-1 */
     ValueId *cur = calloc((size_t)ncar + 1, sizeof *cur), *ahead = calloc((size_t)ncar + 1, sizeof *ahead);
     if (!cur || !ahead) {
@@ -641,7 +711,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
             if (carried[k])
                 P->map[B->args[k + 1]] = cur[k];
         clone_slice(P, B, &pre);
-        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), sp);
+        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), bars, sp);
         for (int k = 0; k < ncar; k++)
             if (carried[k])
                 cur[k] = mapped(P, y->args[k]);
@@ -650,7 +720,8 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     int nextra = 0;
     for (int k = 0; k < ncar; k++)
         nextra += carried[k];
-    int nargs = loop->nargs + nextra + 2, nres = loop->nresults + nextra + 2;
+    int nidx = ntma ? 3 : 2; /* the ring indices, and TMA's phase bit */
+    int nargs = loop->nargs + nextra + nidx, nres = loop->nresults + nextra + nidx;
     ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)nargs);
     ValueId *res = arena_alloc(f->arena, sizeof *res * (size_t)nres);
     memcpy(args, loop->args, sizeof *args * (size_t)loop->nargs);
@@ -670,22 +741,31 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     }
     args[a++] = put_const(P, &pre, i32, 0, sp);
     args[a++] = put_const(P, &pre, i32, D % R, sp);
-    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32);
-    for (int q = 0; q < 2; q++) {
+    if (ntma)
+        args[a++] = put_const(P, &pre, i32, 0, sp);
+    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32), ph = ntma ? ir_block_arg(f, B, i32) : 0;
+    for (int q = 0; q < nidx; q++) {
         res[r] = ir_value_new(f, i32);
         f->values[res[r++]].def = loop;
     }
     loop->args = args, loop->nargs = nargs, loop->results = res, loop->nresults = nres;
     /* drain after the loop */
     Cursor post = {parent, index_of(parent, loop) + 1};
-    put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0;
+    put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
+    if (bars)
+        put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
     /* the body: wait for this iteration's stage, prefetch D ahead (into the
      * stage the last iteration read), then read this iteration's */
     int first = B->ninsts;
     for (int i = 0; i < n; i++)
         first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
     Cursor c = {B, first};
-    put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+    if (n > ntma)
+        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+    if (ntma) {
+        ValueId bar = stage_view(P, &c, bars, ext, sp);
+        put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, ph}, 2, NULL, 0, sp);
+    }
     memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
     ValueId cd = put_const(P, &c, ivt, D, sp);
     ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
@@ -696,13 +776,9 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         if (carried[k])
             P->map[B->args[k + 1]] = ahead[k];
     clone_slice(P, B, &c);
-    issue(P, &c, cs, n, valid, ins, sp);
+    issue(P, &c, cs, n, valid, ins, bars, sp);
     for (int i = 0; i < n; i++) {
-        Type bt = vtype(P, cs[i].buf), vt = bt;
-        vt.rank--;
-        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
-        vt.shape[vt.rank] = 0;
-        ValueId view = put1(P, &c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, ext}, 2, vt, f->values[cs[i].buf].layout, sp);
+        ValueId view = stage_view(P, &c, cs[i].buf, ext, sp);
         ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), f->values[cs[i].out].layout,
                          cs[i].load->span);
         f->values[v].name = f->values[cs[i].out].name;
@@ -711,21 +787,26 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
-    ValueId nxt[2];
+    ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {
         ValueId x = q ? ins : ext;
         ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){x, one}, 2, i32, 0, sp);
         ValueId wrap = put_cmp(P, &yc, CMP_EQ, x1, cs_, sp);
+        wrap0 = q ? wrap0 : wrap;
         nxt[q] = put1(P, &yc, IR_SELECT, (ValueId[]){wrap, zero, x1}, 3, i32, 0, sp);
     }
-    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + 2));
+    if (ntma) { /* the phase flips each time the read index wraps */
+        ValueId flip = put1(P, &yc, IR_SELECT, (ValueId[]){wrap0, one, zero}, 3, i32, 0, sp);
+        nxt[2] = put1(P, &yc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
+    }
+    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + nidx));
     memcpy(yargs, y->args, sizeof *yargs * (size_t)y->nargs);
     int ya = y->nargs;
     for (int k = 0; k < ncar; k++)
         if (carried[k])
             yargs[ya++] = mapped(P, y->args[k]);
-    yargs[ya++] = nxt[0];
-    yargs[ya++] = nxt[1];
+    for (int q = 0; q < nidx; q++)
+        yargs[ya++] = nxt[q];
     y->args = yargs, y->nargs = ya;
     /* the old loads and converts go */
     for (int i = 0; i < n; i++) {
