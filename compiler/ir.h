@@ -182,6 +182,9 @@ void ir_type_print(Buf *b, Type t);
     X(TMA_LOAD, "tma_load", 6, 0)             /* buf (#nvmma), tmap, c0, c1, bar, pred i1: one */   \
                                               /* thread copies the tile at (c0, c1), zeros out of */ \
                                               /* bounds, completing on bar */                        \
+    X(TMA_STORE, "tma_store", 4, 0)           /* buf (#nvmma), tmap, c0, c1: thread 0 copies buf to */ \
+                                              /* the tile at (c0, c1), dropping what falls outside */ \
+                                              /* the tensor, and waits until buf has been read */    \
     /* structured control flow */                                                                  \
     X(FOR, "for", -1, 0)     /* lb, ub, step, inits...; body args (iv, carried...); results carried */ \
     X(IF, "if", -1, 0)       /* cond, then-block, else-block; results from their yields */          \

@@ -26,6 +26,12 @@
  *                (swizzle bytes wide, arch_tma_swizzle) are one box each,
  *                rows x swizzle bytes apart, which is how the CUtensorMap's
  *                box and swizzle lay them out (runtime/gpu.c).
+ *   tma_store    thread 0 copies each box of the #nvmma buffer out with
+ *                cp.async.bulk.tensor.2d.global.shared::cta.bulk_group,
+ *                commits and waits until they have read it (wait_group.read
+ *                0); out of the tensor nothing is written. The local_store
+ *                that filled it fenced each thread's writes for the async
+ *                proxy, and the barrier pass put a bar.sync in between.
  *   mbarrier_*   thread 0 inits (count 1, then fence.mbarrier_init),
  *                arrives with expect_tx, invalidates; every thread waits
  *                with mbarrier.try_wait.parity in a loop.
@@ -286,7 +292,7 @@ static void lower_mbar_wait(Lower *L, Inst *in) {
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
-/* tma_load: one bulk tensor copy per atom column of the #nvmma buffer. */
+/* tma_load / tma_store: one bulk tensor copy per atom column of the #nvmma buffer. */
 static void lower_tma_load(Lower *L, Inst *in) {
     Function *f = L->f;
     ValueId buf = in->args[0];
@@ -296,16 +302,27 @@ static void lower_tma_load(Lower *L, Inst *in) {
     int box = l->swizzle ? l->swizzle / bytes : cols;
     if (l->kind != LAYOUT_NVMMA || l->transposed || l->swizzle != arch_tma_swizzle(bytes, cols) || cols % box ||
         rows > 256) {
-        diag_internal(L->d, "in @%s: tma_load into a buffer whose layout is not the #nvmma of the tensor map's "
-                      "swizzle (%d bytes for %d columns of %d bytes)", f->name, arch_tma_swizzle(bytes, cols), cols, bytes);
+        diag_internal(L->d, "in @%s: %s of a buffer whose layout is not the #nvmma of the tensor map's "
+                      "swizzle (%d bytes for %d columns of %d bytes)", f->name, ir_ops[in->op].name,
+                      arch_tma_swizzle(bytes, cols), cols, bytes);
         L->failed = true;
         return;
     }
-    LLVMValueRef dst = smem_addr(L, buf), bar = smem_addr(L, in->args[4]);
+    bool store = in->op == IR_TMA_STORE;
+    LLVMValueRef dst = smem_addr(L, buf), bar = store ? NULL : smem_addr(L, in->args[4]);
     LLVMValueRef map = llvm_val(L, in->args[1])->r[0], row = llvm_val(L, in->args[2])->r[0];
     LLVMValueRef col = llvm_val(L, in->args[3])->r[0];
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, in->args[5]));
-    for (int c = 0; c < cols / box; c++) {
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, store ? 0 : in->args[5]));
+    for (int c = 0; c < cols / box && store; c++) {
+        LLVMValueRef args[4] = {map, LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row,
+                                LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), "")};
+        tma_asm(L, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];", args, 4);
+    }
+    if (store) {
+        tma_asm(L, "cp.async.bulk.commit_group;", NULL, 0);
+        tma_asm(L, "cp.async.bulk.wait_group.read 0;", NULL, 0);
+    }
+    for (int c = 0; c < cols / box && !store; c++) {
         LLVMValueRef args[5] = {
             LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), ""), map,
             LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row, bar,
@@ -359,6 +376,10 @@ void llvm_lower_shared(Lower *L, Inst *in) {
         return;
     case IR_LOCAL_STORE:
         move_elems(L, in->args[0], in->args[1], false);
+        /* an #nvmma buffer is read by the async proxy (wgmma, a TMA store):
+         * each thread's writes are made visible to it, before the barrier */
+        if (L->f->layouts[L->f->values[in->args[0]].layout].kind == LAYOUT_NVMMA)
+            tma_asm(L, "fence.proxy.async.shared::cta;", NULL, 0);
         return;
     case IR_MBAR_INIT: case IR_MBAR_INVAL:
         lower_mbar_ring(L, in);
@@ -369,7 +390,7 @@ void llvm_lower_shared(Lower *L, Inst *in) {
     case IR_MBAR_WAIT:
         lower_mbar_wait(L, in);
         return;
-    case IR_TMA_LOAD:
+    case IR_TMA_LOAD: case IR_TMA_STORE:
         lower_tma_load(L, in);
         return;
     default:

@@ -387,9 +387,10 @@ static ValueId emit_load(Sema *s, const Access *a, int padding, Val pad, int tma
     return in->results[0];
 }
 
-static void emit_store(Sema *s, const Access *a, ValueId val, Span sp) {
+static void emit_store(Sema *s, const Access *a, ValueId val, int tmap, Span sp) {
     ValueId ptrs, mask;
     lower(s, a, &ptrs, &mask, sp);
+    ptrs = tile_of_map(s, a, ptrs, tmap, sp);
     ValueId args[3] = {ptrs, val, mask};
     Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + (mask != 0), NULL, 0, sp);
     in->attr.has_mask = mask != 0;
@@ -503,7 +504,7 @@ Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call) {
     Access acc = bp_access(p);
     boundary_check_arg(s, a[3], sp[3], p.n, acc.check);
     ValueId v = store_value(s, a[1], block_type(p), sp[1], "tl.store to a block pointer", true);
-    emit_store(s, &acc, v, call);
+    emit_store(s, &acc, v, 0, call);
     return sema_none();
 }
 
@@ -580,7 +581,7 @@ static Val desc_store(Sema *s, Val t, Val offsets, Val value, Span osp, Span vsp
         sema_fail(s, vsp, "%s: the value must be a block of the descriptor's block shape %s, got %s", fn, T(bt),
                   sema_describe(s, value));
     ValueId v = store_value(s, value, bt, vsp, fn, false);
-    emit_store(s, &acc, v, call);
+    emit_store(s, &acc, v, (int)TD_TMAP(t).i, call);
     return sema_none();
 }
 
@@ -786,6 +787,7 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
     /* last, the CUtensorMap the launch encodes for TMA (runtime/gpu.c) */
     ValueId tm = ir_param(s->f, arena_printf(s->a, "%s_tmap", pname), ir_scalar(DT_I64));
     s->f->params[s->f->nparams - 1].tensormap = true;
+    s->f->params[s->f->nparams - 1].divisibility = *hint ? 16 : 1; /* the shape's, as ":16" says */
     TD_TMAP(t) = sema_int(tm);
     return t;
 }

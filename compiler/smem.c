@@ -490,9 +490,10 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             if (in->op == IR_ASYNC_WAIT)
                 continue;
             /* fall through */
-        case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_TMA_LOAD:
+        case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_TMA_LOAD: case IR_TMA_STORE:
         case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: {
-            /* a TMA copy writes in the background like an async copy; an
+            /* a TMA copy writes in the background like an async copy (a TMA
+             * store reads, done when the op is: its thread waits); an
              * mbarrier is written by its init and inval (so every thread
              * meets between an init and the first wait, and between the last
              * wait and the reuse of its bytes) and otherwise only touched

@@ -181,6 +181,7 @@ static int want_results(int op) {
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
     case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD:
+    case IR_TMA_STORE:
         return 0;
     default:
         return 1;
@@ -491,6 +492,7 @@ static void want_barriers(Verifier *V, const Inst *in, int i, bool ring) {
                                                                                : "!smem<1xi64> (one mbarrier)");
 }
 
+/* tma_load and tma_store: a 2-D #nvmma buffer, a tensor map, coordinates. */
 static void check_tma_load(Verifier *V, const Inst *in) {
     Type t = arg(V, in, 0);
     const Layout *l = V->f->values[in->args[0]].layout > 0 && V->f->values[in->args[0]].layout < V->f->nlayouts
@@ -502,6 +504,8 @@ static void check_tma_load(Verifier *V, const Inst *in) {
     want_tensormap(V, in, 1);
     want_scalar(V, in, 2, "the row coordinate", DT_I32);
     want_scalar(V, in, 3, "the column coordinate", DT_I32);
+    if (in->op == IR_TMA_STORE)
+        return;
     want_barriers(V, in, 4, false);
     want_scalar(V, in, 5, "the predicate", DT_I1);
 }
@@ -765,7 +769,7 @@ static void check_async_copy(Verifier *V, const Inst *in) {
 static bool takes_buffer(const Inst *in, int k) {
     switch (in->op) {
     case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
-    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT:
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_STORE:
         return k == 0;
     case IR_TMA_LOAD:
         return k == 0 || k == 4;
@@ -929,7 +933,7 @@ static void check_op(Verifier *V, const Inst *in) {
     }
     case IR_ASYNC_COPY: check_async_copy(V, in); break;
     case IR_DESC_TILE: check_desc_tile(V, in); break;
-    case IR_TMA_LOAD: check_tma_load(V, in); break;
+    case IR_TMA_LOAD: case IR_TMA_STORE: check_tma_load(V, in); break;
     case IR_MBAR_INIT: case IR_MBAR_INVAL: want_barriers(V, in, 0, true); break;
     case IR_MBAR_EXPECT:
         want_barriers(V, in, 0, false);

@@ -59,7 +59,7 @@ if want tma/; then
     rc=$?
     count_lines $T/tma.log tma
     [ $rc -gt 1 ] && report "tma/exit ($rc)" 1 $T/tma.log
-    grep -A4 "^size " $T/tma.log
+    grep -A6 "^size " $T/tma.log
 fi
 for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex
