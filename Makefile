@@ -43,7 +43,7 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-unde
 .PHONY: all test demo fuzz fuzz-deep gpu-prep gpu-test bench deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop tutorials
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
-             $(B)/tests/heur_test \
+             $(B)/tests/heur_test $(B)/tests/tma_test \
              $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
 all: $(B)/bin/tlc $(LIB_FILES) $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
@@ -141,6 +141,8 @@ $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	    -Wl,-rpath,'$$ORIGIN/../lib'
 $(B)/tests/gpu_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
+$(B)/tests/tma_test: $(CUDA_LOADER_OBJ)
+$(B)/tests/tma_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
 $(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h tests/ops_py.h
 $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so $(CUDA_LOADER_OBJ)
 	@mkdir -p $(dir $@)

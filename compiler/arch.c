@@ -2,6 +2,7 @@
 #include "arch.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Shared memory per block (opt-in maximum) from the CUDA programming guide's
@@ -25,3 +26,10 @@ const PtxArch *ptx_arch(const char *name) {
 }
 
 const char *ptx_arch_names(void) { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
+
+int arch_tma_swizzle(int elem_bytes, int inner) {
+    for (int w = 128; w >= 32; w /= 2)
+        if ((int64_t)inner * elem_bytes % w == 0)
+            return w;
+    return 0;
+}

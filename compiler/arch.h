@@ -15,4 +15,12 @@ const PtxArch *ptx_arch(const char *name);
 /* "sm_80, sm_86, sm_89, sm_90, sm_90a": for error messages. */
 const char *ptx_arch_names(void);
 
+/* The shared-memory swizzle (bytes: 128, 64 or 32; 0: none fits) of a 2-D
+ * tile whose rows hold `inner` elements of `elem_bytes`: the widest whose
+ * span divides a row. One owner for both sides of TMA: the pipeliner lays the
+ * ring out as #nvmma of this swizzle and copies it in boxes of swizzle /
+ * elem_bytes columns (compiler/pipeline.c), and the launch encodes each
+ * descriptor's CUtensorMap with this swizzle and that box (runtime/gpu.c). */
+int arch_tma_swizzle(int elem_bytes, int inner);
+
 #endif

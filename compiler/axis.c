@@ -586,7 +586,8 @@ static void visit(Axis *A, Inst *in) {
     case IR_BROADCAST: r = rule_broadcast(A, in); break;
     case IR_EXPAND_DIMS: r = rule_expand_dims(A, in); break;
     case IR_TRANS: r = rule_trans(A, in); break;
-    case IR_CONVERT_LAYOUT: r = A->ai[in->args[0]]; break;
+    case IR_CONVERT_LAYOUT:
+    case IR_DESC_TILE: r = A->ai[in->args[0]]; break;
     case IR_MULTIPLE_OF:
     case IR_MAX_CONTIGUOUS:
     case IR_MAX_CONSTANCY: r = rule_hint(A, in); break;

@@ -143,6 +143,9 @@ void ir_type_print(Buf *b, Type t);
     X(MAX_CONSTANCY, "max_constancy", 1, OPF_PURE)   /* attr.vals[rank]: runs of equal elements */  \
     X(ASSUME, "assume", 1, 0)      /* cond (i1 scalar): true, the program promises (llvm.assume); */ \
                                    /* axis analysis reads `x % c == 0`; the interpreter checks it */ \
+    X(DESC_TILE, "desc_tile", 4, OPF_PURE)   /* ptrs <AxB x ptr>, tmap i64, c0, c1 i32: identity on */ \
+                                             /* ptrs, which are the tile at (c0, c1) of the host */ \
+                                             /* descriptor whose tensor map is param tmap (TMA) */  \
     /* memory */                                                                                   \
     X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee */ \
     X(STORE, "store", -1, 0)   /* ptr, value [, mask] */                                             \
@@ -176,6 +179,20 @@ void ir_type_print(Buf *b, Type t);
                                               /* registers; zeros where mask is 0 */                 \
     X(ASYNC_COMMIT, "async_commit", 0, 0)     /* close the group of this thread's async copies */    \
     X(ASYNC_WAIT, "async_wait", 0, 0)         /* attr.num: wait until at most num groups pend */     \
+    /* TMA (sm_90): bulk tensor copies completing on mbarriers (docs/codegen.md) */                \
+    X(MBAR_INIT, "mbarrier_init", 1, 0)       /* bars !smem<R x 1 x i64>: one thread makes each a */ \
+                                              /* barrier of one arrival, fenced */                   \
+    X(MBAR_INVAL, "mbarrier_inval", 1, 0)     /* bars: invalidated; their bytes may be reused */     \
+    X(MBAR_EXPECT, "mbarrier_expect", 2, 0)   /* bar !smem<1xi64>, pred i1: one thread arrives and */ \
+                                              /* expects attr.num (bytes) more transaction bytes */  \
+    X(MBAR_WAIT, "mbarrier_wait", 2, 0)       /* bar, phase i32: wait until the phase of that */     \
+                                              /* parity completes */                                 \
+    X(TMA_LOAD, "tma_load", 6, 0)             /* buf (#nvmma), tmap, c0, c1, bar, pred i1: one */   \
+                                              /* thread copies the tile at (c0, c1), zeros out of */ \
+                                              /* bounds, completing on bar */                        \
+    X(TMA_STORE, "tma_store", 4, 0)           /* buf (#nvmma), tmap, c0, c1: thread 0 copies buf to */ \
+                                              /* the tile at (c0, c1), dropping what falls outside */ \
+                                              /* the tensor, and waits until buf has been read */    \
     /* structured control flow */                                                                  \
     X(FOR, "for", -1, 0)     /* lb, ub, step, inits...; body args (iv, carried...); results carried */ \
     X(IF, "if", -1, 0)       /* cond, then-block, else-block; results from their yields */          \
@@ -228,7 +245,7 @@ typedef struct Attr {
     bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */
     bool reverse;      /* SCAN: from the last element to the first */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
-    int num;           /* ASYNC_WAIT: groups that may still be in flight */
+    int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
 } Attr;
@@ -272,6 +289,9 @@ typedef struct Param {
     Type type;         /* scalar or pointer */
     int divisibility;  /* 16 when specialised with ":16" (value or address), else 1 */
     bool equal_to_1;   /* ":1": the value is 1 and not passed at runtime?  (kept as an arg) */
+    bool tensormap;    /* an i64 standing for a host descriptor's CUtensorMap: passed as a
+                          128-byte, 64-aligned grid-constant .param; its value is the map's
+                          generic address (TMA's operand) */
 } Param;
 
 typedef struct Function {

@@ -970,7 +970,7 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int32_of(P, l, &a->axis);
     if (!strcmp(k, "offset"))
         return int32_of(P, l, &a->offset);
-    if (!strcmp(k, "num"))
+    if (!strcmp(k, "num") || !strcmp(k, "bytes"))
         return int32_of(P, l, &a->num);
     if (!strcmp(k, "num_stages"))
         return int32_of(P, l, &a->num_stages);
@@ -1156,7 +1156,7 @@ static bool parse_insts(Parser *P, Block *b, int depth) {
 
 /* ---- functions ---- */
 
-/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1)
+/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, tensormap)
  * Parameters are %1, %2, ... in order: Function.params[i] is value i+1. */
 static bool parse_param(Parser *P) {
     Function *f = P->f;
@@ -1182,6 +1182,9 @@ static bool parse_param(Parser *P) {
                 return false;
         } else if (!strcmp(es[i].key, "equal_to_1")) {
             if (!bool_of(P, &es[i].val, &p->equal_to_1))
+                return false;
+        } else if (!strcmp(es[i].key, "tensormap")) {
+            if (!bool_of(P, &es[i].val, &p->tensormap))
                 return false;
         } else {
             return error_at(P, es[i].span, "unknown parameter attribute '%s'", es[i].key);

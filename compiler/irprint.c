@@ -58,6 +58,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_GATHER] = "axis",
     [IR_LOCAL_ALLOC] = "offset",
     [IR_ASYNC_WAIT] = "num",
+    [IR_MBAR_EXPECT] = "bytes",
     [IR_FOR] = "num_stages", /* printed only when set (tl.range(..., num_stages=N)) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
@@ -197,7 +198,7 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->reverse ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
-    } else if (IS("num")) {
+    } else if (IS("num") || IS("bytes")) {
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
@@ -295,6 +296,10 @@ void ir_print_func(Buf *out, const Function *f) {
         }
         if (p->equal_to_1) {
             buf_printf(out, "%sequal_to_1 = true", sep);
+            sep = ", ";
+        }
+        if (p->tensormap) {
+            buf_printf(out, "%stensormap = true", sep);
             sep = ", ";
         }
         if (*sep == ',')

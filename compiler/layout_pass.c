@@ -512,7 +512,7 @@ static bool derives_from_result(OpCode op) {
     switch (op) {
     case IR_BROADCAST: case IR_CMP: case IR_SELECT: case IR_ADDPTR: case IR_CAST: case IR_BITCAST:
     case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY: case IR_EXPAND_DIMS: case IR_REDUCE:
-    case IR_TRANS:
+    case IR_TRANS: case IR_DESC_TILE:
         return true;
     default:
         return ir_ops[op].flags & (OPF_ELEM | OPF_MAP);
@@ -978,7 +978,7 @@ static bool cheap_op(OpCode op) {
     case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM: case IR_AND: case IR_OR:
     case IR_XOR: case IR_SHL: case IR_SHR: case IR_MIN: case IR_MAX: case IR_NEG: case IR_NOT:
     case IR_CMP: case IR_SELECT: case IR_ADDPTR: case IR_CAST: case IR_BITCAST:
-    case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY:
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY: case IR_DESC_TILE:
         return true;
     default:
         return false;

@@ -708,6 +708,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_CONVERT_LAYOUT: lower_convert(L, in); return;
     case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
     case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD: case IR_TMA_STORE:
         llvm_lower_shared(L, in);
         return;
     default:
@@ -801,6 +802,8 @@ static void add_annotation(Lower *L, const char *key, int value) {
 }
 
 static LLVMTypeRef param_type(Lower *L, const Param *p) {
+    if (p->tensormap)
+        return L->t_ptr0; /* byval: a pointer to the param space's copy (declare_kernel) */
     if (p->type.dtype == DT_PTR)
         return L->t_ptr1;
     return llvm_mem_type(L, (DType)p->type.dtype); /* i1 travels as a byte */
@@ -825,6 +828,26 @@ static void declare_kernel(Lower *L) {
             LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
                                     LLVMCreateEnumAttribute(L->ctx, align_kind, 16));
     }
+    /* A tensor map is a `.param .align 64 .b8 [128]` by value; marked grid
+     * constant, its address is the param space's own (cvta.param) rather than
+     * a local copy's, which TMA needs (PTX ISA, "Tensor-map"). */
+    LLVMMetadataRef gc[64];
+    int ngc = 0;
+    unsigned byval_kind = LLVMGetEnumAttributeKindForName("byval", 5);
+    for (int i = 0; i < f->nparams && ngc < 64; i++) {
+        if (!f->params[i].tensormap)
+            continue;
+        LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
+                                LLVMCreateTypeAttribute(L->ctx, byval_kind, LLVMArrayType2(L->t_i8, 128)));
+        LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1, LLVMCreateEnumAttribute(L->ctx, align_kind, 64));
+        gc[ngc++] = LLVMValueAsMetadata(llvm_i32(L, i + 1));
+    }
+    if (ngc) {
+        LLVMMetadataRef md[3] = {LLVMValueAsMetadata(L->fn), LLVMMDStringInContext2(L->ctx, "grid_constant", 13),
+                                 LLVMMDNodeInContext2(L->ctx, gc, (size_t)ngc)};
+        LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations",
+                                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 3)));
+    }
 }
 
 static void setup_entry(Lower *L) {
@@ -838,7 +861,9 @@ static void setup_entry(Lower *L) {
     for (int i = 0; i < f->nparams; i++) {
         const Param *p = &f->params[i];
         LLVMValueRef v = LLVMGetParam(L->fn, (unsigned)i);
-        if (p->equal_to_1) /* specialised to 1: fold it (the argument is still passed) */
+        if (p->tensormap) /* the map's generic address */
+            v = LLVMBuildPtrToInt(L->b, v, L->t_i64, "");
+        else if (p->equal_to_1) /* specialised to 1: fold it (the argument is still passed) */
             v = p->type.dtype == DT_PTR ? v : llvm_const(L, (DType)p->type.dtype, 1, 1.0);
         else if (p->type.dtype == DT_I1)
             v = LLVMBuildTrunc(L->b, v, L->t_i1, "");

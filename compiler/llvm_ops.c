@@ -83,7 +83,8 @@ static void shape_coef(Lower *L, Inst *in, int64_t *coef) {
     }
     if (in->op == IR_RESHAPE)
         llvm_row_major(dt.rank, dt.shape, coef); /* both sides row-major: same linear index */
-    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS || in->op == IR_MAX_CONSTANCY)
+    if (in->op == IR_MULTIPLE_OF || in->op == IR_MAX_CONTIGUOUS || in->op == IR_MAX_CONSTANCY ||
+        in->op == IR_DESC_TILE)
         memcpy(coef, s, sizeof s);
 }
 
@@ -555,7 +556,8 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_TRANS:
     case IR_MULTIPLE_OF:
     case IR_MAX_CONTIGUOUS:
-    case IR_MAX_CONSTANCY: lower_shape(L, in); return true;
+    case IR_MAX_CONSTANCY:
+    case IR_DESC_TILE: lower_shape(L, in); return true;
     case IR_ASSUME: /* a scalar i1: every register holds it */
         llvm_call(L, "llvm.assume", L->t_void, &llvm_val(L, in->args[0])->r[0], 1);
         return true;

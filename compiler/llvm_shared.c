@@ -20,6 +20,21 @@
  *                its elements, in vectors along the buffer's contiguous dim
  *                as far as the swizzle keeps them together.
  *   local_store  the same, storing.
+ *   tma_load     thread 0, where the predicate holds, issues
+ *                cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::
+ *                complete_tx::bytes per box: the #nvmma buffer's atom columns
+ *                (swizzle bytes wide, arch_tma_swizzle) are one box each,
+ *                rows x swizzle bytes apart, which is how the CUtensorMap's
+ *                box and swizzle lay them out (runtime/gpu.c).
+ *   tma_store    thread 0 copies each box of the #nvmma buffer out with
+ *                cp.async.bulk.tensor.2d.global.shared::cta.bulk_group,
+ *                commits and waits until they have read it (wait_group.read
+ *                0); out of the tensor nothing is written. The local_store
+ *                that filled it fenced each thread's writes for the async
+ *                proxy, and the barrier pass put a bar.sync in between.
+ *   mbarrier_*   thread 0 inits (count 1, then fence.mbarrier_init),
+ *                arrives with expect_tx, invalidates; every thread waits
+ *                with mbarrier.try_wait.parity in a loop.
  * Barriers are ops of their own (barrier_pass, smem.c). */
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +215,124 @@ static void move_elems(Lower *L, ValueId buf, ValueId val, bool load) {
         llvm_set(L, val, regs, tm->nregs);
 }
 
+/* ---- TMA and mbarriers ---- */
+
+/* A void inline-asm statement with i32 / i64 operands ("r" / "l"). */
+static void tma_asm(Lower *L, const char *text, LLVMValueRef *args, int n) {
+    LLVMTypeRef at[8];
+    char cons[64];
+    int o = 0;
+    for (int i = 0; i < n; i++) {
+        at[i] = LLVMTypeOf(args[i]);
+        o += snprintf(cons + o, sizeof cons - (size_t)o, "%s%s", i ? "," : "",
+                      LLVMGetIntTypeWidth(at[i]) == 64 ? "l" : "r");
+    }
+    o += snprintf(cons + o, sizeof cons - (size_t)o, "%s~{memory}", n ? "," : "");
+    LLVMTypeRef fty = LLVMFunctionType(L->t_void, at, (unsigned)n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), cons, (size_t)o, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(L->b, fty, fn, args, (unsigned)n, "");
+}
+
+/* The 32-bit shared-memory address of a buffer value. */
+static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
+    return LLVMBuildPtrToInt(L->b, llvm_val(L, buf)->r[0], L->t_i32, "");
+}
+
+/* Thread 0 of the program, and (when given) a predicate operand. */
+static LLVMValueRef one_thread(Lower *L, ValueId pred) {
+    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, 0), "");
+    if (pred) {
+        LLVMValueRef p = llvm_val(L, pred)->r[0];
+        if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
+            p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+        c = LLVMBuildAnd(L->b, c, p, "");
+    }
+    return c;
+}
+
+/* mbarrier_init / mbarrier_inval: every barrier of the ring, by thread 0. */
+static void lower_mbar_ring(Lower *L, Inst *in) {
+    Type t = L->f->values[in->args[0]].type;
+    LLVMValueRef base = smem_addr(L, in->args[0]);
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, 0));
+    for (int s = 0; s < t.shape[0]; s++) {
+        LLVMValueRef a = LLVMBuildAdd(L->b, base, llvm_i32(L, 8 * s), "");
+        tma_asm(L, in->op == IR_MBAR_INIT ? "mbarrier.init.shared::cta.b64 [$0], 1;" : "mbarrier.inval.shared::cta.b64 [$0];",
+                &a, 1);
+    }
+    if (in->op == IR_MBAR_INIT) /* the inits visible to the async proxy (TMA's complete_tx) */
+        tma_asm(L, "fence.mbarrier_init.release.cluster;", NULL, 0);
+    llvm_guard_end(L, cont);
+}
+
+static void lower_mbar_expect(Lower *L, Inst *in) {
+    LLVMValueRef args[2] = {smem_addr(L, in->args[0]), llvm_i32(L, in->attr.num)};
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, in->args[1]));
+    tma_asm(L, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", args, 2);
+    llvm_guard_end(L, cont);
+}
+
+/* Every thread polls until the phase of the given parity has completed. */
+static void lower_mbar_wait(Lower *L, Inst *in) {
+    LLVMValueRef bar = smem_addr(L, in->args[0]), ph = llvm_val(L, in->args[1])->r[0];
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(ph)) != 32)
+        ph = LLVMBuildIntCast2(L->b, ph, L->t_i32, 0, "");
+    ph = LLVMBuildAnd(L->b, ph, llvm_i32(L, 1), "");
+    LLVMBasicBlockRef loop = llvm_new_bb(L, "mbar.wait"), done = llvm_new_bb(L, "mbar.done");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    const char *text = "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\nselp.u32 $0, 1, 0, p;\n}";
+    LLVMTypeRef at[2] = {L->t_i32, L->t_i32};
+    LLVMTypeRef fty = LLVMFunctionType(L->t_i32, at, 2, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "=r,r,r,~{memory}", 16, 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {bar, ph};
+    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, args, 2, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, llvm_i32(L, 0), ""), done, loop);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
+/* tma_load / tma_store: one bulk tensor copy per atom column of the #nvmma buffer. */
+static void lower_tma_load(Lower *L, Inst *in) {
+    Function *f = L->f;
+    ValueId buf = in->args[0];
+    Type t = f->values[buf].type;
+    const Layout *l = &f->layouts[f->values[buf].layout];
+    int bytes = llvm_dt_bytes((DType)t.dtype), rows = t.shape[0], cols = t.shape[1];
+    int box = l->swizzle ? l->swizzle / bytes : cols;
+    if (l->kind != LAYOUT_NVMMA || l->transposed || l->swizzle != arch_tma_swizzle(bytes, cols) || cols % box ||
+        rows > 256) {
+        diag_internal(L->d, "in @%s: %s of a buffer whose layout is not the #nvmma of the tensor map's "
+                      "swizzle (%d bytes for %d columns of %d bytes)", f->name, ir_ops[in->op].name,
+                      arch_tma_swizzle(bytes, cols), cols, bytes);
+        L->failed = true;
+        return;
+    }
+    bool store = in->op == IR_TMA_STORE;
+    LLVMValueRef dst = smem_addr(L, buf), bar = store ? NULL : smem_addr(L, in->args[4]);
+    LLVMValueRef map = llvm_val(L, in->args[1])->r[0], row = llvm_val(L, in->args[2])->r[0];
+    LLVMValueRef col = llvm_val(L, in->args[3])->r[0];
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, store ? 0 : in->args[5]));
+    for (int c = 0; c < cols / box && store; c++) {
+        LLVMValueRef args[4] = {map, LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row,
+                                LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), "")};
+        tma_asm(L, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];", args, 4);
+    }
+    if (store) {
+        tma_asm(L, "cp.async.bulk.commit_group;", NULL, 0);
+        tma_asm(L, "cp.async.bulk.wait_group.read 0;", NULL, 0);
+    }
+    for (int c = 0; c < cols / box && !store; c++) {
+        LLVMValueRef args[5] = {
+            LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), ""), map,
+            LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row, bar,
+        };
+        tma_asm(L, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                args, 5);
+    }
+    llvm_guard_end(L, cont);
+}
+
 void llvm_lower_shared(Lower *L, Inst *in) {
     switch (in->op) {
     case IR_LOCAL_ALLOC:
@@ -250,6 +383,22 @@ void llvm_lower_shared(Lower *L, Inst *in) {
         return;
     case IR_LOCAL_STORE:
         move_elems(L, in->args[0], in->args[1], false);
+        /* an #nvmma buffer is read by the async proxy (wgmma, a TMA store):
+         * each thread's writes are made visible to it, before the barrier */
+        if (L->f->layouts[L->f->values[in->args[0]].layout].kind == LAYOUT_NVMMA)
+            tma_asm(L, "fence.proxy.async.shared::cta;", NULL, 0);
+        return;
+    case IR_MBAR_INIT: case IR_MBAR_INVAL:
+        lower_mbar_ring(L, in);
+        return;
+    case IR_MBAR_EXPECT:
+        lower_mbar_expect(L, in);
+        return;
+    case IR_MBAR_WAIT:
+        lower_mbar_wait(L, in);
+        return;
+    case IR_TMA_LOAD: case IR_TMA_STORE:
+        lower_tma_load(L, in);
         return;
     default:
         diag_internal(L->d, "op '%s' is not a shared-memory op", ir_ops[in->op].name);

@@ -31,6 +31,22 @@
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
  *           group the dot leaves in flight reads a slot no copy refills; its
  *           accumulator becomes MMA v3 (make_wgmma).
+ *           On sm_90a, such a ring fed by a host descriptor's load (its
+ *           pointers come from desc_tile, sema_desc.c) is filled by TMA
+ *           instead: a ring of R mbarriers (local_alloc !smem<R x 1 x i64>,
+ *           mbarrier_init before the prologue, mbarrier_inval after the
+ *           drain), and each iteration's copies are one mbarrier_expect of
+ *           their bytes and one tma_load per such load into slot s, both on
+ *           barrier s and predicated on the iteration being in the loop;
+ *           iteration i waits with mbarrier_wait on the barrier of its slot
+ *           with parity (i / R) & 1, a carried bit that flips when the read
+ *           index wraps. TMA zero-fills (or NaN-fills, as the map says) out
+ *           of the tensor, which is the descriptor load's mask and other, so
+ *           those and the pointers are not needed. The ring's #nvmma swizzle
+ *           and the launch's CUtensorMap come from one rule,
+ *           arch_tma_swizzle (arch.h). On sm_90a too, a store of a
+ *           host descriptor's tile goes out through a buffer and TMA
+ *           (tma_stores, below).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout, or feeding an FMA dot directly
@@ -56,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "layout.h"
 
 enum { MAX_LOADS = 8 };
@@ -69,6 +86,8 @@ typedef struct Cand {
     int nvmma;      /* a wgmma operand: its ring's NVMMA swizzle in bytes (0: not one) */
     Inst *dot;      /* an FMA dot reading the load directly as operand fma - 1, else NULL */
     int fma;        /* 1 (A) or 2 (B) while both of that dot's operands are rings; else 0 */
+    Inst *tile;     /* a host descriptor's tile (desc_tile) TMA may copy, else NULL */
+    bool cp_ok;     /* cp.async can copy it (else only TMA can) */
 } Cand;
 
 typedef struct Pipe {
@@ -81,7 +100,8 @@ typedef struct Pipe {
     ValueId *map;         /* clone map: original -> copy (0: itself) */
     uint8_t *in_slice;    /* per value: computed by the address slice */
     int max_shared;
-    bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3) */
+    bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3), and */
+                          /* a host descriptor's ring may be filled by TMA */
 } Pipe;
 
 /* ---- small helpers ---- */
@@ -242,7 +262,9 @@ static bool is_fma_dot(const Pipe *P, const Inst *d) {
            vtype(P, d->args[0]).rank == 2 && vtype(P, d->args[0]).dtype != DT_I1 && vtype(P, d->args[1]).dtype != DT_I1;
 }
 
-static bool load_ok(Pipe *P, Block *B, Inst *ld);
+static bool load_ok(Pipe *P, Block *B, Inst *ld, bool tma);
+static Inst *tma_tile(Pipe *P, Inst *ld);
+static bool cp_ok(Pipe *P, Inst *ld);
 
 /* Load ld feeds an FMA dot directly (as operand *k), and so does the dot's
  * other operand, a load of this body that could be pipelined too: the dot
@@ -255,7 +277,7 @@ static Inst *fma_user(Pipe *P, Block *B, Inst *ld, int *k) {
     ValueId o = u->args[1 - *k];
     Inst *od = o < P->n0 ? P->f->values[o].def : NULL;
     int ok2 = 0;
-    if (!od || od->op != IR_LOAD || P->home[o] != B || P->uses[o] != 1 || !load_ok(P, B, od) ||
+    if (!od || od->op != IR_LOAD || P->home[o] != B || P->uses[o] != 1 || !load_ok(P, B, od, false) ||
         sole_user(B, o, &ok2) != u)
         return NULL;
     return u;
@@ -263,9 +285,9 @@ static Inst *fma_user(Pipe *P, Block *B, Inst *ld, int *k) {
 
 /* A load this loop can pipeline; fills c. */
 static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Cand *c) {
-    if (!load_ok(P, B, ld))
+    if (!load_ok(P, B, ld, true))
         return false;
-    *c = (Cand){.load = ld, .out = ld->results[0]};
+    *c = (Cand){.load = ld, .out = ld->results[0], .tile = tma_tile(P, ld), .cp_ok = cp_ok(P, ld)};
     ValueId r = ld->results[0];
     int k = 0;
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
@@ -280,22 +302,35 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     /* An FMA dot reading two loads: both become rings the dot reads in its
      * K loop (a ring in front of an FMA dot that staged its operands again
      * cost more than it hid: 27 -> 19 TFLOP/s on the fp32 puzzle kernel) */
-    if ((c->dot = fma_user(P, B, ld, &k)) != NULL) {
+    if (c->cp_ok && (c->dot = fma_user(P, B, ld, &k)) != NULL) {
         c->fma = k + 1;
         return true;
     }
     return any_use; /* in a tl.range(..., num_stages=N) loop any load is worth it */
 }
 
-/* The checks on the load itself. */
-static bool load_ok(Pipe *P, Block *B, Inst *ld) {
+/* A 2-D tile of a host descriptor of at most 256 rows (a TMA box's limit),
+ * on sm_90a: TMA may copy it. */
+static Inst *tma_tile(Pipe *P, Inst *ld) {
+    Inst *tile = P->wgmma ? P->f->values[ld->args[0]].def : NULL;
+    if (tile && (tile->op != IR_DESC_TILE || vtype(P, ld->results[0]).rank != 2 ||
+                 vtype(P, ld->results[0]).shape[0] > 256))
+        tile = NULL;
+    return tile;
+}
+
+/* cp.async can copy it: no `other` but zero, 4, 8 or 16 bytes a copy. */
+static bool cp_ok(Pipe *P, Inst *ld) {
+    int cb = copy_bytes(P, ld);
+    return (ld->nargs <= 2 || ir_is_zero(P->f, ld->args[2])) && (cb == 4 || cb == 8 || cb == 16);
+}
+
+/* The checks on the load itself; tma: a copy TMA alone can make will do. */
+static bool load_ok(Pipe *P, Block *B, Inst *ld, bool tma) {
     Function *f = P->f;
     if (ld->op != IR_LOAD || !ld->nresults || !vtype(P, ld->results[0]).rank || ld->results[0] >= P->n0)
         return false;
-    if (ld->nargs > 2 && !ir_is_zero(f, ld->args[2]))
-        return false;
-    int cb = copy_bytes(P, ld);
-    if (cb != 4 && cb != 8 && cb != 16)
+    if (!cp_ok(P, ld) && !(tma && tma_tile(P, ld)))
         return false;
     const Layout *lay = &f->layouts[f->values[ld->results[0]].layout];
     if (lay->kind != LAYOUT_BLOCKED)
@@ -334,12 +369,41 @@ static void clone_slice(Pipe *P, Block *B, Cursor *c) {
 
 static ValueId mapped(const Pipe *P, ValueId v) { return P->map[v] ? P->map[v] : v; }
 
+/* The view of stage `stage` of ring buf. */
+static ValueId stage_view(Pipe *P, Cursor *c, ValueId buf, ValueId stage, Span sp) {
+    Type vt = vtype(P, buf);
+    vt.rank--;
+    memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
+    vt.shape[vt.rank] = 0;
+    return put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){buf, stage}, 2, vt, P->f->values[buf].layout, sp);
+}
+
 /* The copies of one iteration: each load's pointer and mask through the map,
  * the mask and-ed with `valid` (is the iteration in the loop?), into stage
- * `stage` of its ring; then one commit. */
-static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, Span sp) {
+ * `stage` of its ring; then one commit. TMA loads instead: one expect of
+ * their bytes on mbarrier `stage` of bars and a tma_load each, at their
+ * coordinates through the map, all predicated on `valid`. */
+static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, ValueId bars, Span sp) {
     Function *f = P->f;
+    int tma_bytes = 0, ncp = 0;
+    for (int i = 0; i < n; i++)
+        tma_bytes += cs[i].tile ? cs[i].bytes : 0;
+    if (tma_bytes) {
+        ValueId bar = stage_view(P, c, bars, stage, sp);
+        put(P, c, IR_MBAR_EXPECT, (ValueId[]){bar, valid}, 2, NULL, 0, sp)->attr.num = tma_bytes;
+        for (int i = 0; i < n; i++) {
+            Inst *t = cs[i].tile;
+            if (!t)
+                continue;
+            ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
+            put(P, c, IR_TMA_LOAD, (ValueId[]){view, t->args[1], mapped(P, t->args[2]), mapped(P, t->args[3]), bar, valid},
+                6, NULL, 0, cs[i].load->span);
+        }
+    }
     for (int i = 0; i < n; i++) {
+        if (cs[i].tile)
+            continue;
+        ncp++;
         Inst *ld = cs[i].load;
         ValueId ptr = mapped(P, ld->args[0]);
         Type pt = vtype(P, ptr);
@@ -349,16 +413,12 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
             ValueId lm = mapped(P, ld->args[1]);
             m = put1(P, c, IR_AND, (ValueId[]){lm, m}, 2, ir_with_dtype(pt, DT_I1), f->values[lm].layout, sp);
         }
-        Type bt = vtype(P, cs[i].buf);
-        Type vt = bt;
-        vt.rank--;
-        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
-        vt.shape[vt.rank] = 0;
-        ValueId view = put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, stage}, 2, vt, f->values[cs[i].buf].layout, sp);
+        ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
         Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
         cp->attr.has_mask = true;
     }
-    put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
+    if (ncp)
+        put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
 }
 
 /* The shared layout of a ring: the load's order, swizzled for 16-byte reads;
@@ -475,14 +535,9 @@ out:
 }
 
 /* Pipeline one loop, if it has loads worth it. */
-/* The widest NVMMA swizzle (128, 64, 32 bytes) whose atom divides a row of
- * `elems` 16-bit elements; 0: none does. */
-static int nvmma_swizzle(int elems) {
-    for (int w = 128; w >= 32; w /= 2)
-        if (elems * 2 % w == 0)
-            return w;
-    return 0;
-}
+/* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
+ * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
+static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
 
 static int cand_of(Cand *cs, int n, ValueId v) {
     for (int i = 0; i < n; i++)
@@ -645,8 +700,29 @@ again:
         free(carried);
         return;
     }
+    for (int i = 0; i < n; i++)
+        cs[i].nvmma = 0;
+    Inst *wg = wgmma_dot(P, B, cs, n);
+    /* TMA fills a descriptor's ring only when it is a wgmma operand's
+     * (#nvmma of the map's swizzle); a load only TMA could copy is left to
+     * itself otherwise (its address slice, already marked, dies unused) */
+    int ntma = 0;
+    for (int i = 0; i < n; i++) {
+        Cand *c = &cs[i];
+        if (c->tile && (!c->nvmma || c->nvmma != arch_tma_swizzle(2, vtype(P, c->out).shape[1])))
+            c->tile = NULL;
+        if (!c->tile && !c->cp_ok) {
+            cs[i--] = cs[--n];
+            continue;
+        }
+        ntma += c->tile != NULL;
+    }
+    if (!n) {
+        free(carried);
+        return;
+    }
     /* rings that fit: fewer stages until they do */
-    int64_t per_stage = 0;
+    int64_t per_stage = ntma ? 8 : 0; /* and an mbarrier per slot */
     for (int i = 0; i < n; i++) {
         Type t = vtype(P, cs[i].load->results[0]);
         cs[i].bytes = (int)(ir_numel(t) * (dt_bits(t.dtype) / 8));
@@ -660,9 +736,6 @@ again:
         int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
         scratch = s > scratch ? s : scratch;
     }
-    for (int i = 0; i < n; i++)
-        cs[i].nvmma = 0;
-    Inst *wg = wgmma_dot(P, B, cs, n);
     /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
      * still reading its stage: its rings get one slot more than the stages
      * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
@@ -691,6 +764,16 @@ again:
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
+    ValueId bars = 0; /* TMA: one mbarrier per slot */
+    if (ntma) {
+        Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
+        bt.mem = IR_MEM_SHARED;
+        Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
+        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
+        al->attr.offset = -1;
+        bars = al->results[0];
+        put(P, &pre, IR_MBAR_INIT, &bars, 1, NULL, 0, sp);
+    }
     /* prologue: iterations 0 .. D-1 */
     ValueId *cur = calloc((size_t)ncar + 1, sizeof *cur), *ahead = calloc((size_t)ncar + 1, sizeof *ahead);
     if (!cur || !ahead) {
@@ -714,7 +797,7 @@ again:
             if (carried[k])
                 P->map[B->args[k + 1]] = cur[k];
         clone_slice(P, B, &pre);
-        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), sp);
+        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), bars, sp);
         for (int k = 0; k < ncar; k++)
             if (carried[k])
                 cur[k] = mapped(P, y->args[k]);
@@ -723,7 +806,8 @@ again:
     int nextra = 0;
     for (int k = 0; k < ncar; k++)
         nextra += carried[k];
-    int nargs = loop->nargs + nextra + 2, nres = loop->nresults + nextra + 2;
+    int nidx = ntma ? 3 : 2; /* the ring indices, and TMA's phase bit */
+    int nargs = loop->nargs + nextra + nidx, nres = loop->nresults + nextra + nidx;
     ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)nargs);
     ValueId *res = arena_alloc(f->arena, sizeof *res * (size_t)nres);
     memcpy(args, loop->args, sizeof *args * (size_t)loop->nargs);
@@ -743,22 +827,31 @@ again:
     }
     args[a++] = put_const(P, &pre, i32, 0, sp);
     args[a++] = put_const(P, &pre, i32, D % R, sp);
-    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32);
-    for (int q = 0; q < 2; q++) {
+    if (ntma)
+        args[a++] = put_const(P, &pre, i32, 0, sp);
+    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32), ph = ntma ? ir_block_arg(f, B, i32) : 0;
+    for (int q = 0; q < nidx; q++) {
         res[r] = ir_value_new(f, i32);
         f->values[res[r++]].def = loop;
     }
     loop->args = args, loop->nargs = nargs, loop->results = res, loop->nresults = nres;
     /* drain after the loop */
     Cursor post = {parent, index_of(parent, loop) + 1};
-    put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0;
+    put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
+    if (bars)
+        put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
     /* the body: wait for this iteration's stage, prefetch D ahead (into the
      * stage the last iteration read), then read this iteration's */
     int first = B->ninsts;
     for (int i = 0; i < n; i++)
         first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
     Cursor c = {B, first};
-    put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+    if (n > ntma)
+        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+    if (ntma) {
+        ValueId bar = stage_view(P, &c, bars, ext, sp);
+        put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, ph}, 2, NULL, 0, sp);
+    }
     memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
     ValueId cd = put_const(P, &c, ivt, D, sp);
     ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
@@ -769,13 +862,9 @@ again:
         if (carried[k])
             P->map[B->args[k + 1]] = ahead[k];
     clone_slice(P, B, &c);
-    issue(P, &c, cs, n, valid, ins, sp);
+    issue(P, &c, cs, n, valid, ins, bars, sp);
     for (int i = 0; i < n; i++) {
-        Type bt = vtype(P, cs[i].buf), vt = bt;
-        vt.rank--;
-        memmove(vt.shape, vt.shape + 1, sizeof vt.shape[0] * (size_t)vt.rank);
-        vt.shape[vt.rank] = 0;
-        ValueId view = put1(P, &c, IR_MEMDESC_INDEX, (ValueId[]){cs[i].buf, ext}, 2, vt, f->values[cs[i].buf].layout, sp);
+        ValueId view = stage_view(P, &c, cs[i].buf, ext, sp);
         /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
          * lowering leaves in shared memory for the dot to read */
         int ll = f->values[cs[i].out].layout;
@@ -791,21 +880,26 @@ again:
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
-    ValueId nxt[2];
+    ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {
         ValueId x = q ? ins : ext;
         ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){x, one}, 2, i32, 0, sp);
         ValueId wrap = put_cmp(P, &yc, CMP_EQ, x1, cs_, sp);
+        wrap0 = q ? wrap0 : wrap;
         nxt[q] = put1(P, &yc, IR_SELECT, (ValueId[]){wrap, zero, x1}, 3, i32, 0, sp);
     }
-    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + 2));
+    if (ntma) { /* the phase flips each time the read index wraps */
+        ValueId flip = put1(P, &yc, IR_SELECT, (ValueId[]){wrap0, one, zero}, 3, i32, 0, sp);
+        nxt[2] = put1(P, &yc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
+    }
+    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + nidx));
     memcpy(yargs, y->args, sizeof *yargs * (size_t)y->nargs);
     int ya = y->nargs;
     for (int k = 0; k < ncar; k++)
         if (carried[k])
             yargs[ya++] = mapped(P, y->args[k]);
-    yargs[ya++] = nxt[0];
-    yargs[ya++] = nxt[1];
+    for (int q = 0; q < nidx; q++)
+        yargs[ya++] = nxt[q];
     y->args = yargs, y->nargs = ya;
     /* the old loads and converts go */
     for (int i = 0; i < n; i++) {
@@ -817,6 +911,49 @@ again:
         make_wgmma(P, wg);
     free(cur), free(ahead), free(carried);
     sweep_loop(P, loop);
+}
+
+/* ---- TMA stores ----
+ * On sm_90a a store of fp16 / bf16 to a host descriptor's 2-D tile
+ * (desc_tile pointers) of at most 256 rows whose rows fit a swizzle
+ * (arch_tma_swizzle) becomes: a buffer of the tile (local_alloc, #nvmma of
+ * that swizzle), local_store of the value, tma_store of the buffer. TMA
+ * drops what falls outside the tensor, which is what the store's mask did;
+ * the barrier pass puts a bar.sync between the stores and the copy.
+ * Only for a descriptor whose shape is a multiple of 16 (`tensordesc<...>:16`,
+ * the map parameter's div = 16): on an H100 (2026-11-24) a TMA store of a
+ * tile crossing a column bound that is not a multiple of 8 fp16 wrote the
+ * 16-byte chunk around the bound (C's row padding past N = 131 changed),
+ * so a ragged right edge keeps the masked pointer store. */
+static void tma_stores(Pipe *P, Block *b) {
+    Function *f = P->f;
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            tma_stores(P, in->regions[r]);
+        if (in->op != IR_STORE || in->nargs < 2)
+            continue;
+        Inst *t = f->values[in->args[0]].def;
+        Type vt = vtype(P, in->args[1]);
+        if (!t || t->op != IR_DESC_TILE || vt.rank != 2 || vt.shape[0] > 256 ||
+            (vt.dtype != DT_F16 && vt.dtype != DT_BF16) || t->args[1] < 1 || t->args[1] > f->nparams ||
+            f->params[t->args[1] - 1].divisibility < 16)
+            continue;
+        int sw = arch_tma_swizzle(2, vt.shape[1]);
+        if (!sw)
+            continue;
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = sw, .elem_bits = 16};
+        Type bt = vt;
+        bt.mem = IR_MEM_SHARED;
+        Cursor c = {b, i};
+        Inst *al = put(P, &c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), in->span);
+        al->attr.offset = -1;
+        ValueId buf = al->results[0];
+        put(P, &c, IR_LOCAL_STORE, (ValueId[]){buf, in->args[1]}, 2, NULL, 0, in->span);
+        put(P, &c, IR_TMA_STORE, (ValueId[]){buf, t->args[1], t->args[2], t->args[3]}, 4, NULL, 0, in->span);
+        remove_at(b, c.at); /* the store, moved down by the three ops */
+        i = c.at - 1;
+    }
 }
 
 static void walk(Pipe *P, Block *b) {
@@ -845,6 +982,8 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (ok) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
+        if (P.wgmma)
+            tma_stores(&P, f->body);
     } else {
         diag_internal(d, "pipeline: out of memory");
     }

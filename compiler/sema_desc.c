@@ -36,7 +36,9 @@
  *                      block_shape[r] (ints), order[r] (ints)
  *   tensor descriptor: base, shape[r] (i32 or ints), strides[r] (the last the
  *                      int 1), block_shape[r] (ints), padding (int 0 = zero,
- *                      1 = nan, or an i1 tensor: a host descriptor's flag) */
+ *                      1 = nan, or an i1 tensor: a host descriptor's flag),
+ *                      tmap (an int: the value number of a host descriptor's
+ *                      tensor-map parameter, 0 for one made in the kernel) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,7 @@ enum { DESC_MAX_RANK = (int)TL_TENSORDESC_MAX_RANK < (int)IR_MAX_RANK ? (int)TL_
 #define BP_ORDER(v, d) ((v).items[1 + 4 * (v).n + (d)])
 #define TD_BLOCK(v, d) ((v).items[1 + 2 * (v).n + (d)])    /* tensor descriptors */
 #define TD_PADDING(v) ((v).items[1 + 3 * (v).n])
+#define TD_TMAP(v) ((v).items[2 + 3 * (v).n])       /* int: the tensor-map parameter's value, 0: none */
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -72,7 +75,7 @@ static ValueId emit2(Sema *s, OpCode op, Type t, ValueId a, ValueId b, Span sp) 
 
 static Val new_struct(Sema *s, VKind k, Type ptr, int rank) {
     Val v = {.k = k, .ty = ptr, .n = rank};
-    v.i = k == V_BLOCKPTR ? 5 * rank + 1 : 3 * rank + 2;
+    v.i = k == V_BLOCKPTR ? 5 * rank + 1 : 3 * rank + 3;
     v.items = arena_alloc(s->a, sizeof(Val) * (size_t)v.i);
     memset(v.items, 0, sizeof(Val) * (size_t)v.i);
     return v;
@@ -355,9 +358,25 @@ static ValueId padding_value(Sema *s, Val pad, DType elem, Span sp) {
     return sema_emit(s, IR_SELECT, et, args, 3, sp);
 }
 
-static ValueId emit_load(Sema *s, const Access *a, int padding, Val pad, Span sp) {
+/* A 2-D tile of a host descriptor: its pointers go through desc_tile, which
+ * tells the pipeliner which tensor map and coordinates they are (TMA on
+ * sm_90, compiler/pipeline.c); everywhere else it is the identity. */
+static ValueId tile_of_map(Sema *s, const Access *a, ValueId ptrs, int tmap, Span sp) {
+    if (!tmap || a->rank != 2)
+        return ptrs;
+    ValueId args[4] = {ptrs, (ValueId)tmap, 0, 0};
+    for (int d = 0; d < 2; d++) {
+        Val o = a->off[d];
+        args[2 + d] = o.k == V_TENSOR ? sema_cast(s, o.id, ir_scalar(DT_I32), sp)
+                                      : sema_const_of(s, sema_int(o.i), ir_scalar(DT_I32), sp);
+    }
+    return sema_emit(s, IR_DESC_TILE, ty_of(s, ptrs), args, 4, sp);
+}
+
+static ValueId emit_load(Sema *s, const Access *a, int padding, Val pad, int tmap, Span sp) {
     ValueId ptrs, mask;
     lower(s, a, &ptrs, &mask, sp);
+    ptrs = tile_of_map(s, a, ptrs, tmap, sp);
     DType elem = (DType)a->base.ty.pointee;
     ValueId args[3] = {ptrs, mask, 0};
     int nargs = 1 + (mask != 0);
@@ -373,9 +392,10 @@ static ValueId emit_load(Sema *s, const Access *a, int padding, Val pad, Span sp
     return in->results[0];
 }
 
-static void emit_store(Sema *s, const Access *a, ValueId val, Span sp) {
+static void emit_store(Sema *s, const Access *a, ValueId val, int tmap, Span sp) {
     ValueId ptrs, mask;
     lower(s, a, &ptrs, &mask, sp);
+    ptrs = tile_of_map(s, a, ptrs, tmap, sp);
     ValueId args[3] = {ptrs, val, mask};
     Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + (mask != 0), NULL, 0, sp);
     in->attr.has_mask = mask != 0;
@@ -461,7 +481,7 @@ Val sema_blockptr_load(Sema *s, Val *a, const Span *sp, Span call) {
     int padding = padding_arg(s, a[4], sp[4], elem, "block pointers");
     Access acc = bp_access(p);
     boundary_check_arg(s, a[3], sp[3], p.n, acc.check);
-    return sema_tensor(s, emit_load(s, &acc, padding, sema_int(0), call));
+    return sema_tensor(s, emit_load(s, &acc, padding, sema_int(0), 0, call));
 }
 
 /* A value to store into a block of type bt: a number takes the element type,
@@ -489,7 +509,7 @@ Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call) {
     Access acc = bp_access(p);
     boundary_check_arg(s, a[3], sp[3], p.n, acc.check);
     ValueId v = store_value(s, a[1], block_type(p), sp[1], "tl.store to a block pointer", true);
-    emit_store(s, &acc, v, call);
+    emit_store(s, &acc, v, 0, call);
     return sema_none();
 }
 
@@ -532,6 +552,7 @@ Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span
         TD_BLOCK(t, d) = sema_int(dims[d]);
     }
     TD_PADDING(t) = sema_int(padding == 1);
+    TD_TMAP(t) = sema_int(0);
     return t;
 }
 
@@ -555,7 +576,7 @@ static Val need_desc(Sema *s, Val v, Span sp, const char *fn) {
 
 static Val desc_load(Sema *s, Val t, Val offsets, Span osp, Span call, const char *fn) {
     Access acc = td_access(s, t, offsets, osp, fn);
-    return sema_tensor(s, emit_load(s, &acc, -1, TD_PADDING(t), call));
+    return sema_tensor(s, emit_load(s, &acc, -1, TD_PADDING(t), (int)TD_TMAP(t).i, call));
 }
 
 static Val desc_store(Sema *s, Val t, Val offsets, Val value, Span osp, Span vsp, Span call, const char *fn) {
@@ -565,7 +586,7 @@ static Val desc_store(Sema *s, Val t, Val offsets, Val value, Span osp, Span vsp
         sema_fail(s, vsp, "%s: the value must be a block of the descriptor's block shape %s, got %s", fn, T(bt),
                   sema_describe(s, value));
     ValueId v = store_value(s, value, bt, vsp, fn, false);
-    emit_store(s, &acc, v, call);
+    emit_store(s, &acc, v, (int)TD_TMAP(t).i, call);
     return sema_none();
 }
 
@@ -768,5 +789,10 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
     TD_PADDING(t) = dt_is_float(ld) ? sema_tensor(s, ir_param(s->f, arena_printf(s->a, "%s_nan", pname),
                                                               ir_scalar(DT_I1)))
                                     : sema_int(0);
+    /* last, the CUtensorMap the launch encodes for TMA (runtime/gpu.c) */
+    ValueId tm = ir_param(s->f, arena_printf(s->a, "%s_tmap", pname), ir_scalar(DT_I64));
+    s->f->params[s->f->nparams - 1].tensormap = true;
+    s->f->params[s->f->nparams - 1].divisibility = *hint ? 16 : 1; /* the shape's, as ":16" says */
+    TD_TMAP(t) = sema_int(tm);
     return t;
 }

@@ -484,20 +484,34 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             st_sync(s);
             continue;
         case IR_ASYNC_WAIT:
+        case IR_MBAR_WAIT: /* and, as a read of its barrier, below */
             for (int k = 0; k < s->n; k++)
                 if (s->a[k].kind == ACC_ASYNC)
                     s->a[k].kind = ACC_WAITED;
-            continue;
-        case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: {
+            if (in->op == IR_ASYNC_WAIT)
+                continue;
+            /* fall through */
+        case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_TMA_LOAD: case IR_TMA_STORE:
+        case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: {
+            /* a TMA copy writes in the background like an async copy (a TMA
+             * store reads, done when the op is: its thread waits); an
+             * mbarrier is written by its init and inval (so every thread
+             * meets between an init and the first wait, and between the last
+             * wait and the reuse of its bytes) and otherwise only touched
+             * atomically, which counts as reading it */
             ValueId b = in->args[0];
             int64_t lo = B->base[b], hi = lo + B->size[b];
-            bool write = in->op != IR_LOCAL_LOAD;
+            bool write = in->op == IR_LOCAL_STORE || in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD ||
+                         in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL;
+            int kind = in->op == IR_LOCAL_STORE || in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL ? ACC_WRITE
+                       : in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD                     ? ACC_ASYNC
+                                                                                              : ACC_READ;
             if (conflicts(s, lo, hi, write)) {
                 put_barrier(B, blk, i, in->span);
                 st_sync(s);
                 i++; /* in moved one down */
             }
-            st_add(B, s, lo, hi, in->op == IR_LOCAL_LOAD ? ACC_READ : in->op == IR_LOCAL_STORE ? ACC_WRITE : ACC_ASYNC);
+            st_add(B, s, lo, hi, kind);
             continue;
         }
         case IR_FOR:

@@ -182,6 +182,8 @@ static int want_results(int op) {
     case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_ASSUME:
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
     case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD:
+    case IR_TMA_STORE:
         return 0;
     default:
         return 1;
@@ -476,6 +478,58 @@ static void check_hint(Verifier *V, const Inst *in) {
     want_type(V, in, "the result", res(V, in, 0), a);
 }
 
+/* ---- TMA ---- */
+
+/* Operand i is a scalar of dtype dt. */
+static void want_scalar(Verifier *V, const Inst *in, int i, const char *what, DType dt) {
+    want_type(V, in, what, arg(V, in, i), ir_scalar(dt));
+}
+
+/* Operand i is a parameter standing for a host descriptor's tensor map. */
+static void want_tensormap(Verifier *V, const Inst *in, int i) {
+    ValueId v = in->args[i];
+    if (v < 1 || v > V->f->nparams || !V->f->params[v - 1].tensormap)
+        fail(V, in, "operand %d is not a tensor-map parameter (one marked {tensormap = true})", i + 1);
+}
+
+/* desc_tile: ptrs (a 2-D pointer block), tmap, c0, c1; the result is ptrs. */
+static void check_desc_tile(Verifier *V, const Inst *in) {
+    Type p = arg(V, in, 0);
+    if (p.dtype != DT_PTR || p.rank != 2)
+        fail(V, in, "operand 1 has type %s, want a 2-D block of pointers", ty(V, p));
+    want_tensormap(V, in, 1);
+    want_scalar(V, in, 2, "the row coordinate", DT_I32);
+    want_scalar(V, in, 3, "the column coordinate", DT_I32);
+    want_type(V, in, "the result", res(V, in, 0), p);
+}
+
+/* A ring of mbarriers (R x 1 x i64) or one of them (1 x i64). */
+static void want_barriers(Verifier *V, const Inst *in, int i, bool ring) {
+    Type b = arg(V, in, i);
+    bool ok = ir_is_smem(b) && b.dtype == DT_I64 && b.rank == (ring ? 2 : 1) && b.shape[b.rank - 1] == 1;
+    if (!ok)
+        fail(V, in, "operand %d has type %s, want %s", i + 1, ty(V, b), ring ? "!smem<R x 1 x i64> (mbarriers)"
+                                                                               : "!smem<1xi64> (one mbarrier)");
+}
+
+/* tma_load and tma_store: a 2-D #nvmma buffer, a tensor map, coordinates. */
+static void check_tma_load(Verifier *V, const Inst *in) {
+    Type t = arg(V, in, 0);
+    const Layout *l = V->f->values[in->args[0]].layout > 0 && V->f->values[in->args[0]].layout < V->f->nlayouts
+                          ? &V->f->layouts[V->f->values[in->args[0]].layout] : NULL;
+    if (!ir_is_smem(t) || t.rank != 2)
+        fail(V, in, "operand 1 has type %s, want a 2-D shared-memory buffer", ty(V, t));
+    else if (!l || l->kind != LAYOUT_NVMMA || l->transposed)
+        fail(V, in, "the buffer's layout must be #nvmma (not transposed): TMA writes its swizzle");
+    want_tensormap(V, in, 1);
+    want_scalar(V, in, 2, "the row coordinate", DT_I32);
+    want_scalar(V, in, 3, "the column coordinate", DT_I32);
+    if (in->op == IR_TMA_STORE)
+        return;
+    want_barriers(V, in, 4, false);
+    want_scalar(V, in, 5, "the predicate", DT_I1);
+}
+
 /* The first operand of a memory op is a pointer (block); *val is the type of
  * what it points to, shaped like it. */
 static bool pointer_operand(Verifier *V, const Inst *in, Type *val) {
@@ -737,7 +791,10 @@ static void check_async_copy(Verifier *V, const Inst *in) {
 static bool takes_buffer(const Inst *in, int k) {
     switch (in->op) {
     case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_STORE:
         return k == 0;
+    case IR_TMA_LOAD:
+        return k == 0 || k == 4;
     default:
         return false;
     }
@@ -899,6 +956,19 @@ static void check_op(Verifier *V, const Inst *in) {
         break;
     }
     case IR_ASYNC_COPY: check_async_copy(V, in); break;
+    case IR_DESC_TILE: check_desc_tile(V, in); break;
+    case IR_TMA_LOAD: case IR_TMA_STORE: check_tma_load(V, in); break;
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: want_barriers(V, in, 0, true); break;
+    case IR_MBAR_EXPECT:
+        want_barriers(V, in, 0, false);
+        want_scalar(V, in, 1, "the predicate", DT_I1);
+        if (in->attr.num <= 0 || in->attr.num >= 1 << 20)
+            fail(V, in, "bytes %d is not in 1 .. 2^20-1 (an mbarrier's transaction count)", in->attr.num);
+        break;
+    case IR_MBAR_WAIT:
+        want_barriers(V, in, 0, false);
+        want_scalar(V, in, 1, "the phase", DT_I32);
+        break;
     case IR_ASYNC_WAIT:
         if (in->attr.num < 0)
             fail(V, in, "num %d is negative", in->attr.num);

@@ -908,14 +908,17 @@ bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
 }
 
 /* The kernel's own parameters for checked arguments: each tensor descriptor
- * becomes its base pointer, shape (i32), strides but the last (i64) and, for
- * float elements, the NaN-padding flag (i1), as sema_desc_param declares them. */
+ * becomes its base pointer, shape (i32), strides but the last (i64), for
+ * float elements the NaN-padding flag (i1), and its tensor map (an i64 that
+ * is the descriptor's number among the launch's: gpu_launch passes the
+ * CUtensorMap gpu_encode_tensor_maps made for it), as sema_desc_param
+ * declares them. */
 static bool flatten_args(TlKernel *k, const TlArg *args, int nargs, const TlArg **out, int *nout) {
     int n = 0;
     for (int i = 0; i < nargs; i++) {
         const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
         TlDType dt = d ? desc_dtype(d) : (TlDType)0;
-        n += d ? 2 * d->rank + (dt == TL_F16 || dt == TL_BF16 || dt == TL_F32 || dt == TL_F64) : 1;
+        n += d ? 2 * d->rank + 1 + (dt == TL_F16 || dt == TL_BF16 || dt == TL_F32 || dt == TL_F64) : 1;
     }
     *out = args, *nout = nargs;
     if (n == nargs)
@@ -927,7 +930,7 @@ static bool flatten_args(TlKernel *k, const TlArg *args, int nargs, const TlArg 
         k->flat = f, k->flat_cap = n;
     }
     TlArg *f = k->flat;
-    int j = 0;
+    int j = 0, maps = 0;
     for (int i = 0; i < nargs; i++) {
         const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
         if (!d) {
@@ -945,6 +948,7 @@ static bool flatten_args(TlKernel *k, const TlArg *args, int nargs, const TlArg 
             nan.v.i = d->padding_nan;
             f[j++] = nan;
         }
+        f[j++] = tl_arg_i64(maps++);
     }
     *out = f, *nout = j;
     return true;
@@ -1000,8 +1004,8 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
         return fail(k->ctx, TL_ERROR_INTERNAL, "%s: the launch has %d kernel parameters, the kernel %d", k->name, nflat,
                     want);
     if (k->ctx->kind == TL_DEVICE_CUDA) {
-        gpu_encode_tensor_maps(k, k->norm, nargs);
-        return gpu_launch(k, v, grid, flat, nflat, stream, sync);
+        TlStatus s = gpu_encode_tensor_maps(k, k->norm, nargs);
+        return s != TL_SUCCESS ? s : gpu_launch(k, v, grid, flat, nflat, stream, sync);
     }
     return launch_cpu(k, v->fn, grid, flat, nflat);
 }

@@ -41,6 +41,9 @@ struct TlBuffer {
     CUdeviceptr dptr;   /* CUDA device */
 };
 
+/* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */
+enum { GPU_PARAM_TMAP = DT__COUNT };
+
 typedef struct Variant {
     char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
     Arena arena;
@@ -48,7 +51,7 @@ typedef struct Variant {
     /* CUDA device: what a launch needs, from fn or from the cache entry */
     const char *func_name;
     int nparams, num_warps, shared_bytes;
-    uint8_t *dtypes;    /* each parameter's DType */
+    uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP */
     CUmodule mod;       /* CUDA device: the loaded cubin */
     CUfunction func;
     uint64_t *slots;    /* CUDA device: one 8-byte slot per parameter, reused by every */
@@ -155,9 +158,10 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
                     bool sync);
 TlStatus gpu_synchronize(TlContext *ctx);
 /* Encode a CUtensorMap (TMA) for each tensor descriptor argument into
- * k->tensor_maps, when the driver has cuTensorMapEncodeTiled; the kernels do
- * not read them yet. */
-void gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
+ * k->tensor_maps, when the driver has cuTensorMapEncodeTiled (zeros
+ * otherwise: such a driver runs no sm_90 kernel, the only ones that read
+ * them); a 2-D map (a TMA source) the driver refuses fails the launch. */
+TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
 void gpu_unload(TlContext *ctx, Variant *v);
 /* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);

@@ -291,7 +291,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         goto out;
     }
     for (int i = 0; i < f->nparams; i++)
-        v->dtypes[i] = f->params[i].type.dtype;
+        v->dtypes[i] = f->params[i].tensormap ? GPU_PARAM_TMAP : f->params[i].type.dtype;
     if (use_cache(&dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)f->num_warps, (uint32_t)f->nparams,
                          (uint32_t)strlen(f->name)};
@@ -341,10 +341,17 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         if (grid[i] > ctx->max_grid[i])
             return fail(ctx, TL_ERROR_LAUNCH, "%s: grid dimension %d is %u; the device allows %u", k->name, i,
                         grid[i], ctx->max_grid[i]);
-    /* Each slot holds the value in the parameter's own type, at its start. */
+    /* Each slot holds the value in the parameter's own type, at its start; a
+     * tensor map's parameter is its 128 bytes, which the driver copies */
+    static const _Alignas(64) uint8_t no_map[128];
     for (int i = 0; i < nargs; i++) {
         void *s = &v->slots[i];
         const TlArg *a = &args[i];
+        if (v->dtypes[i] == GPU_PARAM_TMAP) {
+            bool have = k->tensor_maps && a->v.i >= 0 && a->v.i < k->tensor_maps_cap;
+            v->params[i] = have ? (char *)k->tensor_maps + 128 * (size_t)a->v.i : (void *)no_map;
+            continue;
+        }
         switch (v->dtypes[i]) {
         case DT_PTR: *(CUdeviceptr *)s = a->kind == TL_ARG_POINTER ? a->v.p.addr : a->v.buffer->dptr; break;
         case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
@@ -446,21 +453,21 @@ static int tma_dtype(TlDType dt) {
  * widest swizzle the box's inner row allows, zero or NaN fill. The launch
  * checks (api.c) make every descriptor encodable; a failure is logged, not
  * fatal, while no kernel reads the maps. */
-void gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
+TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
     const CudaApi *cu = k->ctx->cu;
     if (!cu->cuTensorMapEncodeTiled)
-        return;
+        return TL_SUCCESS;
     int n = 0;
     for (int i = 0; i < nargs; i++)
         n += args[i].kind == TL_ARG_TENSORDESC;
     if (!n)
-        return;
+        return TL_SUCCESS;
     if (n > k->tensor_maps_cap) {
         free(k->tensor_maps);
         k->tensor_maps = aligned_alloc(64, 128 * (size_t)n);
         k->tensor_maps_cap = k->tensor_maps ? n : 0;
         if (!k->tensor_maps)
-            return;
+            return fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     for (int i = 0, m = 0; i < nargs; i++) {
         const TlTensorDesc *d = args[i].kind == TL_ARG_TENSORDESC ? args[i].v.desc : NULL;
@@ -478,21 +485,35 @@ void gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
             if (j)
                 strides[j - 1] = (uint64_t)d->strides[src] * es;
         }
-        uint64_t row = box[0] * es;
-        int swizzle = row == 32 ? 1 : row == 64 ? 2 : row == 128 ? 3 : 0;
+        /* the swizzle and box the kernel's TMA copies assume (arch.h) */
+        int sw = arch_tma_swizzle((int)es, d->block_shape[r - 1]);
+        if (sw)
+            box[0] = (unsigned)(sw / (int)es);
+        int swizzle = sw == 32 ? 1 : sw == 64 ? 2 : sw == 128 ? 3 : 0;
         void *map = (char *)k->tensor_maps + 128 * (size_t)m++;
         uint64_t base = d->buffer ? d->buffer->dptr : d->addr;
         CUresult res = cu->cuTensorMapEncodeTiled(map, tma_dtype(dt), (unsigned)r, (void *)(uintptr_t)base, dims,
                                                   strides, box, estr, 0, swizzle, 2 /* L2 128B */,
                                                   d->padding_nan ? 1 : 0);
-        if (res && !strstr(k->log.data ? k->log.data : "", "cuTensorMapEncodeTiled failed")) {
+        if (res) {
+            /* a 2-D map may be the kernel's TMA source (pipeline.c): no launch
+             * without it; other ranks are only logged, their maps zeros */
             Buf m2 = {0};
             cuda_describe(cu, res, &m2);
-            buf_printf(&k->log, "%s: argument %d: cuTensorMapEncodeTiled failed: %s\n", k->name, i + 1, m2.data);
+            TlStatus s = TL_SUCCESS;
+            if (r == 2)
+                s = fail(k->ctx, TL_ERROR_LAUNCH, "%s: argument %d: cuTensorMapEncodeTiled failed: %s", k->name, i + 1,
+                         m2.data ? m2.data : "?");
+            else if (!strstr(k->log.data ? k->log.data : "", "cuTensorMapEncodeTiled failed"))
+                buf_printf(&k->log, "%s: argument %d: cuTensorMapEncodeTiled failed: %s\n", k->name, i + 1,
+                           m2.data ? m2.data : "?");
             buf_free(&m2);
-        }
-        if (res)
+            memset(map, 0, 128);
+            if (s != TL_SUCCESS)
+                return s;
             continue;
+        }
         api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
     }
+    return TL_SUCCESS;
 }

@@ -778,10 +778,12 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_CONDITION: return internal(I, in, "terminator in the middle of a block");
     default: break;
     }
-    if (in->nresults != 1 || in->nargs > INTERP_MAX_ARGS)
+    /* desc_tile is the identity on its pointers: the rest is for TMA */
+    int nargs = in->op == IR_DESC_TILE ? 1 : in->nargs;
+    if (in->nresults != 1 || nargs > INTERP_MAX_ARGS)
         return internal(I, in, "unexpected operand or result count");
     Elem *args[INTERP_MAX_ARGS] = {0};
-    for (int k = 0; k < in->nargs; k++)
+    for (int k = 0; k < nargs; k++)
         args[k] = use(I, in->args[k]);
     Elem *out = def(I, in->results[0]);
     if (!out)

@@ -729,7 +729,9 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     Type tr = fn->values[in->results[0]].type, t[INTERP_MAX_ARGS] = {{0}};
     int64_t n = ir_numel(tr), na[INTERP_MAX_ARGS] = {0}, st[INTERP_MAX_ARGS] = {0};
     int nargs = in->op == IR_HISTOGRAM || in->op == IR_EXTERN ? in->nargs : ir_ops[in->op].nargs;
-    if (nargs < 0 || nargs > INTERP_MAX_ARGS || in->nargs != nargs)
+    if (in->op == IR_DESC_TILE) /* the identity on its pointers; the rest is for TMA */
+        nargs = 1;
+    if (nargs < 0 || nargs > INTERP_MAX_ARGS || (in->nargs != nargs && in->op != IR_DESC_TILE))
         return INTERP_INTERNAL;
     for (int k = 0; k < nargs; k++) {
         t[k] = fn->values[in->args[k]].type;
@@ -766,6 +768,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     case IR_MULTIPLE_OF:
     case IR_MAX_CONTIGUOUS:
     case IR_MAX_CONSTANCY:
+    case IR_DESC_TILE:
     case IR_CONVERT_LAYOUT:
         if (na[0] != n)
             return INTERP_INTERNAL;

@@ -64,6 +64,16 @@ if want desc/; then
     [ $rc -gt 1 ] && report "desc/exit ($rc)" 1 $T/desc.log
     grep -m1 "^device:" $T/desc.log | grep -qv "cpu" || report "desc/ran on the GPU" 1 $T/desc.log
 fi
+# TMA: host-descriptor matmuls at ragged sizes, fp16 / bf16, 2-4 stages; on
+# a Hopper their PTX must use bulk tensor copies; then their time next to the
+# same matmul through pointer loads (TL_TMA_TIMING=0 skips it).
+if want tma/; then
+    timeout 600 build/tests/tma_test > $T/tma.log 2>&1
+    rc=$?
+    count_lines $T/tma.log tma
+    [ $rc -gt 1 ] && report "tma/exit ($rc)" 1 $T/tma.log
+    grep -A6 "^size " $T/tma.log
+fi
 for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log

@@ -1,0 +1,392 @@
+/* tma_test.c (make gpu-test): TMA on the GPU. A matmul whose A and B are
+ * host tensor descriptors (tests/kernels/tma_matmul.tl, mm_desc) against a C
+ * reference in double precision, fp16 and bf16, at ragged sizes (primes, K
+ * no multiple of the block, fewer iterations than stages, 1x1x1), with 2 to
+ * 4 stages, 4 and 8 warps and the 64- and 128-byte swizzles; on sm_90a the
+ * PTX of every variant (dumped through TL_DUMP_DIR into a fresh directory)
+ * must hold cp.async.bulk.tensor, elsewhere not; mm_desc_store also writes
+ * C through a descriptor (a TMA store: C's row padding must stay untouched).
+ * Then, unless TL_TMA_TIMING=0, the median time of both and of the same
+ * matmul through pointer loads (mm_ptr, cp.async) at 4096^3 and 8192^3 fp16,
+ * each result spot-checked. Prints "name ... OK|FAIL" lines and a table;
+ * exits 1 when a check fails, 3 without a GPU. */
+#include <time.h>
+
+#include "common.h"
+#include "cuda.h"
+
+static const CudaApi *cu;
+static TlContext *ctx;
+
+static float bf16_round(float f) { /* to nearest even, as the device stores it */
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    x = (x + 0x7fff + ((x >> 16) & 1)) & 0xffff0000u;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static double stored(TlDType dt, float v) { return dt == TL_F16 ? ex_h2f(ex_f2h(v)) : bf16_round(v); }
+
+static uint16_t bits(TlDType dt, float v) {
+    if (dt == TL_F16)
+        return ex_f2h(v);
+    float r = bf16_round(v);
+    uint32_t x;
+    memcpy(&x, &r, 4);
+    return (uint16_t)(x >> 16);
+}
+
+static double value(TlDType dt, uint16_t h) {
+    if (dt == TL_F16)
+        return ex_h2f(h);
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* rows x cols of random values in a buffer of rows x ld (ld >= cols). The
+ * padding holds 3.0: a copy that read past a row's end (TMA reads out of the
+ * tensor must give zeros) would show in C. */
+static TlBuffer *matrix(TlDType dt, int rows, int cols, int ld, float **vals) {
+    float *m = malloc(sizeof *m * (size_t)rows * (size_t)cols);
+    uint16_t *h = calloc((size_t)rows * (size_t)ld, 2);
+    for (size_t r = 0; r < (size_t)rows; r++)
+        for (size_t c = 0; c < (size_t)ld; c++) {
+            float v = c < (size_t)cols ? (float)ex_uniform() : 3.0f;
+            if (c < (size_t)cols)
+                m[r * (size_t)cols + c] = v;
+            h[r * (size_t)ld + c] = bits(dt, v);
+        }
+    TlBuffer *b = ex_buffer(ctx, dt, (size_t)rows * (size_t)ld, h);
+    free(h);
+    *vals = m;
+    return b;
+}
+
+static int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+typedef struct Mm {
+    TlDType dt;
+    int M, N, K, lda, ldb, ldc;
+    float *a, *b;
+    TlBuffer *ba, *bb, *bc;
+    TlTensorDesc da, db, dc;
+    TlKernel *k;
+    TlArg args[13];
+    int nargs;
+    unsigned grid[3];
+} Mm;
+
+/* pad_c: C's rows get 8 more elements, which no write may touch */
+static void mm_setup(Mm *m, TlDType dt, int M, int N, int K, bool pad_c) {
+    *m = (Mm){.dt = dt, .M = M, .N = N, .K = K, .lda = round_up(K, 8), .ldb = round_up(N, 8),
+              .ldc = round_up(N, 8) + (pad_c ? 8 : 0)};
+    m->ba = matrix(dt, M, K, m->lda, &m->a);
+    m->bb = matrix(dt, K, N, m->ldb, &m->b);
+    /* C starts poisoned: every element must be written */
+    size_t nc = (size_t)M * (size_t)m->ldc;
+    uint16_t *p = malloc(nc * 2);
+    for (size_t i = 0; i < nc; i++)
+        p[i] = 0x7e00; /* NaN in fp16; a large number in bf16 (its bits read as 8.4e37) */
+    m->bc = ex_buffer(ctx, dt, nc, p);
+    free(p);
+}
+
+static void mm_free(Mm *m) {
+    tl_buffer_destroy(m->ba), tl_buffer_destroy(m->bb), tl_buffer_destroy(m->bc);
+    free(m->a), free(m->b);
+}
+
+enum { PTR, DESC, DESC_STORE }; /* mm_ptr, mm_desc, mm_desc_store */
+
+/* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
+static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
+    m->k = k;
+    int n = 0;
+    if (kind == DESC_STORE) {
+        m->args[n++] = tl_arg_tensordesc(&m->da, m->ba, 2, (int64_t[]){m->M, m->K}, (int64_t[]){m->lda, 1},
+                                         (int32_t[]){BM, BK});
+        m->args[n++] = tl_arg_tensordesc(&m->db, m->bb, 2, (int64_t[]){m->K, m->N}, (int64_t[]){m->ldb, 1},
+                                         (int32_t[]){BK, BN});
+        m->args[n++] = tl_arg_tensordesc(&m->dc, m->bc, 2, (int64_t[]){m->M, m->N}, (int64_t[]){m->ldc, 1},
+                                         (int32_t[]){BM, BN});
+        m->args[n++] = tl_arg_i32(m->K);
+    } else if (kind == DESC) {
+        m->args[n++] = tl_arg_tensordesc(&m->da, m->ba, 2, (int64_t[]){m->M, m->K}, (int64_t[]){m->lda, 1},
+                                         (int32_t[]){BM, BK});
+        m->args[n++] = tl_arg_tensordesc(&m->db, m->bb, 2, (int64_t[]){m->K, m->N}, (int64_t[]){m->ldb, 1},
+                                         (int32_t[]){BK, BN});
+        m->args[n++] = tl_arg_buffer(m->bc);
+        m->args[n++] = tl_arg_i32(m->M), m->args[n++] = tl_arg_i32(m->N), m->args[n++] = tl_arg_i32(m->K);
+        m->args[n++] = tl_arg_i32(m->ldc);
+    } else {
+        m->args[n++] = tl_arg_buffer(m->ba), m->args[n++] = tl_arg_buffer(m->bb), m->args[n++] = tl_arg_buffer(m->bc);
+        m->args[n++] = tl_arg_i32(m->M), m->args[n++] = tl_arg_i32(m->N), m->args[n++] = tl_arg_i32(m->K);
+        m->args[n++] = tl_arg_i32(m->lda), m->args[n++] = tl_arg_i32(m->ldb), m->args[n++] = tl_arg_i32(m->ldc);
+    }
+    m->nargs = n;
+    m->grid[0] = ex_cdiv((size_t)m->M, (size_t)BM) * ex_cdiv((size_t)m->N, (size_t)BN);
+    m->grid[1] = m->grid[2] = 1;
+}
+
+/* Compare C with the reference at every element (all) or at 256 spread ones;
+ * returns the worst error over the tolerance (<= 1 passes). */
+static double mm_check(Mm *m, bool all, char *why, size_t len) {
+    size_t nc = (size_t)m->M * (size_t)m->ldc;
+    uint16_t *raw = malloc(nc * 2);
+    tl_buffer_read(m->bc, 0, raw, nc * 2);
+    size_t npts = all ? (size_t)m->M * (size_t)m->N : 256;
+    double *got = malloc(npts * sizeof *got), *want = malloc(npts * sizeof *want);
+    size_t *at = malloc(npts * sizeof *at);
+    for (size_t p = 0; p < npts; p++) {
+        size_t i = all ? p / (size_t)m->N : (size_t)(p * 7919u) % (size_t)m->M;
+        size_t j = all ? p % (size_t)m->N : (size_t)(p * 104729u) % (size_t)m->N;
+        double acc = 0;
+        for (size_t kk = 0; kk < (size_t)m->K; kk++)
+            acc += stored(m->dt, m->a[i * (size_t)m->K + kk]) * stored(m->dt, m->b[kk * (size_t)m->N + j]);
+        want[p] = stored(m->dt, (float)acc);
+        got[p] = value(m->dt, raw[i * (size_t)m->ldc + j]);
+        at[p] = i * (size_t)m->N + j;
+    }
+    size_t w, bad = nc;
+    for (size_t i = 0; all && i < (size_t)m->M; i++) /* the row padding: never written */
+        for (size_t j = (size_t)m->N; j < (size_t)m->ldc && bad == nc; j++)
+            if (raw[i * (size_t)m->ldc + j] != 0x7e00)
+                bad = i * (size_t)m->ldc + j;
+    if (bad != nc) {
+        snprintf(why, len, "C's row padding at [%zu][%zu] was written", bad / (size_t)m->ldc, bad % (size_t)m->ldc);
+        free(raw), free(got), free(want), free(at);
+        return INFINITY;
+    }
+    /* the output is rounded to 8 (bf16) or 11 (fp16) bits after a K-long sum */
+    double rtol = m->dt == TL_F16 ? 4e-3 : 2e-2, atol = (m->dt == TL_F16 ? 2e-3 : 1e-2) * sqrt((double)m->K);
+    double worst = ex_compare(got, want, npts, atol, rtol, &w);
+    snprintf(why, len, "C[%zu][%zu] = %.6g, want %.6g (%.2fx the tolerance)", at[w] / (size_t)m->N,
+             at[w] % (size_t)m->N, got[w], want[w], worst);
+    free(raw), free(got), free(want), free(at);
+    return worst;
+}
+
+/* ---- which copies the compiled kernels use: their PTX, dumped by TL_DUMP_DIR ---- */
+
+static char dump_dir[256];
+
+static bool file_has(const char *path, const char *needle) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    text[got] = 0;
+    fclose(f);
+    bool has = strstr(text, needle) != NULL;
+    free(text);
+    return has;
+}
+
+/* How many PTX files dumped for kernel `name` (all its variants so far) hold
+ * `needle`; *total: how many there are. */
+static int ptx_count(const char *name, const char *needle, int *total) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls %s/%s-*.ptx 2>/dev/null", dump_dir, name);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[512];
+    int n = 0, have = 0;
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = 0;
+        n++;
+        have += file_has(line, needle);
+    }
+    pclose(p);
+    *total = n;
+    return have;
+}
+
+/* Does every PTX dumped for `name` hold `needle`? -1: none dumped. */
+static int all_ptx_have(const char *name, const char *needle) {
+    int total, have = ptx_count(name, needle, &total);
+    return total ? have == total : -1;
+}
+
+static TlKernel *kernel(const char *opts) {
+    TlKernel *k;
+    TlStatus s = tl_kernel_from_file(ctx, ex_path("../tests/kernels/tma_matmul.tl"), opts, &k);
+    if (s != TL_SUCCESS) {
+        printf("tma_matmul.tl (%s) ... FAIL: %s\n%s\n", opts, tl_status_name(s), tl_last_error(ctx));
+        exit(1);
+    }
+    return k;
+}
+
+typedef struct Cfg {
+    int BM, BN, BK, warps, stages, kind;
+} Cfg;
+
+static void correctness(bool hopper) {
+    static const Cfg cfgs[] = {
+        {128, 128, 64, 4, 2, DESC}, /* 128-byte swizzle, one box per row of A and two of B */
+        {128, 256, 64, 8, 3, DESC}, /* four boxes of B */
+        {64, 64, 32, 4, 4, DESC},   /* A's 32 columns: the 64-byte swizzle */
+        {128, 64, 64, 8, 4, DESC},
+        {128, 128, 64, 4, 3, DESC_STORE}, /* C through its descriptor too: a TMA store where :16 */
+        {128, 256, 64, 8, 3, DESC_STORE},
+        {64, 32, 32, 4, 2, DESC_STORE},   /* C's 32 columns: the 64-byte swizzle */
+    };
+    /* the last two are multiples of 16 (the launch specialises :16: a TMA
+     * store); 144 ends inside a 64-column box */
+    static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {64, 144, 32}};
+    static const TlDType dts[] = {TL_F16, TL_BF16};
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        const Cfg *g = &cfgs[c];
+        char opts[128];
+        const char *kname = g->kind == DESC_STORE ? "mm_desc_store" : "mm_desc";
+        snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", kname, g->warps,
+                 g->stages);
+        TlKernel *k = kernel(opts);
+        for (size_t d = 0; d < 2; d++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                Mm m;
+                mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true);
+                mm_args(&m, k, g->kind, g->BM, g->BN, g->BK);
+                char name[160], why[256] = "";
+                snprintf(name, sizeof name, "tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s", dts[d] == TL_F16 ? "fp16" : "bf16",
+                         m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages, g->kind == DESC_STORE ? " store" : "");
+                TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
+                if (st != TL_SUCCESS) {
+                    ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+                } else {
+                    double worst = mm_check(&m, true, why, sizeof why);
+                    int tma = all_ptx_have(kname, "cp.async.bulk.tensor.2d.shared::cluster.global");
+                    if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA && tma != (int)hopper)
+                        ex_result(name, 0, "the PTX %s cp.async.bulk.tensor on %s", tma > 0 ? "holds" : "lacks",
+                                  tl_context_device_name(ctx));
+                    else
+                        ex_result(name, worst <= 1, "%s", why);
+                }
+                mm_free(&m);
+            }
+        tl_kernel_destroy(k);
+    }
+    /* the descriptor stores of shapes that are multiples of 16 (192x128x96: the
+     * launch specialises :16) went out through TMA */
+    int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
+    if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
+        ex_result("tma stores: the :16 variants' PTX stores with bulk tensor copies", hopper ? have >= 2 : have == 0,
+                  "%d of %d mm_desc_store variants do", have, total);
+}
+
+static double time_ms(Mm *m, int reps) {
+    for (int i = 0; i < 3; i++)
+        if (tl_launch_async(m->k, m->grid, m->args, m->nargs) != TL_SUCCESS)
+            return -1;
+    tl_context_synchronize(ctx);
+    CUevent e0, e1;
+    cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
+    cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
+    double t[64];
+    for (int i = 0; i < reps && i < 64; i++) {
+        cu->cuEventRecord(e0, NULL);
+        tl_launch_async(m->k, m->grid, m->args, m->nargs);
+        cu->cuEventRecord(e1, NULL);
+        cu->cuEventSynchronize(e1);
+        float ms = 0;
+        cu->cuEventElapsedTime(&ms, e0, e1);
+        t[i] = ms;
+    }
+    cu->cuEventDestroy(e0), cu->cuEventDestroy(e1);
+    for (int i = 1; i < reps; i++) /* insertion sort: a handful */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    return t[reps / 2];
+}
+
+static void timing(void) {
+    const int BM = 128, BN = 256, BK = 64;
+    TlKernel *kd = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3");
+    TlKernel *kp = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3");
+    TlKernel *ks = kernel("--kernel mm_desc_store -D GROUP_M=8 --num-warps 8 --num-stages 3");
+    printf("\n%-6s %-22s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
+    static const int ns[] = {4096, 8192};
+    for (size_t i = 0; i < 2; i++) {
+        int n = ns[i];
+        Mm m;
+        mm_setup(&m, TL_F16, n, n, n, false);
+        static const int kinds[] = {DESC_STORE, DESC, PTR};
+        static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA)"};
+        for (int q = 0; q < 3; q++) {
+            int kind = kinds[q];
+            mm_args(&m, kind == PTR ? kp : kind == DESC ? kd : ks, kind, BM, BN, BK);
+            double ms = time_ms(&m, n > 4096 ? 10 : 20);
+            char name[96], why[256] = "";
+            snprintf(name, sizeof name, "timing %s fp16 %d^3 (spot-checked)", names[kind], n);
+            ex_result(name, ms > 0 && mm_check(&m, false, why, sizeof why) <= 1, "%s", ms > 0 ? why : tl_last_error(ctx));
+            printf("%-6d %-22s %10.3f %10.1f\n", n, names[kind], ms, 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
+        }
+        mm_free(&m);
+    }
+    if (dump_dir[0]) {
+        ex_result("timing kernels: mm_ptr's PTX has no bulk tensor copy", all_ptx_have("mm_ptr", "cp.async.bulk") == 0, NULL);
+        ex_result("timing kernels: mm_desc's PTX has them", all_ptx_have("mm_desc", "cp.async.bulk.tensor") == 1, NULL);
+        int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
+        ex_result("timing kernels: mm_desc_store's PTX (:16 at 4096, 8192) stores with them", have >= 1, NULL);
+    }
+    tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks);
+}
+
+static int finish(void) {
+    printf("%s\n", ex_failures ? "tma_test: FAILED" : "tma_test: all passed");
+    if (dump_dir[0] && strstr(dump_dir, "/tmp/tl_tma_test_") == dump_dir) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dump_dir);
+        (void)!system(cmd);
+    }
+    return ex_failures ? 1 : 0;
+}
+
+int main(void) {
+    /* compile every variant here and dump its PTX, to see which copies it uses */
+    setenv("TL_ALWAYS_COMPILE", "1", 0);
+    snprintf(dump_dir, sizeof dump_dir, "/tmp/tl_tma_test_XXXXXX");
+    if (!mkdtemp(dump_dir))
+        dump_dir[0] = 0;
+    else
+        setenv("TL_DUMP_DIR", dump_dir, 1);
+    ctx = ex_context();
+    if (tl_context_device(ctx) != TL_DEVICE_CUDA) {
+        if (!getenv("TL_INTERPRET")) {
+            printf("tma_test: no GPU\n");
+            return 3;
+        }
+        correctness(false); /* TL_INTERPRET=1: the same checks on the interpreter (slow) */
+        return finish();
+    }
+    Buf err = {0};
+    cu = cuda_open(&err);
+    if (!cu) {
+        printf("tma_test: %s\n", err.data ? err.data : "no CUDA driver");
+        return 3;
+    }
+    /* the runtime compiles for sm_90a on compute capability 9.0 (runtime/gpu.c) */
+    CUdevice dev = 0;
+    int major = 0, minor = 0;
+    tl_context_synchronize(ctx); /* makes its CUDA context current */
+    cu->cuCtxGetDevice(&dev);
+    cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    bool hopper = major == 9 && minor == 0;
+    printf("compute capability %d.%d: %s\n", major, minor, hopper ? "TMA expected" : "no TMA expected");
+    correctness(hopper);
+    const char *t = getenv("TL_TMA_TIMING");
+    if (!t || strcmp(t, "0"))
+        timing();
+    return finish();
+}
