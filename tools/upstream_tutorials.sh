@@ -14,9 +14,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for pair in 01_vector_add:01-vector-add 02_fused_softmax:02-fused-softmax 03_matmul:03-matrix-multiplication \
             04_low_memory_dropout:04-low-memory-dropout 05_layer_norm:05-layer-norm \
-            07_extern_functions:07-extern-functions; do
+            07_extern_functions:07-extern-functions 09_persistent_matmul:09-persistent-matmul; do
     src=$dir/${pair#*:}.py
     [ -f "$src" ] || { echo "upstream_tutorials: $src: not found" >&2; exit 2; }
     ln -s "$(cd "$(dirname "$src")" && pwd)/$(basename "$src")" "$tmp/tutorial_${pair%%:*}.tl"
 done
+# Tutorial 08's autotune configs ask torch for the GPU's SM count
+# (torch.cuda.get_device_properties), which tl cannot evaluate at compile
+# time: its kernels run from this repository's examples/tutorial_08_grouped_gemm.tl.
+echo "upstream_tutorials: 08-grouped-gemm.py: its configs read torch.cuda; running examples/tutorial_08_grouped_gemm.tl instead"
+ln -s "$root/examples/tutorial_08_grouped_gemm.tl" "$tmp/tutorial_08_grouped_gemm.tl"
 TL_EXAMPLES_DIR=$tmp "$bin"
