@@ -1,7 +1,7 @@
 /* tutorials: Triton's tutorials 01 (vector add), 02 (fused softmax), 03
  * (matrix multiplication), 04 (low-memory dropout), 05 (layer norm, forward
- * and backward), 07 (extern functions), 08 (grouped GEMM) and 09 (persistent
- * matmul, every variant), their host code in C: each kernel
+ * and backward), 06 (fused attention, forward), 07 (extern functions), 08
+ * (grouped GEMM) and 09 (persistent matmul, every variant), their host code in C: each kernel
  * of examples/tutorial_*.tl is launched as the tutorial launches it and
  * checked against a C reference at ragged sizes (1, BLOCK +- 1, primes).
  *
@@ -395,6 +395,102 @@ static void layer_norm(TlContext *ctx, int M, int N, int block, int group) {
     free(x), free(w), free(b), free(dy), free(mean), free(rstd), free(y), free(dx), free(dw), free(db);
 }
 
+/* ---- 06: fused attention, forward ---- */
+
+/* upstream's keep() and prune_invalid_configs(): on the GPU no 8 warps for
+ * tiles under 128 x 128; BLOCK_M at most N_CTX; causal needs BLOCK_M >= BLOCK_N */
+static TlStatus prune_attention(void *user, const TlKernel *const *configs, int n, const TlArg *args, int nargs,
+                                int *keep) {
+    (void)user;
+    int64_t n_ctx = nargs > 8 ? args[8].v.i : 0;
+    for (int i = 0; i < n; i++) {
+        int64_t bm = 0, bn = 0, stage = 1;
+        TlKernelConfig cfg;
+        tl_kernel_constant_int(configs[i], "BLOCK_M", &bm);
+        tl_kernel_constant_int(configs[i], "BLOCK_N", &bn);
+        tl_kernel_constant_int(configs[i], "STAGE", &stage);
+        tl_kernel_config(configs[i], &cfg);
+        keep[i] = !(bm * bn < 128 * 128 && cfg.num_warps == 8) && bm <= n_ctx && (bm >= bn || stage == 1);
+    }
+    return TL_SUCCESS;
+}
+
+/* _attn_fwd on Q, K, V of shape (Z, H, N_CTX, D), fp16, against softmax(Q K^T
+ * * sm_scale) V in double (the causal one masking keys after the query), and
+ * M against each row's log2-sum-exp2. host_desc: descriptors from the host
+ * (fixed config), else pointers. blocks "BM,BN" overrides the config's. */
+static void attention(TlContext *ctx, int Z, int H, int N_CTX, int D, int causal, int host_desc, int config,
+                      const char *blocks) {
+    char name[160], opts[256];
+    int BM = 0, BN = 0;
+    snprintf(name, sizeof name, "06 _attn_fwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s%s%s%s", Z, H, N_CTX, D,
+             causal ? " causal" : "", host_desc ? " host desc" : "", config < 0 ? " (tuned)" : "", blocks ? " small" : "");
+    int n = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
+                     "-D warp_specialize=0 -D IS_HOPPER=%d", D, causal ? 3 : 1, on_gpu);
+    if (config >= 0)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
+    if (blocks && sscanf(blocks, "%d,%d", &BM, &BN) == 2)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -D BLOCK_M=%d -D BLOCK_N=%d", BM, BN);
+    TlKernel *k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
+    if (config < 0)
+        tl_kernel_set_prune(k, prune_attention, NULL);
+    if (!blocks && config >= 0) {
+        int64_t v;
+        tl_kernel_constant_int(k, "BLOCK_M", &v), BM = (int)v;
+        tl_kernel_constant_int(k, "BLOCK_N", &v), BN = (int)v;
+    }
+    const double sm_scale = 0.5;
+    size_t rows = (size_t)Z * H * N_CTX, n_el = rows * D;
+    float *q = random_floats(n_el, -1, 1), *kk = random_floats(n_el, -1, 1), *v = random_floats(n_el, -1, 1);
+    TlBuffer *bq = upload_f16(ctx, q, n_el), *bk = upload_f16(ctx, kk, n_el), *bv = upload_f16(ctx, v, n_el);
+    TlBuffer *bo = ex_buffer(ctx, TL_F16, n_el, NULL), *bm = ex_buffer(ctx, TL_F32, rows, NULL);
+    TlTensorDesc dd[4];
+    TlBuffer *mats[4] = {bq, bk, bv, bo};
+    TlArg args[9] = {tl_arg_f32((float)sm_scale), tl_arg_buffer(bm), tl_arg_i32(Z), tl_arg_i32(H)};
+    for (int i = 0; i < 4; i++)
+        args[4 + i] = host_desc ? tl_arg_tensordesc(&dd[i], mats[i], 2, (int64_t[]){(int64_t)rows, D}, NULL,
+                                                    (int32_t[]){i == 1 || i == 2 ? BN : BM, D})
+                                : tl_arg_buffer(mats[i]);
+    args[8] = tl_arg_i32(N_CTX);
+    if (launched(ctx, name, tl_launch_grid(k, "cdiv(N_CTX, BLOCK_M), Z * H", args, 9))) {
+        if (config < 0) {
+            TlKernelConfig cfg;
+            tl_kernel_config(k, &cfg);
+            printf("(%s: config %d of %d)\n", name, cfg.autotune_config, cfg.num_configs);
+        }
+        double *got = read_back(bo, n_el), *gm = read_back(bm, rows);
+        double *want = calloc(n_el, sizeof *want), *wm = malloc(rows * sizeof *wm), *s = malloc((size_t)N_CTX * sizeof *s);
+        for (size_t head = 0; head < (size_t)Z * H; head++) {
+            size_t base = head * (size_t)N_CTX;
+            for (int i = 0; i < N_CTX; i++) {
+                double mx = -INFINITY, sum = 0;
+                int keys = causal ? i + 1 : N_CTX;
+                for (int j = 0; j < keys; j++) {
+                    double dot = 0;
+                    for (int d = 0; d < D; d++)
+                        dot += (double)q[(base + i) * D + d] * kk[(base + j) * D + d];
+                    s[j] = dot * sm_scale;
+                    mx = fmax(mx, s[j]);
+                }
+                for (int j = 0; j < keys; j++)
+                    sum += s[j] = exp(s[j] - mx);
+                for (int j = 0; j < keys; j++)
+                    for (int d = 0; d < D; d++)
+                        want[(base + i) * D + d] += s[j] / sum * v[(base + j) * D + d];
+                wm[base + i] = (mx + log(sum)) / log(2.0);
+            }
+        }
+        char sub[200];
+        snprintf(sub, sizeof sub, "%s M", name);
+        if (check(name, got, want, n_el, 1e-2, 1e-2))
+            check(sub, gm, wm, rows, 2e-3, 1e-3);
+        free(got), free(gm), free(want), free(wm), free(s);
+    }
+    tl_buffer_destroy(bq), tl_buffer_destroy(bk), tl_buffer_destroy(bv), tl_buffer_destroy(bo), tl_buffer_destroy(bm);
+    tl_kernel_destroy(k);
+    free(q), free(kk), free(v);
+}
+
 /* ---- 07: extern functions ---- */
 
 /* libdevice.asin: where tl cannot link libdevice, the compile must fail with
@@ -729,6 +825,19 @@ int main(void) {
         layer_norm(ctx, 1151, 8192, 0, 0);
         layer_norm(ctx, 4096, 1000, 0, 0);
         layer_norm(ctx, 1151, 8192, 1024, 0);
+    }
+
+    /* 06: N_CTX a multiple of the blocks (the kernel does not mask a head's
+     * end); several heads and batches, one block, causal or not. */
+    for (int causal = 0; causal < 2; causal++) {
+        attention(ctx, 1, 1, 32, 16, causal, 0, 0, "32,16");
+        attention(ctx, 2, 3, 96, 32, causal, 0, 0, "32,16");
+        attention(ctx, 1, 2, 64, 16, causal, 1, 0, "32,16");
+        if (on_gpu) {
+            attention(ctx, 2, 4, 1024, 64, causal, 0, -1, NULL);
+            attention(ctx, 1, 3, 512, 128, causal, 0, -1, NULL);
+            attention(ctx, 2, 2, 384, 64, causal, 1, 6, NULL);
+        }
     }
 
     extern_asin(ctx, 1);

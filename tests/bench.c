@@ -592,6 +592,47 @@ static void bench_grouped(void) {
     tl_buffer_destroy(bs), tl_buffer_destroy(bl);
 }
 
+/* Tutorial 06's forward kernel at its benchmark's shape (batch 4, 32 heads,
+ * fp16), tuned at launch with pointers (descriptors made in the kernel),
+ * the chosen config then timed alone. No reference here: tutorials.c checks
+ * the results. */
+static void bench_attention(int n_ctx, int d, int causal) {
+    enum { Z = 4, H = 32 };
+    size_t n = (size_t)Z * H * n_ctx * d;
+    TlBuffer *q = random_buffer(TL_F16, n), *k = random_buffer(TL_F16, n), *v = random_buffer(TL_F16, n);
+    TlBuffer *o = ex_buffer(ctx, TL_F16, n, NULL), *m = ex_buffer(ctx, TL_F32, (size_t)Z * H * n_ctx, NULL);
+    char opts[256];
+    int len = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
+                       "-D warp_specialize=0 -D IS_HOPPER=1", d, causal ? 3 : 1);
+    Launch l = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts)),
+                .args = {tl_arg_f32(0.5f), tl_arg_buffer(m), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(q),
+                         tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_buffer(o), tl_arg_i32(n_ctx)},
+                .nargs = 9};
+    TlStatus s = tl_launch_grid(l.k, "cdiv(N_CTX, BLOCK_M), Z * H", l.args, l.nargs);
+    TlKernelConfig cfg;
+    tl_kernel_config(l.k, &cfg);
+    tl_kernel_destroy(l.k);
+    if (s != TL_SUCCESS) {
+        printf("attention fwd t06 N_CTX=%d D=%d%s: does not run: %s\n", n_ctx, d, causal ? " causal" : "",
+               tl_last_error(ctx));
+    } else {
+        snprintf(opts + len, sizeof opts - (size_t)len, " --autotune-config %d", cfg.autotune_config);
+        l.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+        int64_t bm = 128;
+        tl_kernel_constant_int(l.k, "BLOCK_M", &bm);
+        l.grid[0] = ex_cdiv((size_t)n_ctx, (size_t)bm), l.grid[1] = Z * H, l.grid[2] = 1;
+        double flops = 4.0 * Z * H * (double)n_ctx * n_ctx * d * (causal ? 0.5 : 1);
+        double ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9;
+        printf("attention fwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s  tl %6.1f TFLOP/s (cfg %d)\n", Z, H, n_ctx, d,
+               causal ? " causal" : "       ", ours, cfg.autotune_config);
+        if (csv)
+            fprintf(csv, "attention,t06%s,fp16,%d,%d,%d,%.2f,,%d\n", causal ? "-causal" : "", n_ctx, n_ctx, d, ours,
+                    cfg.autotune_config);
+        tl_kernel_destroy(l.k);
+    }
+    tl_buffer_destroy(q), tl_buffer_destroy(k), tl_buffer_destroy(v), tl_buffer_destroy(o), tl_buffer_destroy(m);
+}
+
 int main(int argc, char **argv) {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     /* --matmul: only the tutorial kernel at 4096 and 8192, to compare compile
@@ -666,6 +707,9 @@ int main(int argc, char **argv) {
         bench_tutorial09(1, sizes[i]);
     }
     bench_grouped();
+    for (int causal = 0; causal < 2; causal++)
+        for (int d = 64; d <= 128; d *= 2)
+            bench_attention(quick ? 1024 : 4096, d, causal);
     /* tf32: the tutorial kernel on fp32 inputs (tl.dot's default precision) against cuBLAS's TF32 */
     for (int i = nsizes - 2; i < nsizes; i++)
         bench_matmul(&tutorial, TL_F32, sizes[i], sizes[i], sizes[i]);
