@@ -19,9 +19,12 @@ for pair in 01_vector_add:01-vector-add 02_fused_softmax:02-fused-softmax 03_mat
     [ -f "$src" ] || { echo "upstream_tutorials: $src: not found" >&2; exit 2; }
     ln -s "$(cd "$(dirname "$src")" && pwd)/$(basename "$src")" "$tmp/tutorial_${pair%%:*}.tl"
 done
-# Tutorial 08's autotune configs ask torch for the GPU's SM count
-# (torch.cuda.get_device_properties), which tl cannot evaluate at compile
-# time: its kernels run from this repository's examples/tutorial_08_grouped_gemm.tl.
-echo "upstream_tutorials: 08-grouped-gemm.py: its configs read torch.cuda; running examples/tutorial_08_grouped_gemm.tl instead"
-ln -s "$root/examples/tutorial_08_grouped_gemm.tl" "$tmp/tutorial_08_grouped_gemm.tl"
+# Two tutorials' autotune configs ask torch about the GPU, which tl cannot
+# evaluate at compile time: 06 filters them with list(filter(keep, configs)),
+# keep reading the device capability, and 08 reads the SM count. Their kernels
+# run from this repository's files instead.
+for ours in 06_fused_attention:06-fused-attention 08_grouped_gemm:08-grouped-gemm; do
+    echo "upstream_tutorials: ${ours#*:}.py: its configs ask torch about the GPU; running examples/tutorial_${ours%%:*}.tl instead"
+    ln -s "$root/examples/tutorial_${ours%%:*}.tl" "$tmp/tutorial_${ours%%:*}.tl"
+done
 TL_EXAMPLES_DIR=$tmp "$bin"
