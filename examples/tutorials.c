@@ -707,22 +707,23 @@ static void persistent_matmul(TlContext *ctx, int var, TlDType dt, int M, int N,
 /* A group of problems (M, N, K each), run by one launch of NUM_SM programs;
  * tma: grouped_matmul_tma_kernel (B stored (N, K), ragged sizes, 16-byte
  * rows), else grouped_matmul_kernel (full tiles: sizes multiples of the
- * blocks). Every C is checked. config, blocks: as for tutorial 09 (blocks
- * "BM,BN,BK"). pad: leading dimensions past the widths. */
-static void grouped_gemm(TlContext *ctx, int tma, int ngroups, const int (*mnk)[3], int config, const char *blocks,
-                         int pad) {
+ * blocks). Every C is checked. dt: fp16, or fp8e4nv (the TMA kernel's FP8).
+ * config, blocks: as for tutorial 09 (blocks "BM,BN,BK"). pad: leading
+ * dimensions past the widths. */
+static void grouped_gemm(TlContext *ctx, int tma, TlDType dt, int ngroups, const int (*mnk)[3], int config,
+                         const char *blocks, int pad) {
     char name[160], opts[256];
     int sms = on_gpu ? tl_context_num_sms(ctx) : 4, BM = 0, BN = 0, BK = 0;
     int n = snprintf(name, sizeof name, "08 %s %d problems", tma ? "grouped_matmul_tma_kernel" : "grouped_matmul_kernel",
                      ngroups);
     for (int g = 0; g < ngroups && g < 4; g++)
         n += snprintf(name + n, sizeof name - (size_t)n, "%s%dx%dx%d", g ? "," : " ", mnk[g][0], mnk[g][1], mnk[g][2]);
-    snprintf(name + n, sizeof name - (size_t)n, "%s%s%s", pad ? " padded" : "", config < 0 ? " (tuned)" : "",
-             blocks ? " small" : "");
+    snprintf(name + n, sizeof name - (size_t)n, "%s%s%s%s", dt == TL_F16 ? "" : " fp8e4nv", pad ? " padded" : "",
+             config < 0 ? " (tuned)" : "", blocks ? " small" : "");
     n = snprintf(opts, sizeof opts, "--kernel %s -D NUM_SM=%d", tma ? "grouped_matmul_tma_kernel" : "grouped_matmul_kernel",
                  sms);
     if (tma)
-        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D FP8=0");
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D FP8=%d", dt != TL_F16);
     if (config >= 0)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
     if (blocks && sscanf(blocks, "%d,%d,%d", &BM, &BN, &BK) == 3)
@@ -735,12 +736,13 @@ static void grouped_gemm(TlContext *ctx, int tma, int ngroups, const int (*mnk)[
     int32_t *sizes = calloc(3 * (size_t)ngroups, sizeof *sizes), *lds = calloc(3 * (size_t)ngroups, sizeof *lds);
     for (int g = 0; g < ngroups; g++) {
         int M = mnk[g][0], N = mnk[g][1], K = mnk[g][2];
-        int lda = round_up(K, 8) + pad, ldb = (tma ? round_up(K, 8) : N) + pad, ldc = round_up(N, 8) + pad;
+        int al = dt == TL_F16 ? 8 : 16; /* 16-byte rows for the descriptors */
+        int lda = round_up(K, al) + pad, ldb = (tma ? round_up(K, al) : N) + pad, ldc = round_up(N, al) + pad;
         a[g] = random_floats((size_t)M * K, -1, 1), b[g] = random_floats((size_t)K * N, -1, 1);
         float *c0 = calloc((size_t)M * N + 1, sizeof *c0);
-        bufs[3 * g] = upload_matrix(ctx, TL_F16, a[g], M, K, lda);
-        bufs[3 * g + 1] = upload_matrix(ctx, TL_F16, b[g], tma ? N : K, tma ? K : N, ldb);
-        bufs[3 * g + 2] = upload_matrix(ctx, TL_F16, c0, M, N, ldc);
+        bufs[3 * g] = upload_matrix(ctx, dt, a[g], M, K, lda);
+        bufs[3 * g + 1] = upload_matrix(ctx, dt, b[g], tma ? N : K, tma ? K : N, ldb);
+        bufs[3 * g + 2] = upload_matrix(ctx, dt, c0, M, N, ldc);
         free(c0);
         sizes[3 * g] = M, sizes[3 * g + 1] = N, sizes[3 * g + 2] = K;
         lds[3 * g] = lda, lds[3 * g + 1] = ldb, lds[3 * g + 2] = ldc;
@@ -848,16 +850,18 @@ int main(void) {
     /* 08: small blocks on the interpreter (and the GPU); the GPU adds the
      * tutorial's group (1024^3 .. 128^3) tuned, and ragged TMA groups. */
     static const int full[][3] = {{32, 64, 48}, {16, 32, 16}, {48, 96, 32}, {16, 96, 64}, {32, 32, 32}};
-    grouped_gemm(ctx, 0, 3, full, 2, "16,32,16", 0);
-    grouped_gemm(ctx, 0, 5, full, 2, "16,32,16", 5);
+    grouped_gemm(ctx, 0, TL_F16, 3, full, 2, "16,32,16", 0);
+    grouped_gemm(ctx, 0, TL_F16, 5, full, 2, "16,32,16", 5);
     static const int ragged[][3] = {{37, 70, 45}, {1, 1, 1}, {50, 17, 96}};
-    grouped_gemm(ctx, 1, 3, ragged, 0, "16,32,16", 0);
+    grouped_gemm(ctx, 1, TL_F16, 3, ragged, 0, "16,32,16", 0);
+    grouped_gemm(ctx, 1, TL_F8E4M3, 3, ragged, 0, "16,32,32", 0);
     if (on_gpu) {
         static const int tut[][3] = {{1024, 1024, 1024}, {512, 512, 512}, {256, 256, 256}, {128, 128, 128}};
-        grouped_gemm(ctx, 0, 4, tut, -1, NULL, 0);
-        grouped_gemm(ctx, 1, 4, tut, -1, NULL, 0);
+        grouped_gemm(ctx, 0, TL_F16, 4, tut, -1, NULL, 0);
+        grouped_gemm(ctx, 1, TL_F16, 4, tut, -1, NULL, 0);
+        grouped_gemm(ctx, 1, TL_F8E4M3, 4, tut, 3, NULL, 0);
         static const int big_ragged[][3] = {{1000, 700, 300}, {129, 257, 65}, {1, 8, 8}, {300, 1000, 511}};
-        grouped_gemm(ctx, 1, 4, big_ragged, 3, NULL, 8);
+        grouped_gemm(ctx, 1, TL_F16, 4, big_ragged, 3, NULL, 8);
     }
 
     /* 09: every variant at ragged sizes with small blocks (GROUP_SIZE_M 2,
