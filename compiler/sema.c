@@ -602,9 +602,10 @@ static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
             vals[i] = sema_eval_in_module(s, p->b);
             sps[i] = p->b->span;
         }
-        if (sema_is_constexpr_annotation(p->a) && sema_has_tensor(vals[i]))
-            sema_fail(s, sps[i], "argument '%s' of %s() is a tl.constexpr and needs a compile-time value, got %s",
-                      p->name, fn->name, sema_describe(s, vals[i]));
+        /* A helper's tl.constexpr annotation does not make a runtime value
+         * constant: Triton passes it on as it is (tutorial 06 hands blocks
+         * and runtime sizes to such parameters); a use that needs a constant
+         * reports it there. */
         sema_scope_set(s, &fr.scope, p->name, vals[i]);
     }
     s->fr = &fr;

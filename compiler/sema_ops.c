@@ -1521,7 +1521,19 @@ static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)a, (void)sp;
     if (!strcmp(bi->name, "range") || !strcmp(bi->name, "static_range"))
         sema_fail(s, call, "'%s' can only be used as the iterable of a 'for' loop", bi->name);
+    if (!strcmp(bi->name, "tensor_descriptor"))
+        sema_fail(s, call, "tl.tensor_descriptor is a type: make a descriptor with tl.make_tensor_descriptor");
     sema_fail(s, call, "'%s' can only be used as a decorator", bi->name);
+}
+
+/* isinstance(x, tl.tensor_descriptor): whether x is a descriptor, known at
+ * compile time (tutorial 06 takes a host descriptor or a pointer in the same
+ * parameter). The one class tl knows as a value. */
+static Val h_py_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (a[1].k != V_BUILTIN || !sema_builtin_is(a[1].bi, "tensor_descriptor"))
+        sema_fail(s, sp[1], "isinstance: tl knows one class, tl.tensor_descriptor; got %s", sema_describe(s, a[1]));
+    return sema_bool(a[0].k == V_TENSORDESC);
 }
 
 static Val py_minmax(Sema *s, bool is_max, Val *a, const Span *sp, Span call) {
@@ -1792,6 +1804,8 @@ static const Builtin builtins[] = {
     {"min", "*args", h_py_min, 0, B_PY},
     {"max", "*args", h_py_min, 1, B_PY},
     {"abs", "x", h_py_abs, 0, B_PY},
+    {"isinstance", "obj classinfo", h_py_isinstance, 0, B_PY},
+    {"tensor_descriptor", "*args", h_not_here, 0, TL},
     {"float", "x?", h_py_conv, 0, B_PY},
     {"int", "x?", h_py_conv, 0, B_PY},
     {"bool", "x?", h_py_conv, 0, B_PY},
@@ -1818,8 +1832,6 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
  * method; it is never offered as a "did you mean". A libdevice function
  * missing from compiler/libdevice.c is reported the same way (sema.c). */
 static const char *const unsupported[] = {
-    /* the type of tensor descriptors (as a value) */
-    "tensor_descriptor",
     /* math (tl.NAME and tl.math.NAME) */
     "dot_scaled",
     /* fp8 types of AMD's GPUs */

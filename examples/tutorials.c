@@ -1,6 +1,7 @@
 /* tutorials: Triton's tutorials 01 (vector add), 02 (fused softmax), 03
  * (matrix multiplication), 04 (low-memory dropout), 05 (layer norm, forward
- * and backward) and 07 (extern functions), their host code in C: each kernel
+ * and backward), 06 (fused attention, forward), 07 (extern functions), 08
+ * (grouped GEMM) and 09 (persistent matmul, every variant), their host code in C: each kernel
  * of examples/tutorial_*.tl is launched as the tutorial launches it and
  * checked against a C reference at ragged sizes (1, BLOCK +- 1, primes).
  *
@@ -394,6 +395,102 @@ static void layer_norm(TlContext *ctx, int M, int N, int block, int group) {
     free(x), free(w), free(b), free(dy), free(mean), free(rstd), free(y), free(dx), free(dw), free(db);
 }
 
+/* ---- 06: fused attention, forward ---- */
+
+/* upstream's keep() and prune_invalid_configs(): on the GPU no 8 warps for
+ * tiles under 128 x 128; BLOCK_M at most N_CTX; causal needs BLOCK_M >= BLOCK_N */
+static TlStatus prune_attention(void *user, const TlKernel *const *configs, int n, const TlArg *args, int nargs,
+                                int *keep) {
+    (void)user;
+    int64_t n_ctx = nargs > 8 ? args[8].v.i : 0;
+    for (int i = 0; i < n; i++) {
+        int64_t bm = 0, bn = 0, stage = 1;
+        TlKernelConfig cfg;
+        tl_kernel_constant_int(configs[i], "BLOCK_M", &bm);
+        tl_kernel_constant_int(configs[i], "BLOCK_N", &bn);
+        tl_kernel_constant_int(configs[i], "STAGE", &stage);
+        tl_kernel_config(configs[i], &cfg);
+        keep[i] = !(bm * bn < 128 * 128 && cfg.num_warps == 8) && bm <= n_ctx && (bm >= bn || stage == 1);
+    }
+    return TL_SUCCESS;
+}
+
+/* _attn_fwd on Q, K, V of shape (Z, H, N_CTX, D), fp16, against softmax(Q K^T
+ * * sm_scale) V in double (the causal one masking keys after the query), and
+ * M against each row's log2-sum-exp2. host_desc: descriptors from the host
+ * (fixed config), else pointers. blocks "BM,BN" overrides the config's. */
+static void attention(TlContext *ctx, int Z, int H, int N_CTX, int D, int causal, int host_desc, int config,
+                      const char *blocks) {
+    char name[160], opts[256];
+    int BM = 0, BN = 0;
+    snprintf(name, sizeof name, "06 _attn_fwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s%s%s%s", Z, H, N_CTX, D,
+             causal ? " causal" : "", host_desc ? " host desc" : "", config < 0 ? " (tuned)" : "", blocks ? " small" : "");
+    int n = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
+                     "-D warp_specialize=0 -D IS_HOPPER=%d", D, causal ? 3 : 1, on_gpu);
+    if (config >= 0)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
+    if (blocks && sscanf(blocks, "%d,%d", &BM, &BN) == 2)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -D BLOCK_M=%d -D BLOCK_N=%d", BM, BN);
+    TlKernel *k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
+    if (config < 0)
+        tl_kernel_set_prune(k, prune_attention, NULL);
+    if (!blocks && config >= 0) {
+        int64_t v;
+        tl_kernel_constant_int(k, "BLOCK_M", &v), BM = (int)v;
+        tl_kernel_constant_int(k, "BLOCK_N", &v), BN = (int)v;
+    }
+    const double sm_scale = 0.5;
+    size_t rows = (size_t)Z * H * N_CTX, n_el = rows * D;
+    float *q = random_floats(n_el, -1, 1), *kk = random_floats(n_el, -1, 1), *v = random_floats(n_el, -1, 1);
+    TlBuffer *bq = upload_f16(ctx, q, n_el), *bk = upload_f16(ctx, kk, n_el), *bv = upload_f16(ctx, v, n_el);
+    TlBuffer *bo = ex_buffer(ctx, TL_F16, n_el, NULL), *bm = ex_buffer(ctx, TL_F32, rows, NULL);
+    TlTensorDesc dd[4];
+    TlBuffer *mats[4] = {bq, bk, bv, bo};
+    TlArg args[9] = {tl_arg_f32((float)sm_scale), tl_arg_buffer(bm), tl_arg_i32(Z), tl_arg_i32(H)};
+    for (int i = 0; i < 4; i++)
+        args[4 + i] = host_desc ? tl_arg_tensordesc(&dd[i], mats[i], 2, (int64_t[]){(int64_t)rows, D}, NULL,
+                                                    (int32_t[]){i == 1 || i == 2 ? BN : BM, D})
+                                : tl_arg_buffer(mats[i]);
+    args[8] = tl_arg_i32(N_CTX);
+    if (launched(ctx, name, tl_launch_grid(k, "cdiv(N_CTX, BLOCK_M), Z * H", args, 9))) {
+        if (config < 0) {
+            TlKernelConfig cfg;
+            tl_kernel_config(k, &cfg);
+            printf("(%s: config %d of %d)\n", name, cfg.autotune_config, cfg.num_configs);
+        }
+        double *got = read_back(bo, n_el), *gm = read_back(bm, rows);
+        double *want = calloc(n_el, sizeof *want), *wm = malloc(rows * sizeof *wm), *s = malloc((size_t)N_CTX * sizeof *s);
+        for (size_t head = 0; head < (size_t)Z * H; head++) {
+            size_t base = head * (size_t)N_CTX;
+            for (int i = 0; i < N_CTX; i++) {
+                double mx = -INFINITY, sum = 0;
+                int keys = causal ? i + 1 : N_CTX;
+                for (int j = 0; j < keys; j++) {
+                    double dot = 0;
+                    for (int d = 0; d < D; d++)
+                        dot += (double)q[(base + i) * D + d] * kk[(base + j) * D + d];
+                    s[j] = dot * sm_scale;
+                    mx = fmax(mx, s[j]);
+                }
+                for (int j = 0; j < keys; j++)
+                    sum += s[j] = exp(s[j] - mx);
+                for (int j = 0; j < keys; j++)
+                    for (int d = 0; d < D; d++)
+                        want[(base + i) * D + d] += s[j] / sum * v[(base + j) * D + d];
+                wm[base + i] = (mx + log(sum)) / log(2.0);
+            }
+        }
+        char sub[200];
+        snprintf(sub, sizeof sub, "%s M", name);
+        if (check(name, got, want, n_el, 1e-2, 1e-2))
+            check(sub, gm, wm, rows, 2e-3, 1e-3);
+        free(got), free(gm), free(want), free(wm), free(s);
+    }
+    tl_buffer_destroy(bq), tl_buffer_destroy(bk), tl_buffer_destroy(bv), tl_buffer_destroy(bo), tl_buffer_destroy(bm);
+    tl_kernel_destroy(k);
+    free(q), free(kk), free(v);
+}
+
 /* ---- 07: extern functions ---- */
 
 /* libdevice.asin: where tl cannot link libdevice, the compile must fail with
@@ -421,6 +518,264 @@ static void extern_asin(TlContext *ctx, size_t n) {
     }
     tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_kernel_destroy(k);
     free(x);
+}
+
+/* ---- 08, 09: shared by the matmul variants ---- */
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+/* fp8e4nv (E4M3FN: bias 7, no infinities, 448 the largest) on the host. */
+static double e4m3_value(unsigned c) {
+    unsigned e = (c >> 3) & 15, m = c & 7;
+    double v = e ? ldexp(1 + m / 8.0, (int)e - 7) : ldexp(m / 8.0, -6);
+    return c & 0x80 ? -v : v;
+}
+static uint8_t e4m3_bits(float x) {
+    unsigned best = 0;
+    for (unsigned c = 1; c < 0x7F; c++) {
+        double d = fabs(e4m3_value(c) - fabs(x)), bd = fabs(e4m3_value(best) - fabs(x));
+        if (d < bd || (d == bd && !(c & 1)))
+            best = c;
+    }
+    return (uint8_t)(best | (x < 0 ? 0x80 : 0));
+}
+
+/* A rows x cols matrix with leading dimension ld (>= cols) in dtype dt
+ * (fp16 or fp8e4nv): v (rows x cols, dense) is rounded in place to what the
+ * kernel reads; the padding holds a sentinel the kernel must not write. */
+static TlBuffer *upload_matrix(TlContext *ctx, TlDType dt, float *v, int rows, int cols, int ld) {
+    size_t n = (size_t)rows * ld;
+    uint8_t *h = malloc((n ? n : 1) * 2);
+    for (size_t i = 0; i < n; i++) {
+        size_t r = i / (size_t)ld, c = i % (size_t)ld;
+        float x = c < (size_t)cols ? v[r * (size_t)cols + c] : 7.0f;
+        if (dt == TL_F16) {
+            ((uint16_t *)h)[i] = ex_f2h(x);
+            if (c < (size_t)cols)
+                v[r * (size_t)cols + c] = ex_h2f(((uint16_t *)h)[i]);
+        } else {
+            h[i] = e4m3_bits(x);
+            if (c < (size_t)cols)
+                v[r * (size_t)cols + c] = (float)e4m3_value(h[i]);
+        }
+    }
+    TlBuffer *b = ex_buffer(ctx, dt, n ? n : 1, h);
+    free(h);
+    return b;
+}
+
+/* C (rows x cols, leading dimension ld) against A x B: fp16 or fp8e4nv,
+ * and the padding untouched. bt: B given as (N, K). */
+static void check_product(const char *name, TlBuffer *bc, const float *a, const float *b, int bt, int M, int N, int K,
+                          int ld) {
+    TlDType dt = tl_buffer_dtype(bc);
+    size_t n = (size_t)M * ld;
+    uint8_t *raw = malloc((n ? n : 1) * 2);
+    tl_buffer_read(bc, 0, raw, n * tl_dtype_size(dt));
+    double *got = malloc(((size_t)M * N + 1) * sizeof *got), *want = malloc(((size_t)M * N + 1) * sizeof *want);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < ld; j++) {
+            size_t at = (size_t)i * ld + j;
+            double g = dt == TL_F16 ? ex_h2f(((uint16_t *)raw)[at]) : e4m3_value(raw[at]);
+            if (j >= N) {
+                if (g != 7.0) {
+                    ex_result(name, 0, "C's row padding at [%d][%d] was written", i, j);
+                    free(raw), free(got), free(want);
+                    return;
+                }
+                continue;
+            }
+            double acc = 0;
+            for (int kk = 0; kk < K; kk++)
+                acc += (double)a[(size_t)i * K + kk] * (bt ? b[(size_t)j * K + kk] : b[(size_t)kk * N + j]);
+            got[(size_t)i * N + j] = g, want[(size_t)i * N + j] = acc;
+        }
+    /* fp8e4nv keeps 3 mantissa bits: half an ulp is 1/16 of the value */
+    if (dt == TL_F16)
+        check(name, got, want, (size_t)M * N, 1e-2, 1e-2);
+    else
+        check(name, got, want, (size_t)M * N, 2e-2, 0.07);
+    free(raw), free(got), free(want);
+}
+
+/* ---- 09: persistent matmul ---- */
+
+enum { MM_PLAIN, MM_PERSISTENT, MM_TMA, MM_TMA_PERSISTENT, MM_DESCRIPTOR_PERSISTENT };
+static const char *const mm_kernels[] = {"matmul_kernel", "matmul_kernel_persistent", "matmul_kernel_tma",
+                                         "matmul_kernel_tma_persistent", "matmul_kernel_descriptor_persistent"};
+
+/* upstream's prune_invalid_configs: no subtiled epilogue without FLATTEN */
+static TlStatus prune_subtile(void *user, const TlKernel *const *configs, int n, const TlArg *args, int nargs,
+                              int *keep) {
+    (void)args, (void)nargs;
+    int flatten = *(const int *)user;
+    for (int i = 0; i < n; i++) {
+        int64_t sub = 1;
+        tl_kernel_constant_int(configs[i], "EPILOGUE_SUBTILE", &sub);
+        keep[i] = !(sub && !flatten);
+    }
+    return TL_SUCCESS;
+}
+
+/* One case of tutorial 09. config: the autotune config (-1: tuned at launch;
+ * the host-descriptor kernels need one, as their descriptors' block shapes
+ * follow it); blocks "BM,BN,BK,GROUP" overrides the config's sizes (small
+ * tiles for the interpreter), or NULL; subtile, ws, flatten: the kernel's
+ * EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN where it has them. */
+static void persistent_matmul(TlContext *ctx, int var, TlDType dt, int M, int N, int K, int config,
+                              const char *blocks, int subtile, int ws, int flatten) {
+    int desc = var >= MM_TMA, host_desc = var == MM_TMA || var == MM_TMA_PERSISTENT;
+    int persistent = var == MM_PERSISTENT || var >= MM_TMA_PERSISTENT;
+    int sms = on_gpu ? tl_context_num_sms(ctx) : 4;
+    char name[160], opts[256];
+    int BM = 128, BN = 0, BK = 0, G = 8;
+    if (blocks)
+        sscanf(blocks, "%d,%d,%d,%d", &BM, &BN, &BK, &G);
+    snprintf(name, sizeof name, "09 %s %s %dx%dx%d%s%s%s%s%s", mm_kernels[var], dt == TL_F16 ? "fp16" : "fp8e4nv", M,
+             N, K, subtile ? " subtile" : "", ws ? " ws" : "", var == MM_DESCRIPTOR_PERSISTENT && !flatten ? " unflat" : "",
+             config < 0 ? " (tuned)" : "", blocks ? " small" : "");
+    int n = snprintf(opts, sizeof opts, "--kernel %s", mm_kernels[var]);
+    if (config >= 0)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
+    if (blocks)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D BLOCK_SIZE_M=%d -D BLOCK_SIZE_N=%d -D BLOCK_SIZE_K=%d "
+                      "-D GROUP_SIZE_M=%d", BM, BN, BK, G);
+    if (persistent)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D NUM_SMS=%d", sms);
+    if (var == MM_TMA || var == MM_TMA_PERSISTENT)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D FP8_OUTPUT=%d", dt != TL_F16);
+    if (var >= MM_TMA_PERSISTENT && config < 0 && !blocks)
+        ; /* EPILOGUE_SUBTILE is the config's */
+    else if (var >= MM_TMA_PERSISTENT)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D EPILOGUE_SUBTILE=%d", subtile);
+    if (var >= MM_TMA)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D WARP_SPECIALIZE=%d", ws);
+    if (var == MM_DESCRIPTOR_PERSISTENT)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -D FLATTEN=%d", flatten);
+    TlKernel *k = ex_kernel(ctx, "tutorial_09_persistent_matmul.tl", opts);
+    if (var == MM_DESCRIPTOR_PERSISTENT && config < 0)
+        tl_kernel_set_prune(k, prune_subtile, &flatten);
+    if (!blocks && config >= 0) { /* the config's block sizes, for the descriptors */
+        int64_t v;
+        tl_kernel_constant_int(k, "BLOCK_SIZE_N", &v), BN = (int)v;
+        tl_kernel_constant_int(k, "BLOCK_SIZE_K", &v), BK = (int)v;
+        if (var == MM_TMA_PERSISTENT && tl_kernel_constant_int(k, "EPILOGUE_SUBTILE", &v) == TL_SUCCESS)
+            subtile = (int)v;
+    }
+    /* Leading dimensions: descriptors need 16-byte rows (the in-kernel
+     * ones take K and N as theirs, so the host keeps those multiples of 16
+     * bytes); C's padding is checked to stay untouched. */
+    int align = dt == TL_F16 ? 8 : 16;
+    int lda = host_desc ? round_up(K, align) : K, ldb = desc ? (host_desc ? round_up(K, align) : K) : N;
+    int ldc = host_desc ? round_up(N, align) : N;
+    float *a = random_floats((size_t)M * K, -1, 1), *b = random_floats((size_t)K * N, -1, 1); /* b: (K, N) or (N, K) */
+    TlBuffer *ba = upload_matrix(ctx, dt, a, M, K, lda), *bb = upload_matrix(ctx, dt, b, desc ? N : K, desc ? K : N, ldb);
+    float *cinit = calloc((size_t)M * N + 1, sizeof *cinit);
+    TlBuffer *bc = upload_matrix(ctx, dt, cinit, M, N, ldc);
+    TlTensorDesc da, db, dcd;
+    TlArg args[12];
+    int nargs = 0;
+    if (host_desc) {
+        args[nargs++] = tl_arg_tensordesc(&da, ba, 2, (int64_t[]){M, K}, (int64_t[]){lda, 1}, (int32_t[]){BM, BK});
+        args[nargs++] = tl_arg_tensordesc(&db, bb, 2, (int64_t[]){N, K}, (int64_t[]){ldb, 1}, (int32_t[]){BN, BK});
+        args[nargs++] = tl_arg_tensordesc(&dcd, bc, 2, (int64_t[]){M, N}, (int64_t[]){ldc, 1},
+                                          (int32_t[]){BM, subtile ? BN / 2 : BN});
+    } else {
+        args[nargs++] = tl_arg_buffer(ba), args[nargs++] = tl_arg_buffer(bb), args[nargs++] = tl_arg_buffer(bc);
+    }
+    args[nargs++] = tl_arg_i32(M), args[nargs++] = tl_arg_i32(N), args[nargs++] = tl_arg_i32(K);
+    if (!desc) {
+        args[nargs++] = tl_arg_i32(lda), args[nargs++] = tl_arg_i32(1), args[nargs++] = tl_arg_i32(ldb);
+        args[nargs++] = tl_arg_i32(1), args[nargs++] = tl_arg_i32(ldc), args[nargs++] = tl_arg_i32(1);
+    }
+    const char *grid = persistent ? "min(NUM_SMS, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))"
+                                  : "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)";
+    if (launched(ctx, name, tl_launch_grid(k, grid, args, nargs))) {
+        if (config < 0) {
+            TlKernelConfig cfg;
+            tl_kernel_config(k, &cfg);
+            printf("(%s: config %d of %d)\n", name, cfg.autotune_config, cfg.num_configs);
+        }
+        check_product(name, bc, a, b, desc, M, N, K, ldc);
+    }
+    tl_buffer_destroy(ba), tl_buffer_destroy(bb), tl_buffer_destroy(bc), tl_kernel_destroy(k);
+    free(a), free(b), free(cinit);
+}
+
+/* ---- 08: grouped GEMM ---- */
+
+/* A group of problems (M, N, K each), run by one launch of NUM_SM programs;
+ * tma: grouped_matmul_tma_kernel (B stored (N, K), ragged sizes, 16-byte
+ * rows), else grouped_matmul_kernel (full tiles: sizes multiples of the
+ * blocks). Every C is checked. dt: fp16, or fp8e4nv (the TMA kernel's FP8).
+ * config, blocks: as for tutorial 09 (blocks "BM,BN,BK"). pad: leading
+ * dimensions past the widths. */
+static void grouped_gemm(TlContext *ctx, int tma, TlDType dt, int ngroups, const int (*mnk)[3], int config,
+                         const char *blocks, int pad) {
+    char name[160], opts[256];
+    int sms = on_gpu ? tl_context_num_sms(ctx) : 4, BM = 0, BN = 0, BK = 0;
+    int n = snprintf(name, sizeof name, "08 %s %d problems", tma ? "grouped_matmul_tma_kernel" : "grouped_matmul_kernel",
+                     ngroups);
+    for (int g = 0; g < ngroups && g < 4; g++)
+        n += snprintf(name + n, sizeof name - (size_t)n, "%s%dx%dx%d", g ? "," : " ", mnk[g][0], mnk[g][1], mnk[g][2]);
+    snprintf(name + n, sizeof name - (size_t)n, "%s%s%s%s", dt == TL_F16 ? "" : " fp8e4nv", pad ? " padded" : "",
+             config < 0 ? " (tuned)" : "", blocks ? " small" : "");
+    n = snprintf(opts, sizeof opts, "--kernel %s -D NUM_SM=%d", tma ? "grouped_matmul_tma_kernel" : "grouped_matmul_kernel",
+                 sms);
+    if (tma)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -D FP8=%d", dt != TL_F16);
+    if (config >= 0)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
+    if (blocks && sscanf(blocks, "%d,%d,%d", &BM, &BN, &BK) == 3)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -D BLOCK_SIZE_M=%d -D BLOCK_SIZE_N=%d -D BLOCK_SIZE_K=%d", BM, BN,
+                 BK);
+    TlKernel *k = ex_kernel(ctx, "tutorial_08_grouped_gemm.tl", opts);
+    float **a = calloc((size_t)ngroups, sizeof *a), **b = calloc((size_t)ngroups, sizeof *b);
+    TlBuffer **bufs = calloc(3 * (size_t)ngroups, sizeof *bufs);
+    int64_t *addrs = calloc(3 * (size_t)ngroups, sizeof *addrs);
+    int32_t *sizes = calloc(3 * (size_t)ngroups, sizeof *sizes), *lds = calloc(3 * (size_t)ngroups, sizeof *lds);
+    for (int g = 0; g < ngroups; g++) {
+        int M = mnk[g][0], N = mnk[g][1], K = mnk[g][2];
+        int al = dt == TL_F16 ? 8 : 16; /* 16-byte rows for the descriptors */
+        int lda = round_up(K, al) + pad, ldb = (tma ? round_up(K, al) : N) + pad, ldc = round_up(N, al) + pad;
+        a[g] = random_floats((size_t)M * K, -1, 1), b[g] = random_floats((size_t)K * N, -1, 1);
+        float *c0 = calloc((size_t)M * N + 1, sizeof *c0);
+        bufs[3 * g] = upload_matrix(ctx, dt, a[g], M, K, lda);
+        bufs[3 * g + 1] = upload_matrix(ctx, dt, b[g], tma ? N : K, tma ? K : N, ldb);
+        bufs[3 * g + 2] = upload_matrix(ctx, dt, c0, M, N, ldc);
+        free(c0);
+        sizes[3 * g] = M, sizes[3 * g + 1] = N, sizes[3 * g + 2] = K;
+        lds[3 * g] = lda, lds[3 * g + 1] = ldb, lds[3 * g + 2] = ldc;
+        for (int i = 0; i < 3; i++) /* grouped as the kernel reads them: all A's, all B's, all C's */
+            addrs[(size_t)i * ngroups + g] = (int64_t)tl_buffer_device_ptr(bufs[3 * g + i]);
+    }
+    TlBuffer *bptr[3];
+    for (int i = 0; i < 3; i++)
+        bptr[i] = ex_buffer(ctx, TL_I64, (size_t)ngroups, addrs + (size_t)i * ngroups);
+    TlBuffer *bsizes = ex_buffer(ctx, TL_I32, 3 * (size_t)ngroups, sizes), *blds = ex_buffer(ctx, TL_I32, 3 * (size_t)ngroups, lds);
+    TlArg args[] = {tl_arg_buffer(bptr[0]), tl_arg_buffer(bptr[1]), tl_arg_buffer(bptr[2]), tl_arg_buffer(bsizes),
+                    tl_arg_buffer(blds), tl_arg_i32(ngroups)};
+    if (launched(ctx, name, tl_launch_grid(k, "NUM_SM", args, 6))) {
+        if (config < 0) {
+            TlKernelConfig cfg;
+            tl_kernel_config(k, &cfg);
+            printf("(%s: config %d of %d)\n", name, cfg.autotune_config, cfg.num_configs);
+        }
+        for (int g = 0; g < ngroups; g++) {
+            char sub[200];
+            snprintf(sub, sizeof sub, "%s [%d]", name, g);
+            check_product(sub, bufs[3 * g + 2], a[g], b[g], tma, mnk[g][0], mnk[g][1], mnk[g][2], lds[3 * g + 2]);
+        }
+    }
+    for (int g = 0; g < ngroups; g++) {
+        for (int i = 0; i < 3; i++)
+            tl_buffer_destroy(bufs[3 * g + i]);
+        free(a[g]), free(b[g]);
+    }
+    for (int i = 0; i < 3; i++)
+        tl_buffer_destroy(bptr[i]);
+    tl_buffer_destroy(bsizes), tl_buffer_destroy(blds), tl_kernel_destroy(k);
+    free(a), free(b), free(bufs), free(addrs), free(sizes), free(lds);
 }
 
 int main(void) {
@@ -474,10 +829,75 @@ int main(void) {
         layer_norm(ctx, 1151, 8192, 1024, 0);
     }
 
+    /* 06: N_CTX a multiple of the blocks (the kernel does not mask a head's
+     * end); several heads and batches, one block, causal or not. */
+    for (int causal = 0; causal < 2; causal++) {
+        attention(ctx, 1, 1, 32, 16, causal, 0, 0, "32,16");
+        attention(ctx, 2, 3, 96, 32, causal, 0, 0, "32,16");
+        attention(ctx, 1, 2, 64, 16, causal, 1, 0, "32,16");
+        if (on_gpu) {
+            attention(ctx, 2, 4, 1024, 64, causal, 0, -1, NULL);
+            attention(ctx, 1, 3, 512, 128, causal, 0, -1, NULL);
+            attention(ctx, 2, 2, 384, 64, causal, 1, 6, NULL);
+        }
+    }
+
     extern_asin(ctx, 1);
     extern_asin(ctx, 4099);
     if (on_gpu)
         extern_asin(ctx, 98432);
+
+    /* 08: small blocks on the interpreter (and the GPU); the GPU adds the
+     * tutorial's group (1024^3 .. 128^3) tuned, and ragged TMA groups. */
+    static const int full[][3] = {{32, 64, 48}, {16, 32, 16}, {48, 96, 32}, {16, 96, 64}, {32, 32, 32}};
+    grouped_gemm(ctx, 0, TL_F16, 3, full, 2, "16,32,16", 0);
+    grouped_gemm(ctx, 0, TL_F16, 5, full, 2, "16,32,16", 5);
+    static const int ragged[][3] = {{37, 70, 45}, {1, 1, 1}, {50, 17, 96}};
+    grouped_gemm(ctx, 1, TL_F16, 3, ragged, 0, "16,32,16", 0);
+    grouped_gemm(ctx, 1, TL_F8E4M3, 3, ragged, 0, "16,32,32", 0);
+    if (on_gpu) {
+        static const int tut[][3] = {{1024, 1024, 1024}, {512, 512, 512}, {256, 256, 256}, {128, 128, 128}};
+        grouped_gemm(ctx, 0, TL_F16, 4, tut, -1, NULL, 0);
+        grouped_gemm(ctx, 1, TL_F16, 4, tut, -1, NULL, 0);
+        grouped_gemm(ctx, 1, TL_F8E4M3, 4, tut, 3, NULL, 0);
+        static const int big_ragged[][3] = {{1000, 700, 300}, {129, 257, 65}, {1, 8, 8}, {300, 1000, 511}};
+        grouped_gemm(ctx, 1, TL_F16, 4, big_ragged, 3, NULL, 8);
+    }
+
+    /* 09: every variant at ragged sizes with small blocks (GROUP_SIZE_M 2,
+     * NUM_SMS 4 on the interpreter, so programs take several tiles); the
+     * descriptor kernels with both epilogues. The GPU adds tuned launches
+     * at the tutorial's sizes and the configs' own blocks. */
+    persistent_matmul(ctx, MM_PLAIN, TL_F16, 97, 70, 45, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_PLAIN, TL_F16, 1, 1, 1, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_PLAIN, TL_F8E4M3, 33, 65, 47, 0, "32,32,32,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 97, 70, 45, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 5, 3, 17, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_TMA, TL_F16, 97, 70, 45, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_TMA, TL_F16, 31, 33, 17, 0, "32,32,16,2", 0, 1, 1);
+    persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 97, 70, 45, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 97, 70, 45, 0, "32,32,16,2", 1, 0, 1);
+    persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F8E4M3, 61, 33, 40, 0, "32,32,32,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 97, 72, 40, 0, "32,32,16,2", 0, 0, 1);
+    persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 97, 72, 40, 0, "32,32,16,2", 1, 0, 1);
+    persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 97, 72, 40, 0, "32,32,16,2", 0, 1, 0);
+    if (on_gpu) {
+        persistent_matmul(ctx, MM_PLAIN, TL_F16, 512, 512, 512, -1, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PLAIN, TL_F16, 1000, 700, 300, -1, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PLAIN, TL_F8E4M3, 512, 512, 512, 3, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 512, 512, 512, -1, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 2049, 1000, 300, -1, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PERSISTENT, TL_F8E4M3, 1000, 700, 512, 3, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA, TL_F16, 1000, 700, 300, 3, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA, TL_F16, 512, 512, 512, 3, NULL, 0, 1, 1);
+        persistent_matmul(ctx, MM_TMA, TL_F8E4M3, 512, 512, 512, 3, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 2049, 1000, 300, 7, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 1000, 700, 300, 4, "128,64,64,8", 1, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F8E4M3, 512, 512, 512, 7, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 1, 0);
+        persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, 4, "128,64,64,8", 1, 0, 1);
+    }
 
     tl_context_destroy(ctx);
     return ex_failures ? 1 : 0;

@@ -138,6 +138,8 @@ const char *tl_context_device_name(const TlContext *ctx) {
     return ctx->kind == TL_DEVICE_CUDA ? ctx->name : "cpu (interpreter)";
 }
 
+int tl_context_num_sms(const TlContext *ctx) { return ctx && ctx->kind == TL_DEVICE_CUDA ? ctx->num_sms : 0; }
+
 void tl_context_set_print(TlContext *ctx, TlPrintFn fn, void *user) {
     if (!ctx)
         return;
@@ -193,6 +195,10 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "tl_buffer_create: cannot allocate %zu bytes", count * es);
     }
     memset(b->host, 0, b->bytes);
+    b->next = ctx->cpu_buffers;
+    if (b->next)
+        b->next->prev = b;
+    ctx->cpu_buffers = b;
     *out = b;
     return TL_SUCCESS;
 }
@@ -202,13 +208,25 @@ void tl_buffer_destroy(TlBuffer *b) {
         return;
     if (b->ctx->kind == TL_DEVICE_CUDA)
         gpu_free(b);
+    if (b->host) {
+        if (b->prev)
+            b->prev->next = b->next;
+        else
+            b->ctx->cpu_buffers = b->next;
+        if (b->next)
+            b->next->prev = b->prev;
+    }
     free(b->host);
     free(b);
 }
 
 size_t tl_buffer_count(const TlBuffer *b) { return b ? b->count : 0; }
 TlDType tl_buffer_dtype(const TlBuffer *b) { return b ? b->dtype : (TlDType)0; }
-uint64_t tl_buffer_device_ptr(const TlBuffer *b) { return b ? b->dptr : 0; }
+uint64_t tl_buffer_device_ptr(const TlBuffer *b) {
+    if (!b)
+        return 0;
+    return b->ctx->kind == TL_DEVICE_CUDA ? b->dptr : (uint64_t)(uintptr_t)b->host;
+}
 
 static TlStatus check_range(const TlBuffer *b, size_t offset, const void *p, size_t bytes, const char *fn) {
     if (!b)
@@ -822,8 +840,17 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
 }
 
 static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[3], const TlArg *args, int nargs) {
+    /* Besides the arguments' buffers, every live buffer of the context, so
+     * that an address the kernel loads and casts to a pointer (tutorial 08's
+     * arrays of pointers, tl_buffer_device_ptr) reaches its buffer; the
+     * interpreter has room for PTR_WILD - 2 of them in all. */
+    size_t nlive = 0;
+    for (const TlBuffer *b = k->ctx->cpu_buffers; b; b = b->next)
+        nlive++;
+    if (nlive > 60000 - (size_t)nargs)
+        nlive = 60000 - (size_t)nargs;
     InterpArg *iargs = calloc((size_t)nargs + 1, sizeof *iargs);
-    InterpBuffer *bufs = calloc((size_t)nargs + 1, sizeof *bufs);
+    InterpBuffer *bufs = calloc((size_t)nargs + nlive + 1, sizeof *bufs);
     if (!iargs || !bufs) {
         free(iargs);
         free(bufs);
@@ -845,6 +872,8 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
             iargs[i].f = args[i].v.f;
         }
     }
+    for (const TlBuffer *b = k->ctx->cpu_buffers; b && nlive; b = b->next, nlive--)
+        bufs[nbufs++] = (InterpBuffer){b->host, b->bytes};
     Buf out = {0};
     Diag d = {0};
     InterpLaunch L = {

@@ -25,6 +25,10 @@ struct TlContext {
     char name[128];
     char arch[16];      /* sm_80 .. sm_90 */
     int max_shared;     /* opt-in dynamic shared memory per block */
+    int num_sms;        /* streaming multiprocessors (tl_context_num_sms) */
+    /* CPU device: every live buffer, so that a launch can reach one through
+     * an address stored in memory (launch_cpu registers them all) */
+    struct TlBuffer *cpu_buffers;
     unsigned max_grid[3];
     TlStats stats;
     CompileTimes times; /* stats by stage */
@@ -39,6 +43,7 @@ struct TlBuffer {
     size_t count, bytes;
     void *host;         /* CPU device: the memory itself */
     CUdeviceptr dptr;   /* CUDA device */
+    struct TlBuffer *prev, *next; /* CPU device: ctx->cpu_buffers */
 };
 
 /* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */

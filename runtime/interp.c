@@ -733,6 +733,26 @@ static InterpStatus do_combine_op(Interp *I, const Inst *in) {
 
 /* ---- ops ---- */
 
+/* An integer cast to a pointer: a host address inside one of the launch's
+ * buffers (tl_buffer_device_ptr on the CPU device, as a kernel loads it from
+ * an array of pointers) becomes that buffer's tagged pointer. Anything else
+ * keeps its bits, so pointer -> int64 -> pointer round-trips (a packed
+ * pointer has a tag; a host address has none in its top 16 bits), and an
+ * unknown address faults as a null pointer's offset when used. */
+static void resolve_addresses(Interp *I, Elem *v, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        if (!v[k].p || ptr_tag(v[k].p))
+            continue;
+        for (int b = 0; b < I->L->nbufs; b++) {
+            uintptr_t lo = (uintptr_t)I->L->bufs[b].data;
+            if (lo && v[k].p >= lo && v[k].p - lo <= I->L->bufs[b].size) {
+                v[k].p = ptr_pack((unsigned)b + 1, (int64_t)(v[k].p - lo));
+                break;
+            }
+        }
+    }
+}
+
 static InterpStatus exec_inst(Interp *I, const Inst *in) {
     if (in->op >= IR__NUM)
         return internal(I, in, "unknown op");
@@ -790,6 +810,9 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
         return report(I, INTERP_NO_MEMORY, in, "out of memory");
     int64_t lane = 0;
     InterpStatus st = interp_eval(I->fn, in, args, out, &I->scratch, &lane);
+    if (st == INTERP_OK && in->op == IR_CAST && type_of(I, in->results[0]).dtype == DT_PTR &&
+        type_of(I, in->args[0]).dtype != DT_PTR)
+        resolve_addresses(I, out, ir_numel(type_of(I, in->results[0])));
     switch (st) {
     case INTERP_OK: return INTERP_OK;
     case INTERP_NO_MEMORY: return report(I, st, in, "out of memory");

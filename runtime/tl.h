@@ -69,6 +69,9 @@ TL_API void tl_context_destroy(TlContext *ctx);
 TL_API TlDeviceKind tl_context_device(const TlContext *ctx);
 /* "cpu (interpreter)" or the GPU's name. */
 TL_API const char *tl_context_device_name(const TlContext *ctx);
+/* The GPU's streaming multiprocessors (what a persistent kernel's NUM_SMS
+ * wants); 0 on the CPU device. */
+TL_API int tl_context_num_sms(const TlContext *ctx);
 /* Message of the last failed call on ctx (or on one of its handles); "" if none.
  * With ctx NULL: why the CUDA device could not be opened by the last
  * tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO falling back). */
@@ -100,7 +103,10 @@ TL_API TlStatus tl_buffer_write(TlBuffer *buf, size_t offset, const void *src, s
 TL_API TlStatus tl_buffer_read(const TlBuffer *buf, size_t offset, void *dst, size_t bytes);
 TL_API size_t tl_dtype_size(TlDType dtype); /* 0 for an invalid dtype */
 /* The buffer's CUDA device address, for interop with other CUDA code (cuBLAS,
- * your own kernels); 0 on the CPU device. */
+ * your own kernels). On the CPU device, the address of its memory, as
+ * tl_arg_ptr takes it there; a kernel that loads such an address (an int64)
+ * and casts it to a pointer reaches the buffer on either device (Triton's
+ * tutorial 08 passes arrays of pointers so). */
 TL_API uint64_t tl_buffer_device_ptr(const TlBuffer *buf);
 
 /* ---- kernels ----

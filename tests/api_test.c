@@ -152,6 +152,58 @@ int main(void) {
         tl_buffer_destroy(bz);
     }
 
+    /* Addresses in memory (Triton's tutorial 08): on the CPU device
+     * tl_buffer_device_ptr is the buffer's address, and a kernel that loads
+     * it and casts it to a pointer reaches any live buffer of the context,
+     * at an offset; an address of no such buffer (another context's, a
+     * destroyed one's) faults. */
+    check("num_sms_cpu", tl_context_num_sms(ctx) == 0 && tl_context_num_sms(NULL) == 0, NULL);
+    static const char *gather_src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def gather_k(ptrs, out):\n"
+        "    g = tl.program_id(0)\n"
+        "    p = tl.load(ptrs + g).to(tl.pointer_type(tl.float32))\n"
+        "    offs = tl.arange(0, 4)\n"
+        "    tl.store(out + g * 4 + offs, tl.load(p + 1 + offs))\n";
+    s = tl_kernel_from_string(ctx, gather_src, "", &k);
+    if (s == TL_SUCCESS) {
+        TlBuffer *bp, *bo, *gone;
+        float got[8] = {0};
+        tl_buffer_create(ctx, TL_F32, 10, &gone);
+        int64_t addrs[3] = {(int64_t)tl_buffer_device_ptr(z) + 4 * 20, (int64_t)tl_buffer_device_ptr(small),
+                            (int64_t)tl_buffer_device_ptr(foreign)};
+        tl_buffer_write(z, 0, host, sizeof host);
+        tl_buffer_write(small, 0, host + 50, 40);
+        tl_buffer_create(ctx, TL_I64, 3, &bp);
+        tl_buffer_create(ctx, TL_F32, 8, &bo);
+        tl_buffer_write(bp, 0, addrs, sizeof addrs);
+        TlArg args[] = {tl_arg_buffer(bp), tl_arg_buffer(bo)};
+        unsigned grid2[3] = {2, 1, 1};
+        s = tl_launch(k, grid2, args, 2);
+        tl_buffer_read(bo, 0, got, sizeof got);
+        int ok = s == TL_SUCCESS && tl_buffer_device_ptr(z) != 0;
+        for (int i = 0; i < 4; i++)
+            ok = ok && got[i] == host[21 + i] && got[4 + i] == host[51 + i];
+        check("address_from_memory", ok, tl_last_error(ctx));
+        /* program 2 reads another context's buffer; then a destroyed one's */
+        unsigned grid3[3] = {3, 1, 1};
+        s = tl_launch(k, grid3, args, 2);
+        check("address_other_context", s == TL_ERROR_OUT_OF_BOUNDS && contains(tl_last_error(ctx), "null-pointer"),
+              tl_last_error(ctx));
+        addrs[0] = (int64_t)tl_buffer_device_ptr(gone);
+        tl_buffer_destroy(gone);
+        tl_buffer_write(bp, 0, addrs, sizeof addrs);
+        s = tl_launch(k, grid1, args, 2);
+        check("address_destroyed", s == TL_ERROR_OUT_OF_BOUNDS, tl_last_error(ctx));
+        tl_buffer_destroy(bp);
+        tl_buffer_destroy(bo);
+        tl_kernel_destroy(k);
+    } else {
+        check("address_from_memory", 0, tl_last_error(ctx));
+    }
+
     tl_buffer_destroy(x);
     tl_buffer_destroy(z);
     tl_buffer_destroy(small);

@@ -480,6 +480,159 @@ static void bench_first_tuned_call(int n) {
     unsetenv("TL_CACHE_DIR");
 }
 
+/* Tutorials 09 and 08 (examples/tutorial_0[89]_*.tl), tuned at launch as
+ * Triton's users run them: the chosen config is then reloaded on its own
+ * (its grid known) and timed. desc: matmul_kernel_descriptor_persistent (B
+ * stored as (N, K); cuBLAS is timed on the same shape, no error compared). */
+static void bench_tutorial09(int desc, int n) {
+    const char *kname = desc ? "matmul_kernel_descriptor_persistent" : "matmul_kernel_persistent";
+    char opts[256];
+    int sms = tl_context_num_sms(ctx);
+    snprintf(opts, sizeof opts, "--kernel %s -D NUM_SMS=%d%s", kname, sms,
+             desc ? " -D WARP_SPECIALIZE=0 -D FLATTEN=1" : "");
+    TlBuffer *a = random_buffer(TL_F16, (size_t)n * n), *b = random_buffer(TL_F16, (size_t)n * n);
+    TlBuffer *c = ex_buffer(ctx, TL_F16, (size_t)n * n, NULL), *cref = ex_buffer(ctx, TL_F16, (size_t)n * n, NULL);
+    Launch l = {.k = ex_kernel(ctx, "tutorial_09_persistent_matmul.tl", with_extra(opts))};
+    l.args[0] = tl_arg_buffer(a), l.args[1] = tl_arg_buffer(b), l.args[2] = tl_arg_buffer(c);
+    int v[] = {n, n, n, n, 1, n, 1, n, 1};
+    l.nargs = desc ? 6 : 12;
+    for (int i = 0; i < l.nargs - 3; i++)
+        l.args[3 + i] = tl_arg_i32(v[i]);
+    const char *grid = "min(NUM_SMS, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))";
+    double t0 = now_ms();
+    TlStatus s = tl_launch_grid(l.k, grid, l.args, l.nargs);
+    double tune_ms = now_ms() - t0;
+    TlKernelConfig cfg;
+    tl_kernel_config(l.k, &cfg);
+    tl_kernel_destroy(l.k);
+    if (s != TL_SUCCESS) {
+        printf("matmul %-14s fp16  %5d: does not run: %s\n", desc ? "t09-desc-pers" : "t09-persistent", n,
+               tl_last_error(ctx));
+        goto out;
+    }
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " --autotune-config %d", cfg.autotune_config);
+    l.k = ex_kernel(ctx, "tutorial_09_persistent_matmul.tl", with_extra(opts));
+    int64_t bm = 1, bn = 1;
+    tl_kernel_constant_int(l.k, "BLOCK_SIZE_M", &bm), tl_kernel_constant_int(l.k, "BLOCK_SIZE_N", &bn);
+    unsigned tiles = ex_cdiv((size_t)n, (size_t)bm) * ex_cdiv((size_t)n, (size_t)bn);
+    l.grid[0] = tiles < (unsigned)sms ? tiles : (unsigned)sms, l.grid[1] = l.grid[2] = 1;
+    double flops = 2.0 * n * n * n, ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9, theirs = 0, err = -1;
+    if (cublas) {
+        Gemm g = {n, n, n, CUDA_R_16F, CUBLAS_COMPUTE_32F, dptr(a), dptr(b), dptr(cref)};
+        theirs = flops / time_ms(run_cublas, &g, 2, 20) * 1e-9;
+        tl_context_synchronize(ctx);
+        if (!desc)
+            err = rel_error(c, cref, TL_F16, (size_t)n * n);
+    }
+    printf("matmul %-14s fp16  %5d %5d %5d  tl %6.1f TFLOP/s (cfg %d)  cuBLAS %6.1f  ratio %5.2f  relerr %.1e  "
+           "first-call (tune %d configs) %.0f ms\n",
+           desc ? "t09-desc-pers" : "t09-persistent", n, n, n, ours, cfg.autotune_config, theirs,
+           theirs > 0 ? ours / theirs : 0, err, cfg.num_configs, tune_ms);
+    if (csv)
+        fprintf(csv, "matmul,%s,fp16,%d,%d,%d,%.2f,%.2f,%d\n", desc ? "t09-desc-pers" : "t09-persistent", n, n, n,
+                ours, theirs, cfg.autotune_config);
+    tl_kernel_destroy(l.k);
+out:
+    tl_buffer_destroy(a), tl_buffer_destroy(b), tl_buffer_destroy(c), tl_buffer_destroy(cref);
+}
+
+/* Tutorial 08's group (1024^3, 512^3, 256^3, 128^3, fp16) in one launch of
+ * grouped_matmul_kernel, tuned; cuBLAS runs the four one after another. */
+static void bench_grouped(void) {
+    enum { G = 4 };
+    static const int sz[G] = {1024, 512, 256, 128};
+    int sms = tl_context_num_sms(ctx);
+    TlBuffer *m[3 * G];
+    int64_t addrs[3 * G];
+    int32_t sizes[3 * G], lds[3 * G];
+    double flops = 0;
+    for (int g = 0; g < G; g++) {
+        for (int i = 0; i < 3; i++) {
+            m[3 * g + i] = random_buffer(TL_F16, (size_t)sz[g] * sz[g]);
+            addrs[i * G + g] = (int64_t)tl_buffer_device_ptr(m[3 * g + i]);
+            sizes[3 * g + i] = lds[3 * g + i] = sz[g];
+        }
+        flops += 2.0 * sz[g] * sz[g] * sz[g];
+    }
+    TlBuffer *bp[3], *bs = ex_buffer(ctx, TL_I32, 3 * G, sizes), *bl = ex_buffer(ctx, TL_I32, 3 * G, lds);
+    for (int i = 0; i < 3; i++)
+        bp[i] = ex_buffer(ctx, TL_I64, G, addrs + i * G);
+    char opts[128];
+    snprintf(opts, sizeof opts, "--kernel grouped_matmul_kernel -D NUM_SM=%d", sms);
+    Launch l = {.k = ex_kernel(ctx, "tutorial_08_grouped_gemm.tl", with_extra(opts)), .grid = {(unsigned)sms, 1, 1},
+                .args = {tl_arg_buffer(bp[0]), tl_arg_buffer(bp[1]), tl_arg_buffer(bp[2]), tl_arg_buffer(bs),
+                         tl_arg_buffer(bl), tl_arg_i32(G)},
+                .nargs = 6};
+    if (tl_launch(l.k, l.grid, l.args, l.nargs) != TL_SUCCESS) {
+        printf("grouped gemm: does not run: %s\n", tl_last_error(ctx));
+    } else {
+        double ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9, theirs = 0;
+        if (cublas) {
+            Gemm gs[G];
+            for (int g = 0; g < G; g++)
+                gs[g] = (Gemm){sz[g], sz[g], sz[g], CUDA_R_16F, CUBLAS_COMPUTE_32F, dptr(m[3 * g]), dptr(m[3 * g + 1]),
+                               dptr(m[3 * g + 2])};
+            double t = 0;
+            for (int g = 0; g < G; g++)
+                t += time_ms(run_cublas, &gs[g], 2, 20);
+            theirs = flops / t * 1e-9;
+        }
+        TlKernelConfig cfg;
+        tl_kernel_config(l.k, &cfg);
+        printf("grouped gemm t08 fp16 1024..128^3 (4 problems)  tl %6.1f TFLOP/s (cfg %d)  cuBLAS one by one %6.1f  "
+               "ratio %5.2f\n", ours, cfg.autotune_config, theirs, theirs > 0 ? ours / theirs : 0);
+        if (csv)
+            fprintf(csv, "grouped,t08,fp16,1024,1024,1024,%.2f,%.2f,%d\n", ours, theirs, cfg.autotune_config);
+    }
+    tl_kernel_destroy(l.k);
+    for (int i = 0; i < 3 * G; i++)
+        tl_buffer_destroy(m[i]);
+    for (int i = 0; i < 3; i++)
+        tl_buffer_destroy(bp[i]);
+    tl_buffer_destroy(bs), tl_buffer_destroy(bl);
+}
+
+/* Tutorial 06's forward kernel at its benchmark's shape (batch 4, 32 heads,
+ * fp16), tuned at launch with pointers (descriptors made in the kernel),
+ * the chosen config then timed alone. No reference here: tutorials.c checks
+ * the results. */
+static void bench_attention(int n_ctx, int d, int causal) {
+    enum { Z = 4, H = 32 };
+    size_t n = (size_t)Z * H * n_ctx * d;
+    TlBuffer *q = random_buffer(TL_F16, n), *k = random_buffer(TL_F16, n), *v = random_buffer(TL_F16, n);
+    TlBuffer *o = ex_buffer(ctx, TL_F16, n, NULL), *m = ex_buffer(ctx, TL_F32, (size_t)Z * H * n_ctx, NULL);
+    char opts[256];
+    int len = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
+                       "-D warp_specialize=0 -D IS_HOPPER=1", d, causal ? 3 : 1);
+    Launch l = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts)),
+                .args = {tl_arg_f32(0.5f), tl_arg_buffer(m), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(q),
+                         tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_buffer(o), tl_arg_i32(n_ctx)},
+                .nargs = 9};
+    TlStatus s = tl_launch_grid(l.k, "cdiv(N_CTX, BLOCK_M), Z * H", l.args, l.nargs);
+    TlKernelConfig cfg;
+    tl_kernel_config(l.k, &cfg);
+    tl_kernel_destroy(l.k);
+    if (s != TL_SUCCESS) {
+        printf("attention fwd t06 N_CTX=%d D=%d%s: does not run: %s\n", n_ctx, d, causal ? " causal" : "",
+               tl_last_error(ctx));
+    } else {
+        snprintf(opts + len, sizeof opts - (size_t)len, " --autotune-config %d", cfg.autotune_config);
+        l.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+        int64_t bm = 128;
+        tl_kernel_constant_int(l.k, "BLOCK_M", &bm);
+        l.grid[0] = ex_cdiv((size_t)n_ctx, (size_t)bm), l.grid[1] = Z * H, l.grid[2] = 1;
+        double flops = 4.0 * Z * H * (double)n_ctx * n_ctx * d * (causal ? 0.5 : 1);
+        double ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9;
+        printf("attention fwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s  tl %6.1f TFLOP/s (cfg %d)\n", Z, H, n_ctx, d,
+               causal ? " causal" : "       ", ours, cfg.autotune_config);
+        if (csv)
+            fprintf(csv, "attention,t06%s,fp16,%d,%d,%d,%.2f,,%d\n", causal ? "-causal" : "", n_ctx, n_ctx, d, ours,
+                    cfg.autotune_config);
+        tl_kernel_destroy(l.k);
+    }
+    tl_buffer_destroy(q), tl_buffer_destroy(k), tl_buffer_destroy(v), tl_buffer_destroy(o), tl_buffer_destroy(m);
+}
+
 int main(int argc, char **argv) {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     /* --matmul: only the tutorial kernel at 4096 and 8192, to compare compile
@@ -560,6 +713,15 @@ int main(int argc, char **argv) {
                         act, plain);
         }
     }
+    /* tutorial 09's persistent kernels beside the tutorial kernel, tutorial 08's group */
+    for (int i = nsizes - 2; i < nsizes; i++) {
+        bench_tutorial09(0, sizes[i]);
+        bench_tutorial09(1, sizes[i]);
+    }
+    bench_grouped();
+    for (int causal = 0; causal < 2; causal++)
+        for (int d = 64; d <= 128; d *= 2)
+            bench_attention(quick ? 1024 : 4096, d, causal);
     /* tf32: the tutorial kernel on fp32 inputs (tl.dot's default precision) against cuBLAS's TF32 */
     for (int i = nsizes - 2; i < nsizes; i++)
         bench_matmul(&tutorial, TL_F32, sizes[i], sizes[i], sizes[i]);
