@@ -124,7 +124,8 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
  * with the values inside constexprs unwrapped: isinstance(BLOCK, int) is
  * True for a constexpr int, isinstance(x, tl.constexpr) is False for every
  * x, a name assigned a number (`v = 1`) is a tl.tensor. The classes a kernel
- * can name: int, float, bool, tl.tensor, tl.dtype, tl.constexpr. */
+ * can name: int, float, bool, tl.tensor, tl.dtype, tl.constexpr,
+ * tl.tensor_descriptor. */
 
 static bool is_instance(Sema *s, Val x, Val c, Span sp) {
     if (c.k == V_TUPLE) {
@@ -147,8 +148,10 @@ static bool is_instance(Sema *s, Val x, Val c, Span sp) {
         return x.k == V_DTYPE;
     if (n && !strcmp(n, "constexpr") && c.bi->flags & B_TL)
         return false;
+    if (n && !strcmp(n, "tensor_descriptor") && c.bi->flags & B_TL) /* tutorial 06: a descriptor or a pointer */
+        return x.k == V_TENSORDESC;
     sema_fail(s, sp, "isinstance's second argument must be a class (int, float, bool, tl.tensor, tl.dtype, "
-                     "tl.constexpr) or a tuple of them, got %s", sema_describe(s, c));
+                     "tl.constexpr, tl.tensor_descriptor) or a tuple of them, got %s", sema_describe(s, c));
 }
 
 Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {

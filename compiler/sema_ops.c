@@ -1526,16 +1526,6 @@ static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     sema_fail(s, call, "'%s' can only be used as a decorator", bi->name);
 }
 
-/* isinstance(x, tl.tensor_descriptor): whether x is a descriptor, known at
- * compile time (tutorial 06 takes a host descriptor or a pointer in the same
- * parameter). The one class tl knows as a value. */
-static Val h_py_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)bi, (void)call;
-    if (a[1].k != V_BUILTIN || !sema_builtin_is(a[1].bi, "tensor_descriptor"))
-        sema_fail(s, sp[1], "isinstance: tl knows one class, tl.tensor_descriptor; got %s", sema_describe(s, a[1]));
-    return sema_bool(a[0].k == V_TENSORDESC);
-}
-
 static Val py_minmax(Sema *s, bool is_max, Val *a, const Span *sp, Span call) {
     Val args = unwrap_varargs(a[0]);
     if (args.n == 1 && args.items[0].k == V_TUPLE)
@@ -1804,7 +1794,6 @@ static const Builtin builtins[] = {
     {"min", "*args", h_py_min, 0, B_PY},
     {"max", "*args", h_py_min, 1, B_PY},
     {"abs", "x", h_py_abs, 0, B_PY},
-    {"isinstance", "obj classinfo", h_py_isinstance, 0, B_PY},
     {"tensor_descriptor", "*args", h_not_here, 0, TL},
     {"float", "x?", h_py_conv, 0, B_PY},
     {"int", "x?", h_py_conv, 0, B_PY},
