@@ -44,9 +44,13 @@
  *           of the tensor, which is the descriptor load's mask and other, so
  *           those and the pointers are not needed. The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
- *           arch_tma_swizzle (arch.h). On sm_90a too, a store of a
- *           host descriptor's tile goes out through a buffer and TMA
- *           (tma_stores, below).
+ *           arch_tma_swizzle (arch.h). Descriptor stores stay masked
+ *           pointer stores: the IR's tma_store and its lowering exist, but an
+ *           H100 run (2026-11-24) of a plain descriptor copy kernel whose
+ *           store coordinates go negative (desc_test's shifted stores) died
+ *           with an illegal instruction, and on the matmul epilogue TMA
+ *           stores gained nothing (546 vs 554 TFLOP/s at 4096), so the
+ *           pipeliner does not make them.
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout, or feeding an FMA dot directly
@@ -913,49 +917,6 @@ again:
     sweep_loop(P, loop);
 }
 
-/* ---- TMA stores ----
- * On sm_90a a store of fp16 / bf16 to a host descriptor's 2-D tile
- * (desc_tile pointers) of at most 256 rows whose rows fit a swizzle
- * (arch_tma_swizzle) becomes: a buffer of the tile (local_alloc, #nvmma of
- * that swizzle), local_store of the value, tma_store of the buffer. TMA
- * drops what falls outside the tensor, which is what the store's mask did;
- * the barrier pass puts a bar.sync between the stores and the copy.
- * Only for a descriptor whose shape is a multiple of 16 (`tensordesc<...>:16`,
- * the map parameter's div = 16): on an H100 (2026-11-24) a TMA store of a
- * tile crossing a column bound that is not a multiple of 8 fp16 wrote the
- * 16-byte chunk around the bound (C's row padding past N = 131 changed),
- * so a ragged right edge keeps the masked pointer store. */
-static void tma_stores(Pipe *P, Block *b) {
-    Function *f = P->f;
-    for (int i = 0; b && i < b->ninsts; i++) {
-        Inst *in = b->insts[i];
-        for (int r = 0; r < in->nregions; r++)
-            tma_stores(P, in->regions[r]);
-        if (in->op != IR_STORE || in->nargs < 2)
-            continue;
-        Inst *t = f->values[in->args[0]].def;
-        Type vt = vtype(P, in->args[1]);
-        if (!t || t->op != IR_DESC_TILE || vt.rank != 2 || vt.shape[0] > 256 ||
-            (vt.dtype != DT_F16 && vt.dtype != DT_BF16) || t->args[1] < 1 || t->args[1] > f->nparams ||
-            f->params[t->args[1] - 1].divisibility < 16)
-            continue;
-        int sw = arch_tma_swizzle(2, vt.shape[1]);
-        if (!sw)
-            continue;
-        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = sw, .elem_bits = 16};
-        Type bt = vt;
-        bt.mem = IR_MEM_SHARED;
-        Cursor c = {b, i};
-        Inst *al = put(P, &c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), in->span);
-        al->attr.offset = -1;
-        ValueId buf = al->results[0];
-        put(P, &c, IR_LOCAL_STORE, (ValueId[]){buf, in->args[1]}, 2, NULL, 0, in->span);
-        put(P, &c, IR_TMA_STORE, (ValueId[]){buf, t->args[1], t->args[2], t->args[3]}, 4, NULL, 0, in->span);
-        remove_at(b, c.at); /* the store, moved down by the three ops */
-        i = c.at - 1;
-    }
-}
-
 static void walk(Pipe *P, Block *b) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
@@ -982,8 +943,6 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (ok) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
-        if (P.wgmma)
-            tma_stores(&P, f->body);
     } else {
         diag_internal(d, "pipeline: out of memory");
     }
