@@ -83,10 +83,12 @@ enum {
     N_CUMSUM, /* axis, op: reverse */
     N_DOT,    /* a @ b (+ c when c >= 0: acc=) */
     N_LOOP,   /* t = a; for i in range(lit): t = t op b (+ i when axis) */
+    N_KDOT,   /* matmul over K: t = a; for i in range(cdiv(K, BK)): t = dot(load A, load B, t);
+                 inputs `input` (sh[0] x K) and input + 1 (K x sh[1]) of dtype op, `other` */
     N_KINDS
 };
 static const char *const kind_name[] = {"load", "range", "sarg", "lit", "bin", "cmp", "neg", "abs", "cast",
-                                        "where", "exp0", "exp1", "bcast", "trans", "red", "cumsum", "dot", "loop"};
+                                        "where", "exp0", "exp1", "bcast", "trans", "red", "cumsum", "dot", "loop", "kdot"};
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_FDIV, B_MOD, B_AND, B_OR, B_XOR, B_SHL, B_SHR, B_MAX, B_MIN, NBIN };
 static const char *const bin_src[] = {"+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "tl.maximum", "tl.minimum"};
 enum { C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE };
@@ -182,6 +184,24 @@ static int promote(int a, int a_lit, int b, int b_lit, int divmod) {
     if (a == G_I32 || b == G_I32)
         return G_I32;
     return G_I1;
+}
+
+/* Numbers the inputs in node order: a load reads one, a K loop of dots two. */
+static void register_inputs(Kernel *k) {
+    k->ninputs = 0;
+    for (int i = 0; i < k->n && k->ninputs < MAXIN - 1; i++) {
+        Node *n = &k->nodes[i];
+        if (n->kind == N_LOAD) {
+            n->input = k->ninputs;
+            k->in_dt[k->ninputs] = n->dt;
+            k->in_sh[k->ninputs++] = n->sh;
+        } else if (n->kind == N_KDOT) {
+            n->input = k->ninputs;
+            k->in_dt[k->ninputs] = k->in_dt[k->ninputs + 1] = n->op;
+            k->in_sh[k->ninputs++] = (Shape){2, {n->sh.d[0], AX_K}};
+            k->in_sh[k->ninputs++] = (Shape){2, {AX_K, n->sh.d[1]}};
+        }
+    }
 }
 
 /* ------------------------------------------------------------ the generator */
@@ -519,7 +539,7 @@ static int gen(Gen *g, Shape s, int depth) {
             n.dt = dt_of(g, n.a);
             return add(g, n);
         }
-        if (r < 90 && s.rank == 2 && dotok) {
+        if (r < 88 && s.rank == 2 && dotok) {
             Node n = mk(N_DOT, G_F32, s);
             int inner = AX_M + rnd(3), fp = chance(50) ? G_F16 : G_F32;
             n.a = gen(g, sh2(s.d[0], inner), depth - 1);
@@ -535,6 +555,18 @@ static int gen(Gen *g, Shape s, int depth) {
                 if (n.c < 0 || (n.c = cast(g, n.c, G_F32)) < 0)
                     return -1;
             }
+            return add(g, n);
+        }
+        if (r < 90 && s.rank == 2 && dotok && s.d[0] != AX_K && s.d[1] != AX_K && k->ninputs < MAXIN - 2) {
+            Node n = mk(N_KDOT, G_F32, s);
+            n.op = chance(50) ? G_F16 : G_F32;
+            n.has_other = 1;
+            n.other = chance(70) ? 0 : nice_float();
+            n.a = gen(g, s, depth - 1);
+            if (n.a < 0 || (n.a = cast(g, n.a, G_F32)) < 0)
+                return -1;
+            n.input = k->ninputs;
+            k->ninputs += 2;
             return add(g, n);
         }
         if (r < 92) { /* a loop carrying a value */
@@ -588,6 +620,7 @@ static void gen_kernel(Kernel *k, uint64_t seed) {
         if (r >= 0 && chance(15) && k->n < MAXN - 20)
             k->store_cond = gen_bool(&g, out, 1);
         if (r >= 0 && k->n < MAXN - 1) {
+            register_inputs(k);
             k->root = r;
             k->out_dt = chance(25) ? G_I32 + rnd(3) : dt_of(&g, r);
             k->num_warps = 1 << rnd(4);
@@ -720,6 +753,20 @@ static char *kernel_src(const Kernel *k) {
                 sput(&s, ", acc=%s", name(k, n->c, z));
             sput(&s, "%s)\n", k->nodes[n->a].dt == G_F32 ? ", input_precision=\"ieee\"" : "");
             break;
+        case N_KDOT: {
+            const char *ra = ax_range[n->sh.d[0]], *rb = ax_range[n->sh.d[1]];
+            const char *sa = ax_size[n->sh.d[0]], *sb = ax_size[n->sh.d[1]];
+            char oth[48];
+            snprintf(oth, sizeof oth, "%.17g%s", n->other, n->other == (int)n->other ? ".0" : "");
+            sput(&s, "%s\n    for i%d in range(0, tl.cdiv(K, BK)):\n", name(k, n->a, x), i);
+            sput(&s, "        kk%d = i%d * BK + rk\n", i, i);
+            sput(&s, "        a%d = tl.load(X%d + %s[:, None] * K + kk%d[None, :], mask=(%s[:, None] < %s) & (kk%d[None, :] < K), other=%s)\n",
+                 i, n->input, ra, i, ra, sa, i, oth);
+            sput(&s, "        b%d = tl.load(X%d + kk%d[:, None] * %s + %s[None, :], mask=(kk%d[:, None] < K) & (%s[None, :] < %s), other=%s)\n",
+                 i, n->input + 1, i, sb, rb, i, rb, sb, oth);
+            sput(&s, "        t%d = tl.dot(a%d, b%d, t%d%s)\n", i, i, i, i, n->op == G_F32 ? ", input_precision=\"ieee\"" : "");
+            break;
+        }
         case N_LOOP:
             sput(&s, "%s\n    for i%d in range(%d):\n        t%d = ", name(k, n->a, x), i, (int)n->lit, i);
             if (n->op >= B_MAX)
@@ -787,16 +834,9 @@ static int parse_header(const char *text, Kernel *k, char *err, size_t errlen) {
             snprintf(err, errlen, "unknown node kind %s", kind);
             return 0;
         }
-        if (n.kind == N_LOAD) {
-            if (n.input != k->ninputs || n.input >= MAXIN) {
-                snprintf(err, errlen, "node %d: inputs out of order", i);
-                return 0;
-            }
-            k->in_dt[k->ninputs] = n.dt;
-            k->in_sh[k->ninputs++] = n.sh;
-        }
         k->nodes[k->n++] = n;
     }
+    register_inputs(k);
     if (k->root < 0 || k->root >= k->n) {
         snprintf(err, errlen, "root out of range");
         return 0;
@@ -878,8 +918,8 @@ static Lane arith(int op, int dt, Lane a, Lane b) {
             for (int j = -1; j <= 1; j += 2)
                 e = fmax(e, fabs((a.v + i * a.e) / (b.v + j * b.e) - x));
         double v = round_to(dt, x);
-        /* the GPU's `/` may be off by 2 ulp */
-        return fin(dt, v, e * 1.0001 + (v != x || e > 0 ? 4 * uerr(dt, v) : 0));
+        /* the GPU's `/` may be off by 2 ulp (div.full), even where the quotient is exact */
+        return fin(dt, v, e * 1.0001 + 4 * uerr(dt, v));
     }
     case B_FDIV: /* by a positive constant; C truncation */
         x = trunc(a.v / b.v);
@@ -1033,6 +1073,22 @@ static void eval_program(const Kernel *k, const Run *r, Lane **L) {
                 case N_EXP0: o[at] = L[n->a][j]; break;
                 case N_EXP1: o[at] = L[n->a][i]; break;
                 case N_BCAST: o[at] = ra; break;
+                case N_KDOT: {
+                    Lane c = L[n->a][at];
+                    double sum = c.v, mag = fabs(c.v), err = c.e, oth = round_to(n->op, n->other);
+                    int64_t K = r->size[AX_K], trips = (K + k->bk - 1) / k->bk;
+                    int oa = offset(k, r, s.d[0], i), ob = offset(k, r, s.d[1], j);
+                    const double *A = r->in[n->input], *B = r->in[n->input + 1];
+                    for (int64_t kk = 0; kk < trips * k->bk; kk++) {
+                        double p = oa < r->size[s.d[0]] && kk < K ? A[oa * K + kk] : oth;
+                        double q = ob < r->size[s.d[1]] && kk < K ? B[kk * r->size[s.d[1]] + ob] : oth;
+                        sum += p * q, mag += fabs(p * q);
+                    }
+                    o[at] = c.bad ? bad_lane()
+                                  : fin(G_F32, (float)sum, err * 1.0001 + 2 * (trips * k->bk + 1) * 0x1p-24 * mag +
+                                                               uerr(G_F32, sum));
+                    break;
+                }
                 case N_LOOP: {
                     Lane acc = ra;
                     for (int it = 0; it < (int)n->lit; it++)
@@ -1519,14 +1575,7 @@ static void delete_node(Kernel *k, int id) {
         k->root--;
     if (k->store_cond > id)
         k->store_cond--;
-    /* inputs renumbered in order */
-    k->ninputs = 0;
-    for (int i = 0; i < k->n; i++)
-        if (k->nodes[i].kind == N_LOAD) {
-            k->nodes[i].input = k->ninputs;
-            k->in_dt[k->ninputs] = k->nodes[i].dt;
-            k->in_sh[k->ninputs++] = k->nodes[i].sh;
-        }
+    register_inputs(k);
 }
 static int used(const Kernel *k, int id) {
     if (k->root == id || k->store_cond == id)
