@@ -84,21 +84,33 @@ enum {
     N_BCAST,  /* broadcast_to(a, shape) */
     N_TRANS,
     N_RED,    /* op: RED_*, axis */
-    N_CUMSUM, /* axis, op: reverse */
+    N_CUMSUM, /* along axis; op: bit 0 reverse, op >> 1: SCAN_* */
     N_DOT,    /* a @ b (+ c when c >= 0: acc=) */
     N_LOOP,   /* t = a; for i in range(lit): t = t op b (+ i when axis) */
+    N_SORT,   /* tl.sort along the last dim; op: descending */
     N_KDOT,   /* matmul over K: t = a; for i in range(cdiv(K, BK)): t = dot(load A, load B, t);
                  inputs `input` (sh[0] x K) and input + 1 (K x sh[1]) of dtype op, `other` */
     N_KINDS
 };
 static const char *const kind_name[] = {"load", "range", "sarg", "lit", "bin", "cmp", "neg", "abs", "cast",
-                                        "where", "exp0", "exp1", "bcast", "trans", "red", "cumsum", "dot", "loop", "kdot"};
+                                        "where", "exp0", "exp1", "bcast", "trans", "red", "cumsum", "dot", "loop", "sort", "kdot"};
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_FDIV, B_MOD, B_AND, B_OR, B_XOR, B_SHL, B_SHR, B_MAX, B_MIN, NBIN };
 static const char *const bin_src[] = {"+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "tl.maximum", "tl.minimum"};
 enum { C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE };
 static const char *const cmp_src[] = {"<", "<=", ">", ">=", "==", "!="};
-enum { R_SUM, R_MAX, R_MIN };
-static const char *const red_src[] = {"tl.sum", "tl.max", "tl.min"};
+/* N_RED's op: R_* | R_KEEP (keep_dims); R_FSUM / R_FMAX: tl.reduce with the
+ * _kadd / _kmax combine functions of the file */
+enum { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_XOR, R_FSUM, R_FMAX, R_KEEP = 8 };
+static const char *const red_src[] = {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.xor_sum", "_kadd",
+                                      "_kmax"};
+/* N_CUMSUM's op >> 1: tl.cumsum, tl.associative_scan with _kadd, with _kmax */
+enum { SCAN_CUMSUM, SCAN_ADD, SCAN_MAX };
+/* how lanes combine */
+enum { CK_SUM, CK_MAX, CK_MIN, CK_ARGMAX, CK_ARGMIN, CK_XOR };
+static int red_ck(int redop) {
+    static const int ck[] = {CK_SUM, CK_MAX, CK_MIN, CK_ARGMAX, CK_ARGMIN, CK_XOR, CK_SUM, CK_MAX};
+    return ck[redop & 7];
+}
 
 typedef struct Node {
     int kind, op, dt;
@@ -263,6 +275,29 @@ static int literal(Gen *g) {
 static int gen(Gen *g, Shape s, int depth);
 static int gen_bool(Gen *g, Shape s, int depth);
 
+/* a reduction's op (axis=None: not argmax/argmin) */
+static int pick_redop(int all) {
+    for (;;) {
+        int op = chance(50) ? rnd(3) : rnd(8);
+        if (!all || (op != R_ARGMAX && op != R_ARGMIN))
+            return op;
+    }
+}
+/* its operand (xor_sum takes ints) and its result type */
+static int red_operand(Gen *g, int a, int redop) {
+    if (a >= 0 && (dt_of(g, a) == G_I1 || redop == R_XOR))
+        a = cast(g, a, G_I32);
+    return a;
+}
+static int red_dt(int redop, int dt) {
+    redop &= 7;
+    if (redop == R_ARGMAX || redop == R_ARGMIN)
+        return G_I32;
+    if ((redop == R_MAX || redop == R_MIN) && dt == G_F16) /* max/min of fp16 run in fp32 */
+        return G_F32;
+    return dt;
+}
+
 /* a node of shape s, or an earlier one */
 static int reuse(Gen *g, Shape s) {
     Kernel *k = g->k;
@@ -284,7 +319,7 @@ static int gen_bcast(Gen *g, Shape s, int depth) {
         if (r == 2)
             return gen(g, sh1(s.d[1]), depth); /* right-aligned */
     }
-    if (s.rank >= 1 && r == 3)
+    if (s.rank >= 1 && (r == 3 || r == 4))
         return gen(g, sh0(), depth);
     return gen(g, s, depth);
 }
@@ -429,17 +464,13 @@ static int gen(Gen *g, Shape s, int depth) {
             /* keep_dims: reduce the size-1 dim of a tile */
             int one = s.d[0] == AX_1;
             Node n = mk(N_RED, 0, s);
-            n.op = rnd(3) | 4;
+            n.op = pick_redop(0) | R_KEEP;
             n.axis = one ? 0 : 1;
             int other = AX_M + rnd(3);
-            n.a = gen(g, one ? sh2(other, s.d[1]) : sh2(s.d[0], other), depth - 1);
+            n.a = red_operand(g, gen(g, one ? sh2(other, s.d[1]) : sh2(s.d[0], other), depth - 1), n.op & 7);
             if (n.a < 0)
                 return -1;
-            if (dt_of(g, n.a) == G_I1)
-                n.a = cast(g, n.a, G_I32);
-            n.dt = dt_of(g, n.a);
-            if ((n.op & 3) != R_SUM && n.dt == G_F16)
-                n.dt = G_F32;
+            n.dt = red_dt(n.op, dt_of(g, n.a));
             return add(g, n);
         }
         if (s.rank == 2 && (s.d[0] == AX_1 || s.d[1] == AX_1)) {
@@ -492,10 +523,9 @@ static int gen(Gen *g, Shape s, int depth) {
                 to = to == G_F32 ? G_F16 : G_F32;
             return cast(g, a, to);
         }
-        if (r < 58 && s.rank >= 1) { /* cumsum */
-            Node n = mk(N_CUMSUM, 0, s);
-            n.axis = rnd(s.rank);
-            n.op = chance(25);
+        if (r < 58 && s.rank >= 1 && chance(20)) { /* sort */
+            Node n = mk(N_SORT, 0, s);
+            n.op = chance(50);
             n.a = gen(g, s, depth - 1);
             if (n.a < 0)
                 return -1;
@@ -504,9 +534,21 @@ static int gen(Gen *g, Shape s, int depth) {
             n.dt = dt_of(g, n.a);
             return add(g, n);
         }
-        if (r < 70 && (s.rank < 2 ? (two || s.rank == 0) : 0)) { /* reduce one more dim */
+        if (r < 58 && s.rank >= 1) { /* cumsum, associative_scan */
+            Node n = mk(N_CUMSUM, 0, s);
+            n.axis = rnd(s.rank);
+            n.op = chance(25) | (chance(50) ? 0 : 1 + rnd(2)) << 1;
+            n.a = gen(g, s, depth - 1);
+            if (n.a < 0)
+                return -1;
+            if (dt_of(g, n.a) == G_I1)
+                n.a = cast(g, n.a, G_I32);
+            n.dt = dt_of(g, n.a);
+            return add(g, n);
+        }
+        int red_here = s.rank == 0 ? chance(35) : s.rank == 1 && two && chance(15);
+        if ((red_here || (r >= 58 && r < 70)) && (s.rank < 2 ? (two || s.rank == 0) : 0)) { /* reduce one more dim */
             Node n = mk(N_RED, 0, s);
-            n.op = rnd(3);
             int other = two ? AX_M + rnd(3) : AX_N;
             Shape in;
             if (s.rank == 0 && two && chance(40)) {
@@ -519,17 +561,14 @@ static int gen(Gen *g, Shape s, int depth) {
                 n.axis = rnd(2);
                 in = n.axis == 0 ? sh2(other, s.d[0]) : sh2(s.d[0], other);
             }
-            n.a = gen(g, in, depth - 1);
+            n.op = pick_redop(n.axis == 2);
+            n.a = red_operand(g, gen(g, in, depth - 1), n.op);
             if (n.a < 0)
                 return -1;
-            if (dt_of(g, n.a) == G_I1)
-                n.a = cast(g, n.a, G_I32);
-            n.dt = dt_of(g, n.a);
-            if (n.op != R_SUM && n.dt == G_F16) /* max/min of fp16 run in fp32 */
-                n.dt = G_F32;
+            n.dt = red_dt(n.op, dt_of(g, n.a));
             return add(g, n);
         }
-        if (r < 76 && s.rank == 2) { /* trans */
+        if (r >= 70 && r < 76 && s.rank == 2) { /* trans */
             Node n = mk(N_TRANS, 0, s);
             n.a = gen(g, sh2(s.d[1], s.d[0]), depth - 1);
             if (n.a < 0)
@@ -537,7 +576,7 @@ static int gen(Gen *g, Shape s, int depth) {
             n.dt = dt_of(g, n.a);
             return add(g, n);
         }
-        if (r < 80 && s.rank == 2) { /* broadcast_to */
+        if (r >= 76 && r < 80 && s.rank == 2) { /* broadcast_to */
             Node n = mk(N_BCAST, 0, s);
             n.a = gen(g, chance(50) ? sh2(s.d[0], AX_1) : sh2(AX_1, s.d[1]), depth - 1);
             if (n.a < 0)
@@ -545,7 +584,7 @@ static int gen(Gen *g, Shape s, int depth) {
             n.dt = dt_of(g, n.a);
             return add(g, n);
         }
-        if (r < 88 && s.rank == 2 && dotok) {
+        if (r >= 80 && r < 88 && s.rank == 2 && dotok) {
             Node n = mk(N_DOT, G_F32, s);
             int inner = AX_M + rnd(3), fp = chance(50) ? G_F16 : G_F32;
             n.a = gen(g, sh2(s.d[0], inner), depth - 1);
@@ -563,7 +602,7 @@ static int gen(Gen *g, Shape s, int depth) {
             }
             return add(g, n);
         }
-        if (r < 90 && s.rank == 2 && dotok && s.d[0] != AX_K && s.d[1] != AX_K && k->ninputs < MAXIN - 2) {
+        if (r >= 88 && r < 90 && s.rank == 2 && dotok && s.d[0] != AX_K && s.d[1] != AX_K && k->ninputs < MAXIN - 2) {
             Node n = mk(N_KDOT, G_F32, s);
             n.op = chance(50) ? G_F16 : G_F32;
             n.has_other = 1;
@@ -575,7 +614,7 @@ static int gen(Gen *g, Shape s, int depth) {
             k->ninputs += 2;
             return add(g, n);
         }
-        if (r < 92) { /* a loop carrying a value */
+        if (r >= 90 && r < 93) { /* a loop carrying a value */
             Node n = mk(N_LOOP, 0, s);
             static const int ops[] = {B_ADD, B_SUB, B_MUL, B_MAX, B_MIN};
             n.op = ops[rnd(5)];
@@ -592,7 +631,7 @@ static int gen(Gen *g, Shape s, int depth) {
                 return -1;
             return add(g, n);
         }
-        if (r >= 92)
+        if (r >= 93)
             return leaf(g, s);
     }
 }
@@ -630,6 +669,15 @@ static void gen_kernel(Kernel *k, uint64_t seed) {
             k->root = r;
             k->out_dt = chance(25) ? G_I32 + rnd(3) : dt_of(&g, r);
             k->num_warps = 1 << rnd(4);
+            /* at most 32 elements of a tile per thread: larger tiles need
+             * more warps (else the GPU may refuse them for their registers) */
+            int most = k->form == 1 ? k->bn : k->bm * k->bn;
+            if (k->form == 2 && k->bm * k->bk > most)
+                most = k->bm * k->bk;
+            if (k->form == 2 && k->bk * k->bn > most)
+                most = k->bk * k->bn;
+            while (most > 1024 * k->num_warps && k->num_warps < 8)
+                k->num_warps *= 2;
             return;
         }
     }
@@ -683,7 +731,21 @@ static void mask_src(Str *s, Shape sh) {
 static char *kernel_src(const Kernel *k) {
     Str s = {0};
     char x[64], y[64], z[64];
-    sput(&s, "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef kgen(");
+    sput(&s, "import triton\nimport triton.language as tl\n\n\n");
+    /* the combine functions of tl.reduce / tl.associative_scan, when used */
+    int uses[2] = {0, 0};
+    for (int i = 0; i < k->n; i++) {
+        const Node *n = &k->nodes[i];
+        if (n->kind == N_RED && (n->op & 7) >= R_FSUM)
+            uses[(n->op & 7) - R_FSUM] = 1;
+        if (n->kind == N_CUMSUM && n->op >> 1 != SCAN_CUMSUM)
+            uses[(n->op >> 1) - SCAN_ADD] = 1;
+    }
+    if (uses[0])
+        sput(&s, "@triton.jit\ndef _kadd(a, b):\n    return a + b\n\n\n");
+    if (uses[1])
+        sput(&s, "@triton.jit\ndef _kmax(a, b):\n    return tl.maximum(a, b)\n\n\n");
+    sput(&s, "@triton.jit\ndef kgen(");
     for (int i = 0; i < k->ninputs; i++)
         sput(&s, "X%d, ", i);
     sput(&s, "OUT, M, N, K, s, alpha, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n");
@@ -743,15 +805,26 @@ static char *kernel_src(const Kernel *k) {
             sput(&s, "tl.broadcast_to(%s, (B%s, B%s))\n", name(k, n->a, x), ax_size[n->sh.d[0]], ax_size[n->sh.d[1]]);
             break;
         case N_TRANS: sput(&s, "tl.trans(%s)\n", name(k, n->a, x)); break;
-        case N_RED:
-            if (n->axis == 2)
-                sput(&s, "%s(%s)\n", red_src[n->op & 3], name(k, n->a, x));
+        case N_RED: {
+            int rop = n->op & 7;
+            const char *keep = n->op & R_KEEP ? ", keep_dims=True" : "";
+            if (rop >= R_FSUM && n->axis == 2)
+                sput(&s, "tl.reduce(%s, None, %s)\n", name(k, n->a, x), red_src[rop]);
+            else if (rop >= R_FSUM)
+                sput(&s, "tl.reduce(%s, %d, %s%s)\n", name(k, n->a, x), n->axis, red_src[rop], keep);
+            else if (n->axis == 2)
+                sput(&s, "%s(%s)\n", red_src[rop], name(k, n->a, x));
             else
-                sput(&s, "%s(%s, axis=%d%s)\n", red_src[n->op & 3], name(k, n->a, x), n->axis,
-                     n->op & 4 ? ", keep_dims=True" : "");
+                sput(&s, "%s(%s, axis=%d%s)\n", red_src[rop], name(k, n->a, x), n->axis, keep);
             break;
+        }
+        case N_SORT: sput(&s, "tl.sort(%s%s)\n", name(k, n->a, x), n->op ? ", descending=True" : ""); break;
         case N_CUMSUM:
-            sput(&s, "tl.cumsum(%s, axis=%d%s)\n", name(k, n->a, x), n->axis, n->op ? ", reverse=True" : "");
+            if (n->op >> 1 == SCAN_CUMSUM)
+                sput(&s, "tl.cumsum(%s, axis=%d%s)\n", name(k, n->a, x), n->axis, n->op & 1 ? ", reverse=True" : "");
+            else
+                sput(&s, "tl.associative_scan(%s, %d, %s%s)\n", name(k, n->a, x), n->axis,
+                     n->op >> 1 == SCAN_ADD ? "_kadd" : "_kmax", n->op & 1 ? ", reverse=True" : "");
             break;
         case N_DOT:
             sput(&s, "tl.dot(%s, %s", name(k, n->a, x), name(k, n->b, y));
@@ -1004,6 +1077,11 @@ static int bidx(const Kernel *k, Shape from, Shape to, int i, int j) {
     return ii * dims_of(k, from.d[1]) + jj;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Evaluates every node for one program; L[i] holds node i's lanes. */
 static void eval_program(const Kernel *k, const Run *r, Lane **L) {
     for (int id = 0; id < k->n; id++) {
@@ -1103,12 +1181,30 @@ static void eval_program(const Kernel *k, const Run *r, Lane **L) {
                     break;
                 }
                 case N_TRANS: o[at] = L[n->a][j * d0 + i]; break;
+                case N_SORT: {
+                    /* a sort moves each value by at most the largest error bound of its row */
+                    /* (the whole row at its first lane) */
+                    double row[1024], e = 0;
+                    int bad = 0, len = s.rank == 2 ? d1 : d0, base = s.rank == 2 ? i * d1 : 0;
+                    if ((s.rank == 2 ? j : i) != 0)
+                        break;
+                    for (int t = 0; t < len; t++) {
+                        Lane x = L[n->a][base + t];
+                        bad |= x.bad;
+                        row[t] = x.v, e = fmax(e, x.e);
+                    }
+                    qsort(row, len, sizeof row[0], cmp_double);
+                    for (int t = 0; t < len; t++)
+                        o[base + t] = bad ? bad_lane() : (Lane){row[n->op ? len - 1 - t : t], e, 0};
+                    break;
+                }
                 case N_RED: case N_CUMSUM: case N_DOT: {
                     /* the lanes summed: along the axis of a (and of b for dot) */
                     Shape as = na->sh;
-                    int len, cdt = n->kind == N_RED ? n->dt : na->dt;
+                    int ck = n->kind == N_RED ? red_ck(n->op) : n->kind == N_CUMSUM && n->op >> 1 == SCAN_MAX ? CK_MAX : CK_SUM;
+                    int len, cdt = n->kind == N_RED && ck != CK_ARGMAX && ck != CK_ARGMIN ? n->dt : na->dt;
                     int ad0 = dims_of(k, as.d[0]), ad1 = as.rank == 2 ? dims_of(k, as.d[1]) : 1;
-                    int rop = n->op & 3, all = n->kind == N_RED && n->axis == 2;
+                    int all = n->kind == N_RED && n->axis == 2;
                     /* the surviving index of a reduction (keep_dims: the non-1 one) */
                     int oi = n->kind == N_RED && s.rank == 2 && n->axis == 0 ? j : i;
                     if (n->kind == N_DOT)
@@ -1120,13 +1216,14 @@ static void eval_program(const Kernel *k, const Run *r, Lane **L) {
                     int lo = 0, hi = len;
                     if (n->kind == N_CUMSUM) {
                         int pos = n->axis == 0 ? i : j;
-                        if (n->op)
+                        if (n->op & 1)
                             lo = pos;
                         else
                             hi = pos + 1;
                     }
                     double sum = 0, mag = 0, err = 0, best = 0, beste = 0;
-                    int bad = 0, first = 1;
+                    int bad = 0, first = 1, bestat = 0, ambiguous = 0;
+                    uint32_t xr = 0;
                     for (int t = lo; t < hi; t++) {
                         Lane x;
                         if (n->kind == N_DOT) {
@@ -1152,9 +1249,16 @@ static void eval_program(const Kernel *k, const Run *r, Lane **L) {
                             bad = 1;
                             break;
                         }
-                        if (n->kind == N_RED && rop != R_SUM) {
-                            if (first || (rop == R_MAX ? x.v > best : x.v < best))
-                                best = x.v;
+                        if (ck == CK_XOR) {
+                            if (x.e > 0)
+                                bad = 1;
+                            xr ^= (uint32_t)(int32_t)x.v;
+                            continue;
+                        }
+                        if (ck != CK_SUM) {
+                            int up = ck == CK_MAX || ck == CK_ARGMAX;
+                            if (first || (up ? x.v > best : x.v < best))
+                                best = x.v, bestat = t - lo;
                             beste = fmax(beste, x.e);
                             first = 0;
                             continue;
@@ -1168,7 +1272,19 @@ static void eval_program(const Kernel *k, const Run *r, Lane **L) {
                     }
                     if (bad) {
                         o[at] = bad_lane();
-                    } else if (n->kind == N_RED && rop != R_SUM) {
+                    } else if (ck == CK_XOR) {
+                        o[at] = (Lane){(int32_t)xr, 0, 0};
+                    } else if (ck == CK_ARGMAX || ck == CK_ARGMIN) {
+                        /* the first index of the extreme value; another lane within
+                         * the error bounds could be it too: not determined */
+                        for (int t = lo; t < hi && beste > 0; t++) {
+                            int ai = as.rank == 1 ? t : n->axis == 0 ? t : oi, aj = as.rank == 1 ? 0 : n->axis == 0 ? oi : t;
+                            Lane x = L[n->a][ai * ad1 + aj];
+                            if (t - lo != bestat && fabs(x.v - best) <= (x.e + beste) * 1.001)
+                                ambiguous = 1;
+                        }
+                        o[at] = ambiguous ? bad_lane() : (Lane){bestat, 0, 0};
+                    } else if (ck != CK_SUM) {
                         o[at] = (Lane){best, beste, 0};
                     } else if (cdt == G_I32) {
                         o[at] = err == 0 ? (Lane){wrap32(sum), 0, 0} : fin(cdt, sum, err);
@@ -1483,7 +1599,7 @@ static void test_tlc(const char *tlc, const Kernel *k, const char *dir, Outcome 
     snprintf(sig + n, sizeof sig - n, "*%s, i32, i32, i32, i32, fp32, %d, %d, %d", dt_sig[k->out_dt], k->bm, k->bn,
              k->bk);
     snprintf(cmd, sizeof cmd,
-             "NO_COLOR=1 timeout 60 '%s' '%s' --signature '%s' --num-warps %d --arch sm_90 -o /dev/null > '%s.log' 2>&1",
+             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch sm_90 -o /dev/null > '%s.log' 2>&1",
              tlc, path, sig, k->num_warps, path);
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
