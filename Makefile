@@ -215,8 +215,10 @@ fuzz-deep: all
 	python3 tests/fuzz/mutate.py --seconds $(FUZZ_SECONDS)
 
 # FUZZ_SECONDS=3600 make fuzz-gen; each failing kernel and its reduction go to build/fuzz-gen/
+PTXAS ?= /usr/local/cuda/bin/ptxas
 fuzz-gen: all
-	$(B)/tests/kgen --seconds $(FUZZ_SECONDS) --tlc $(B)/bin/tlc --out $(B)/fuzz-gen $(if $(GPU),--gpu)
+	$(B)/tests/kgen --seconds $(FUZZ_SECONDS) --tlc $(B)/bin/tlc --out $(B)/fuzz-gen $(if $(GPU),--gpu) \
+	    $(if $(wildcard $(PTXAS)),--ptxas $(PTXAS))
 
 clean:
 	rm -rf $(B)

@@ -1580,8 +1580,8 @@ static void test_kernel(TlContext *ctx, TlContext *cpu, const Kernel *k, uint64_
 }
 
 /* tlc compiles the kernel to PTX (layouts, LLVM, NVPTX) for sm_90: it must
- * succeed; exit 4 is an internal error. */
-static void test_tlc(const char *tlc, const Kernel *k, const char *dir, Outcome *o) {
+ * succeed; exit 4 is an internal error. With ptxas, ptxas must accept the PTX. */
+static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const char *dir, Outcome *o) {
     char path[512], sig[1024], cmd[4096];
     snprintf(path, sizeof path, "%s/kgen-%d.tl", dir, (int)getpid());
     FILE *f = fopen(path, "w");
@@ -1599,10 +1599,26 @@ static void test_tlc(const char *tlc, const Kernel *k, const char *dir, Outcome 
     snprintf(sig + n, sizeof sig - n, "*%s, i32, i32, i32, i32, fp32, %d, %d, %d", dt_sig[k->out_dt], k->bm, k->bn,
              k->bk);
     snprintf(cmd, sizeof cmd,
-             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch sm_90 -o /dev/null > '%s.log' 2>&1",
-             tlc, path, sig, k->num_warps, path);
+             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch sm_90 -o '%s.ptx' > '%s.log' 2>&1",
+             tlc, path, sig, k->num_warps, path, path);
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+    if (rc == 0 && ptxas) {
+        snprintf(cmd, sizeof cmd, "timeout 60 '%s' -arch=sm_90 '%s.ptx' -o /dev/null > '%s.log' 2>&1", ptxas, path, path);
+        int prc = system(cmd);
+        prc = WIFEXITED(prc) ? WEXITSTATUS(prc) : 128;
+        if (prc != 0) {
+            char log[400] = "", logpath[600];
+            snprintf(logpath, sizeof logpath, "%s.log", path);
+            FILE *l = fopen(logpath, "r");
+            if (l) {
+                size_t m = fread(log, 1, sizeof log - 1, l);
+                log[m] = 0;
+                fclose(l);
+            }
+            outcome(o, FAIL_TLC, "ptxas -arch=sm_90 rejects tlc's PTX (--num-warps %d), exit %d: %s", k->num_warps, prc, log);
+        }
+    }
     if (rc != 0) {
         char log[400] = "", logpath[600];
         snprintf(logpath, sizeof logpath, "%s.log", path);
@@ -1618,10 +1634,12 @@ static void test_tlc(const char *tlc, const Kernel *k, const char *dir, Outcome 
     char logpath[600];
     snprintf(logpath, sizeof logpath, "%s.log", path);
     remove(logpath);
+    snprintf(logpath, sizeof logpath, "%s.ptx", path);
+    remove(logpath);
 }
 
 typedef struct Opts {
-    const char *tlc, *tmpdir;
+    const char *tlc, *ptxas, *tmpdir;
     int gpu, timeout, nofork;
 } Opts;
 
@@ -1641,7 +1659,7 @@ static void check(const Opts *op, TlContext *gctx, TlContext *cpu, const Kernel 
             test_kernel(ctx, NULL, k, seed, o);
         tl_context_destroy(ctx);
         if (!o->fail && op->tlc)
-            test_tlc(op->tlc, k, op->tmpdir, o);
+            test_tlc(op->tlc, op->ptxas, k, op->tmpdir, o);
         return;
     }
     int fd[2];
@@ -1661,7 +1679,7 @@ static void check(const Opts *op, TlContext *gctx, TlContext *cpu, const Kernel 
         else
             test_kernel(ctx, NULL, k, seed, &c);
         if (!c.fail && op->tlc)
-            test_tlc(op->tlc, k, op->tmpdir, &c);
+            test_tlc(op->tlc, op->ptxas, k, op->tmpdir, &c);
         if (write(fd[1], &c, sizeof c) != (ssize_t)sizeof c)
             _exit(3);
         _exit(0);
@@ -1902,7 +1920,7 @@ static void run_file(const Opts *op, TlContext *g, TlContext *cpu, const char *p
 }
 
 int main(int argc, char **argv) {
-    Opts op = {NULL, NULL, 0, 60, 0};
+    Opts op = {NULL, NULL, NULL, 0, 60, 0};
     uint64_t seed = 1, print_seed = 0;
     long count = 40;
     int count_given = 0;
@@ -1922,6 +1940,8 @@ int main(int argc, char **argv) {
             outdir = v, i++;
         else if (!strcmp(a, "--tlc") && v)
             op.tlc = v, i++;
+        else if (!strcmp(a, "--ptxas") && v)
+            op.ptxas = v, i++;
         else if (!strcmp(a, "--print") && v)
             print_seed = strtoull(v, NULL, 0), do_print = 1, i++;
         else if (!strcmp(a, "--no-fork"))
@@ -1933,7 +1953,7 @@ int main(int argc, char **argv) {
                 files[nfiles++] = argv[++i];
         } else {
             fprintf(stderr,
-                    "usage: kgen [--seed S] [--count N] [--seconds T] [--out DIR] [--tlc PATH] [--gpu]\n"
+                    "usage: kgen [--seed S] [--count N] [--seconds T] [--out DIR] [--tlc PATH [--ptxas PATH]] [--gpu]\n"
                     "            [--file F.tl ...] [--print KERNEL_SEED]\n");
             return 2;
         }
@@ -1984,7 +2004,7 @@ int main(int argc, char **argv) {
         }
         if (!failures) {
             printf("[PASS] gen/%s (%ld kernels from seed %llu%s)\n", mode, done, (unsigned long long)seed,
-                   op.tlc ? ", each through tlc to PTX" : "");
+                   op.tlc ? op.ptxas ? ", each through tlc and ptxas" : ", each through tlc to PTX" : "");
         printf("    %ld output elements checked, %ld left undetermined by the reference\n", total_compared,
                total_skipped);
         } else {
