@@ -1579,8 +1579,9 @@ static void test_kernel(TlContext *ctx, TlContext *cpu, const Kernel *k, uint64_
     free(src);
 }
 
-/* tlc compiles the kernel to PTX (layouts, LLVM, NVPTX) for sm_90: it must
- * succeed; exit 4 is an internal error. With ptxas, ptxas must accept the PTX. */
+/* tlc compiles the kernel to PTX (layouts, LLVM, NVPTX) for sm_80, sm_90 or
+ * sm_90a (wgmma), by the kernel: it must succeed; exit 4 is an internal error.
+ * With ptxas, ptxas must accept the PTX. */
 static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const char *dir, Outcome *o) {
     char path[512], sig[1024], cmd[4096];
     snprintf(path, sizeof path, "%s/kgen-%d.tl", dir, (int)getpid());
@@ -1593,18 +1594,20 @@ static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const 
     fputs(src, f);
     fclose(f);
     free(src);
+    static const char *const archs[] = {"sm_90a", "sm_80", "sm_90"};
+    const char *arch = archs[(k->n + k->root) % 3];
     int n = 0;
     for (int j = 0; j < k->ninputs; j++)
         n += snprintf(sig + n, sizeof sig - n, "*%s, ", dt_sig[k->in_dt[j]]);
     snprintf(sig + n, sizeof sig - n, "*%s, i32, i32, i32, i32, fp32, %d, %d, %d", dt_sig[k->out_dt], k->bm, k->bn,
              k->bk);
     snprintf(cmd, sizeof cmd,
-             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch sm_90 -o '%s.ptx' > '%s.log' 2>&1",
-             tlc, path, sig, k->num_warps, path, path);
+             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch %s -o '%s.ptx' > '%s.log' 2>&1",
+             tlc, path, sig, k->num_warps, arch, path, path);
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
     if (rc == 0 && ptxas) {
-        snprintf(cmd, sizeof cmd, "timeout 60 '%s' -arch=sm_90 '%s.ptx' -o /dev/null > '%s.log' 2>&1", ptxas, path, path);
+        snprintf(cmd, sizeof cmd, "timeout 60 '%s' -arch=%s '%s.ptx' -o /dev/null > '%s.log' 2>&1", ptxas, arch, path, path);
         int prc = system(cmd);
         prc = WIFEXITED(prc) ? WEXITSTATUS(prc) : 128;
         if (prc != 0) {
@@ -1616,7 +1619,8 @@ static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const 
                 log[m] = 0;
                 fclose(l);
             }
-            outcome(o, FAIL_TLC, "ptxas -arch=sm_90 rejects tlc's PTX (--num-warps %d), exit %d: %s", k->num_warps, prc, log);
+            outcome(o, FAIL_TLC, "ptxas -arch=%s rejects tlc's PTX (--num-warps %d), exit %d: %s", arch, k->num_warps, prc,
+                    log);
         }
     }
     if (rc != 0) {
@@ -1628,7 +1632,8 @@ static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const 
             log[m] = 0;
             fclose(l);
         }
-        outcome(o, FAIL_TLC, "tlc --signature '%s' --num-warps %d exited %d: %s", sig, k->num_warps, rc, log);
+        outcome(o, FAIL_TLC, "tlc --signature '%s' --num-warps %d --arch %s exited %d: %s", sig, k->num_warps, arch, rc,
+                log);
     }
     remove(path);
     char logpath[600];
