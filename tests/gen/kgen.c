@@ -5,8 +5,9 @@
  * ranges, runtime scalars, Python literals, elementwise arithmetic, shifts
  * and bitwise ops with Triton's promotion over int32/fp32/fp16, comparisons,
  * `tl.where`, casts, `[:, None]` expansion, implicit and explicit
- * broadcasting, `tl.trans`, sum/max/min over an axis, with keep_dims or over
- * everything, `tl.cumsum` (also reversed), small `tl.dot`s (fp32 "ieee" and
+ * broadcasting, `tl.trans`, sum/max/min/argmax/argmin/xor_sum and `tl.reduce`
+ * over an axis, with keep_dims or over everything, `tl.cumsum` and
+ * `tl.associative_scan` (also reversed), `tl.sort`, small `tl.dot`s (fp32 "ieee" and
  * fp16 into fp32, with acc=), loops carrying a value, K loops of dots over
  * masked loads as in a matmul; block sizes, num_warps and the stored dtype
  * at random), prints it as a .tl kernel, runs it through libtl at ragged
@@ -27,15 +28,18 @@
  * Modes (tests/gen.sh runs the first two in `make test`, tests/gpu.sh the
  * GPU one, `make fuzz-gen` the long run):
  *   kgen [--seed S] [--count N]   N kernels from seed S in the interpreter,
- *                                 each in a child process; also `tlc` compiles
- *                                 each to PTX and must not fail (exit 4 above all)
+ *        [--tlc P [--ptxas P]]    each in a child process; with --tlc, tlc compiles
+ *                                 each to PTX and must not fail (exit 4 above all),
+ *                                 and with --ptxas ptxas must accept that PTX
  *   kgen --seconds T [--out DIR]  random seeds until T seconds pass; each failure
  *                                 is reduced and written to DIR (seed in the name)
  *   kgen --file F.tl ...          regression kernels (tests/gen/NAME.tl): their
  *                                 "# kgen" header lines are the DAG; the text
  *                                 below must be what the DAG prints
  *   kgen --gpu [...]              the same kernels on the GPU against the interpreter
+ *                                 (--gpu-sim: that path with a second interpreter)
  *   kgen --print KSEED            print the kernel of one kernel seed
+ *   kgen --no-fork ...            everything in one process, for a debugger
  * Prints "[PASS] gen/..." / "[FAIL] gen/...: why" lines; exits 0 if all pass. */
 #include <errno.h>
 #include <math.h>
