@@ -18,7 +18,7 @@ if want gen/; then
     grep -q "^\[PASS\] gen/interp\|generated kernels failed" $T/gen.log || report "gen/finished" 1 $T/gen.log
     gen_files=(tests/gen/*.tl)
     if [ -f "${gen_files[0]}" ]; then
-        timeout 600 build/tests/kgen --tlc $TLC --file "${gen_files[@]}" > $T/gen_files.log 2>&1
+        timeout 600 build/tests/kgen --tlc $TLC "${gen_ptxas[@]}" --file "${gen_files[@]}" > $T/gen_files.log 2>&1
         rc=$?
         count_lines $T/gen_files.log gen
         [ $rc -gt 1 ] && report "gen/files exit ($rc)" 1 $T/gen_files.log
