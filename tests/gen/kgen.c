@@ -1004,12 +1004,14 @@ static Lane arith(int op, int dt, Lane a, Lane b) {
         /* the GPU's `/` may be off by 2 ulp (div.full), even where the quotient is exact */
         return fin(dt, v, e * 1.0001 + 4 * uerr(dt, v));
     }
-    case B_FDIV: /* by a positive constant; C truncation */
+    case B_FDIV: /* by a constant; C truncation */
+        if (b.v == -1 && a.v - a.e <= INT32_MIN) /* INT_MIN // -1 overflows: undefined (LLVM's sdiv) */
+            return bad_lane();
         x = trunc(a.v / b.v);
         e = fmax(fabs(trunc((a.v + a.e) / b.v) - x), fabs(trunc((a.v - a.e) / b.v) - x));
         return (Lane){x, e, 0};
     case B_MOD:
-        if (a.e > 0)
+        if (a.e > 0 || (b.v == -1 && a.v <= INT32_MIN))
             return bad_lane();
         return (Lane){fmod(a.v, b.v), 0, 0};
     case B_SHL: case B_SHR: /* by a constant in 1..31; >> of a signed int is arithmetic */
