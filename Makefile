@@ -4,6 +4,8 @@
 #   make demo       install, build, run the examples (GPU if present, else the interpreter)
 #   make fuzz       libFuzzer smoke run of the front end (ASan+UBSan)
 #   make fuzz-deep  mutants of the valid kernels through tlc to PTX: no exit 4, crash or hang
+#   make fuzz-gen   random well-typed kernels (tests/gen/kgen.c) in the interpreter against a C
+#                   evaluation and through tlc; GPU=1 on a GPU machine: the GPU against the interpreter
 #   make gpu-test   run the examples and runtime tests on a GPU from a prebuilt build/
 #   make bench      GPU benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=...: tlc, libtl, tl.h, tl.pc, man pages
@@ -40,10 +42,10 @@ LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-gro
                -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -s
 LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
-.PHONY: all test demo fuzz fuzz-deep gpu-prep gpu-test bench deps clean install uninstall FORCE
+.PHONY: all test demo fuzz fuzz-deep fuzz-gen gpu-prep gpu-test bench deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop tutorials
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
-             $(B)/tests/heur_test $(B)/tests/tma_test \
+             $(B)/tests/heur_test $(B)/tests/tma_test $(B)/tests/kgen \
              $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
 all: $(B)/bin/tlc $(LIB_FILES) $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)
@@ -144,6 +146,10 @@ $(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
 $(B)/tests/tma_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/tma_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
 $(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h tests/ops_py.h
+# The kernel generator of the differential test (tests/gen.sh).
+$(B)/tests/kgen: tests/gen/kgen.c runtime/tl.h $(B)/lib/libtl.so
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Iexamples -o $@ $< -L$(B)/lib -ltl -lm -Wl,-rpath,'$$ORIGIN/../lib'
 $(B)/bin/tl-bench: tests/bench.c examples/common.h runtime/tl.h runtime/cuda.h $(B)/lib/libtl.so $(CUDA_LOADER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iruntime -Ilang -Iexamples -o $@ $< $(CUDA_LOADER_OBJ) -L$(B)/lib -ltl -lm -ldl \
@@ -210,6 +216,12 @@ fuzz: deps $(GEN)
 # FUZZ_SECONDS=3600 make fuzz-deep; what it finds is saved in build/fuzz-deep/
 fuzz-deep: all
 	python3 tests/fuzz/mutate.py --seconds $(FUZZ_SECONDS)
+
+# FUZZ_SECONDS=3600 make fuzz-gen; each failing kernel and its reduction go to build/fuzz-gen/
+PTXAS ?= /usr/local/cuda/bin/ptxas
+fuzz-gen: all
+	$(B)/tests/kgen --seconds $(FUZZ_SECONDS) --tlc $(B)/bin/tlc --out $(B)/fuzz-gen $(if $(GPU),--gpu) \
+	    $(if $(wildcard $(PTXAS)),--ptxas $(PTXAS))
 
 clean:
 	rm -rf $(B)

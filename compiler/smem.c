@@ -114,16 +114,22 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
             if (def && def->op == IR_CONVERT_LAYOUT)
                 ops += move_bound(f->values[in->args[k]].type);
         }
-        /* an FMA dot whose operands are not laid out for it stages them (llvm_dot.c) */
+        /* a dot whose operands are not both laid out for it runs as the FMA
+         * loop that stages them (llvm_lower_dot): an FMA dot, and an mma one
+         * whose operand is another dot's accumulator in its mma layout (the
+         * layout pass leaves that in place); wgmma reads its own buffers, and
+         * an FMA dot from the pipeliner's rings (DOT_OPERAND both) reads those */
         int rl = f->values[in->results[0]].layout, al = f->values[in->args[0]].layout;
-        bool mma = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_MMA;
-        bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND;
+        int bl = f->values[in->args[1]].layout;
+        bool wgmma = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_MMA && f->layouts[rl].version == 3;
+        bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND && bl > 0 &&
+                    bl < f->nlayouts && f->layouts[bl].kind == LAYOUT_DOT_OPERAND;
         int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
         /* an fp8 dot runs as that FMA loop where the arch has no fp8 mma
          * (before sm_89, and e4b15 always): smem-alloc does not know the arch,
          * so its bound holds the staging in every case */
         bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
-        if (fp8 || (!mma && !regs) || a.rank == 3) /* a batched dot is always that loop */
+        if (fp8 || (!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
             fma = align_up(ir_numel(a) * ct, 16) + ir_numel(b) * ct;
         int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
         int64_t m = ops > fma ? ops : fma;

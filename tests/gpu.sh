@@ -74,6 +74,19 @@ if want tma/; then
     [ $rc -gt 1 ] && report "tma/exit ($rc)" 1 $T/tma.log
     grep -A6 "^size " $T/tma.log
 fi
+# The generator's random kernels (tests/gen.sh) and its regression kernels on
+# the GPU, each checked against the interpreter and kgen's own evaluation.
+if want gen/; then
+    timeout 900 build/tests/kgen --gpu --seed 1 --count ${GEN_COUNT:-300} --out $T/kgen-fail-gpu > $T/gen_gpu.log 2>&1
+    rc=$?
+    count_lines $T/gen_gpu.log gen
+    [ $rc -gt 1 ] && report "gen/gpu exit ($rc)" 1 $T/gen_gpu.log
+    grep -m1 "^device:" $T/gen_gpu.log | grep -qv "cpu" || report "gen/ran on the GPU" 1 $T/gen_gpu.log
+    timeout 600 build/tests/kgen --gpu --file tests/gen/*.tl > $T/gen_gpu_files.log 2>&1
+    rc=$?
+    count_lines $T/gen_gpu_files.log gen
+    [ $rc -gt 1 ] && report "gen/gpu files exit ($rc)" 1 $T/gen_gpu_files.log
+fi
 for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex
     grep -m1 "^device:" $T/example_$ex.log | grep -qv "cpu" || report "example/$ex ran on the GPU" 1 $T/example_$ex.log
