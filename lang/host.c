@@ -153,7 +153,7 @@ static bool is_kernel(const char *t, const Chunk *c) {
 static const char *defined_name(Arena *a, const char *t, const Chunk *c) {
     size_t i = c->start;
     if (t[i] == '@') /* after the decorators: the def or class at column 1 */
-        while (i < c->end && !(t[i - 1] == '\n' && (!strncmp(t + i, "def ", 4) || !strncmp(t + i, "class ", 6))))
+        for (i++; i < c->end && !(t[i - 1] == '\n' && (!strncmp(t + i, "def ", 4) || !strncmp(t + i, "class ", 6)));)
             i++;
     const char *p = t + i, *end = t + c->end;
     if (end - p > 4 && !memcmp(p, "def ", 4))
