@@ -11,7 +11,8 @@
  *   sema_attr.c   attributes of tensors and dtypes (x.dtype, x.shape, x.T)
  *   sema_heur.c   @triton.heuristics: its lambdas over the kernel's arguments
  *   sema_std.c, sema_extra.c, sema_desc.c  scans and reductions with combine
- *                 functions, sort, random numbers; math, libdevice, inline
+ *                 functions, sort, random numbers, core.add/sub/mul and
+ *                 to_tensor; math, libdevice, inline
  *                 asm; block pointers and tensor descriptors
  *
  * The model is Triton's code generator: evaluating an expression gives a Val,
@@ -363,6 +364,8 @@ Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_random(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_philox_impl(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_arith(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_to_tensor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_random_map(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_broadcast2(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -1129,20 +1129,6 @@ static Val h_fma(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     return tv(s, sema_emit(s, IR_FMA, ty_of(s, x), args, 3, call));
 }
 
-/* tl.add / tl.sub / tl.mul (core.py: what x + y, x - y, x * y call);
- * sanitize_overflow only matters to Triton's debug mode, which tl has not. */
-static Val h_arith(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)sp;
-    Op op = sema_builtin_is(bi, "add") ? OP_ADD : sema_builtin_is(bi, "sub") ? OP_SUB : OP_MUL;
-    return sema_binop(s, op, a[0], a[1], call);
-}
-
-/* tl.to_tensor(x): a number becomes a scalar tensor; a tensor stays itself */
-static Val h_to_tensor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)bi, (void)call;
-    return a[0].k == V_TENSOR ? a[0] : sema_tensor(s, sema_to_tensor(s, a[0], sp[0]));
-}
-
 static Val h_cdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi, (void)sp;
     /* standard.cdiv: (x + div - 1) // div; folds when both are constexprs */
@@ -1713,10 +1699,10 @@ static const Builtin builtins[] = {
     {"softmax", "x dim? keep_dims? ieee_rounding?", sema_h_softmax, 0, TLM},
     {"inline_asm_elementwise", "asm constraints args dtype is_pure pack", sema_h_inline_asm, 0, TL},
     {"cdiv", "x div", h_cdiv, 0, TLM | B_TRITON},
-    {"add", "x y sanitize_overflow?", h_arith, 0, TL},
-    {"sub", "x y sanitize_overflow?", h_arith, 0, TL},
-    {"mul", "x y sanitize_overflow?", h_arith, 0, TL},
-    {"to_tensor", "x", h_to_tensor, 0, TL},
+    {"add", "x y sanitize_overflow?", sema_h_arith, 0, TL},
+    {"sub", "x y sanitize_overflow?", sema_h_arith, 0, TL},
+    {"mul", "x y sanitize_overflow?", sema_h_arith, 0, TL},
+    {"to_tensor", "x", sema_h_to_tensor, 0, TL},
     {"swizzle2d", "i j size_i size_j size_g", h_swizzle2d, 0, TL},
     /* reductions */
     {"sum", "input axis? keep_dims? dtype?", h_sum, 0, TLM},

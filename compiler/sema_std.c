@@ -547,6 +547,20 @@ Val sema_h_philox(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     return sema_tuple(s, c, 4);
 }
 
+/* tl.add / tl.sub / tl.mul (core.py: what x + y, x - y, x * y call);
+ * sanitize_overflow only matters to Triton's debug mode, which tl has not. */
+Val sema_h_arith(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)sp;
+    Op op = sema_builtin_is(bi, "add") ? OP_ADD : sema_builtin_is(bi, "sub") ? OP_SUB : OP_MUL;
+    return sema_binop(s, op, a[0], a[1], call);
+}
+
+/* tl.to_tensor(x): a number becomes a scalar tensor; a tensor stays itself */
+Val sema_h_to_tensor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    return a[0].k == V_TENSOR ? a[0] : sema_tensor(s, sema_to_tensor(s, a[0], sp[0]));
+}
+
 /* tl.philox_impl(c0, c1, c2, c3, k0, k1, n_rounds): the rounds themselves on
  * an explicit key; random.py asserts uint32 or uint64 counters. */
 Val sema_h_philox_impl(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
