@@ -470,7 +470,18 @@ H1(h_normcdfinv, -M_SQRT2 * erfcinv_host(2 * X0))
 #define ARITH(op, fa, da, fs, ds) FOUR(ARITH1, op, fa, da, fs, ds)
 #define CVT1(m, name, arg, ret) {#name "_" #m, {{arg, ret, "__nv_" #name "_" #m}}, h_##name##_##m},
 #define CVT(name, arg, ret) FOUR(CVT1, name, arg, ret)
+/* integer -> float: the cvt of the mode itself (PTX spells rd / ru rm / rp) */
+#define PTX_rn "rn"
+#define PTX_rz "rz"
+#define PTX_rd "rm"
+#define PTX_ru "rp"
+#define I2F1(m, name, arg, ret, to, from)                                                                  \
+    {#name "_" #m, {{arg, ret, "__nv_" #name "_" #m, "cvt." PTX_##m "." to "." from " $0, $1;"}}, h_##name##_##m},
+#define I2F(name, arg, ret, to, from) FOUR(I2F1, name, arg, ret, to, from)
 
+/* variants leave .ptx out: NULL, a call of the symbol */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const LibdeviceFn table[] = {
     U(acos, h_acos), U(acosh, h_acosh), U(asin, h_asin), U(asinh, h_asinh), U(atan, h_atan),
     U(atanh, h_atanh), U(cbrt, h_cbrt), U(ceil, h_ceil), U(cos, h_cos), U(cosh, h_cosh),
@@ -518,9 +529,10 @@ static const LibdeviceFn table[] = {
     {"fast_dividef", {{"ff", 'f', "__nv_fast_fdividef"}}, h_div},
     /* conversions */
     CVT(double2float, "d", 'f') CVT(double2int, "d", 'i') CVT(double2uint, "d", 'i')
-    CVT(float2int, "f", 'i') CVT(float2uint, "f", 'i') CVT(int2float, "i", 'f') CVT(uint2float, "u", 'f')
+    CVT(float2int, "f", 'i') CVT(float2uint, "f", 'i') I2F(int2float, "i", 'f', "f32", "s32") I2F(uint2float, "u", 'f', "f32", "u32")
     CVT(float2ll, "f", 'l') CVT(float2ull, "f", 'l') CVT(double2ll, "d", 'l') CVT(double2ull, "d", 'l')
-    CVT(ll2float, "l", 'f') CVT(ull2float, "U", 'f') CVT(ll2double, "l", 'd') CVT(ull2double, "U", 'd')
+    I2F(ll2float, "l", 'f', "f32", "s64") I2F(ull2float, "U", 'f', "f32", "u64")
+    I2F(ll2double, "l", 'd', "f64", "s64") I2F(ull2double, "U", 'd', "f64", "u64")
     {"int2double_rn", {{"i", 'd', "__nv_int2double_rn"}}, h_i2d},
     {"uint2double_rn", {{"u", 'd', "__nv_uint2double_rn"}}, h_i2d},
     {"hiloint2double", {{"ii", 'd', "__nv_hiloint2double"}}, h_hiloint2double},
@@ -551,6 +563,7 @@ static const LibdeviceFn table[] = {
     U(normcdfinv, h_normcdfinv),
     FD("scalbn", "fi", "di", 'f', 'd', "__nv_scalbnf", "__nv_scalbn", h_scalbn),
 };
+#pragma GCC diagnostic pop
 enum { NTABLE = sizeof table / sizeof table[0] };
 
 /* Symbols whose host function is not their entry's: the integer functions

@@ -26,6 +26,9 @@ typedef struct LibdeviceVariant {
     const char *args; /* one kind per argument */
     char ret;
     const char *sym;  /* the libdevice function */
+    const char *ptx;  /* else NULL: one instruction ($0 result, $1.. arguments) the GPU runs instead of
+                       * calling sym (libdevice's integer -> float conversions in a rounding mode
+                       * reach the H100 rounding to nearest whatever the mode) */
 } LibdeviceVariant;
 
 typedef struct LibdeviceFn {

@@ -17,7 +17,6 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "libdevice.h"
@@ -42,29 +41,8 @@ static LLVMValueRef *operand(Lower *L, ValueId v, ValueId like, Span sp, int *st
 
 /* ---- extern: libdevice ---- */
 
-/* Integer -> float conversions in a rounding mode (__nv_ll2float_rz, ...):
- * one `cvt` of that mode, as inline assembly. libdevice writes them with
- * the nvvm i2f intrinsics, which reach the GPU rounding to nearest whatever
- * the mode (measured on the H100: int2float_rz gave the _rn result), so the
- * instruction is named here. Returns its text, or NULL for another symbol. */
-static const char *int_to_float_cvt(const char *sym, char *buf, size_t cap, char *cons, size_t ccap) {
-    static const struct { const char *name, *src, *reg; } srcs[] = {
-        {"int", "s32", "r"}, {"uint", "u32", "r"}, {"ll", "s64", "l"}, {"ull", "u64", "l"}};
-    static const struct { const char *name, *dst, *reg; } dsts[] = {{"float", "f32", "f"}, {"double", "f64", "d"}};
-    static const struct { const char *name, *ptx; } modes[] = {{"rn", "rn"}, {"rz", "rz"}, {"rd", "rm"}, {"ru", "rp"}};
-    for (size_t a = 0; a < 4; a++)
-        for (size_t b = 0; b < 2; b++)
-            for (size_t m = 0; m < 4; m++) {
-                char want[48];
-                snprintf(want, sizeof want, "__nv_%s2%s_%s", srcs[a].name, dsts[b].name, modes[m].name);
-                if (strcmp(sym, want))
-                    continue;
-                snprintf(buf, cap, "cvt.%s.%s.%s $0, $1;", modes[m].ptx, dsts[b].dst, srcs[a].src);
-                snprintf(cons, ccap, "=%s,%s", dsts[b].reg, srcs[a].reg);
-                return buf;
-            }
-    return NULL;
-}
+/* The inline-asm constraint of an argument or result kind (libdevice.h). */
+static const char *kind_reg(char k) { return k == 'f' ? "f" : k == 'd' ? "d" : k == 'l' || k == 'U' ? "l" : "r"; }
 
 void llvm_lower_extern(Lower *L, Inst *in) {
     ValueId res = in->results[0];
@@ -94,24 +72,27 @@ void llvm_lower_extern(Lower *L, Inst *in) {
         ops[a] = operand(L, in->args[a], res, in->span, &step[a]);
     LLVMValueRef *r = llvm_new_regs(L, n);
     LLVMTypeRef rt = llvm_type(L, dtype_of(L, res));
-    char text[48], cons[8];
-    const char *cvt = int_to_float_cvt(in->attr.str, text, sizeof text, cons, sizeof cons);
+    LLVMTypeRef fty = NULL;
     LLVMValueRef asmv = NULL;
-    if (cvt) {
-        LLVMTypeRef at = llvm_type(L, dtype_of(L, in->args[0]));
-        LLVMTypeRef fty = LLVMFunctionType(rt, &at, 1, 0);
-        asmv = LLVMGetInlineAsm(fty, (char *)cvt, strlen(cvt), (char *)cons, strlen(cons), 0, 0,
+    if (var->ptx) { /* the variant's own instruction instead of the call */
+        char cons[2 * LIBDEVICE_MAX_ARGS + 4] = "=";
+        LLVMTypeRef at[LIBDEVICE_MAX_ARGS];
+        strcat(cons, kind_reg(var->ret));
+        for (int a = 0; a < in->nargs && a < LIBDEVICE_MAX_ARGS; a++) {
+            at[a] = llvm_type(L, dtype_of(L, in->args[a]));
+            strcat(cons, ",");
+            strcat(cons, kind_reg(var->args[a]));
+        }
+        fty = LLVMFunctionType(rt, at, (unsigned)in->nargs, 0);
+        asmv = LLVMGetInlineAsm(fty, (char *)var->ptx, strlen(var->ptx), cons, strlen(cons), 0, 0,
                                 LLVMInlineAsmDialectATT, 0);
-        for (int i = 0; i < n; i++)
-            r[i] = LLVMBuildCall2(L->b, fty, asmv, &ops[0][i * step[0]], 1, "");
-        llvm_set(L, res, r, n);
-        return;
     }
     for (int i = 0; i < n; i++) {
         LLVMValueRef args[LIBDEVICE_MAX_ARGS];
         for (int a = 0; a < in->nargs && a < LIBDEVICE_MAX_ARGS; a++)
             args[a] = ops[a][i * step[a]];
-        r[i] = llvm_call(L, in->attr.str, rt, args, in->nargs);
+        r[i] = asmv ? LLVMBuildCall2(L->b, fty, asmv, args, (unsigned)in->nargs, "")
+                    : llvm_call(L, in->attr.str, rt, args, in->nargs);
     }
     llvm_set(L, res, r, n);
 }

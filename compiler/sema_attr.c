@@ -159,15 +159,9 @@ Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     return sema_bool(is_instance(s, a[0], a[1], sp[1]));
 }
 
-static const char *attr_name(Sema *s, Val v, Span sp, const char *fn) {
-    if (v.k != V_STR)
-        sema_fail(s, sp, "%s(): attribute name must be a string, got %s", fn, sema_describe(s, v));
-    return v.s;
-}
-
 Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    const char *name = attr_name(s, a[1], sp[1], "hasattr");
+    const char *name = sema_need_str(s, a[1], sp[1], "hasattr(): attribute name");
     Val out;
     Val x = sema_materialize(s, a[0], sp[0]);
     if (x.k == V_TENSOR && sema_is_tensor_method(name))
@@ -182,7 +176,7 @@ Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
 
 Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    const char *name = attr_name(s, a[1], sp[1], "getattr");
+    const char *name = sema_need_str(s, a[1], sp[1], "getattr(): attribute name");
     Val out, x = sema_materialize(s, a[0], sp[0]);
     if (x.k == V_TENSOR && sema_is_tensor_method(name))
         sema_fail(s, sp[1], "getattr(x, '%s') of a tensor method is not supported; call x.%s(...)", name, name);

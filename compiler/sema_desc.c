@@ -210,8 +210,7 @@ static Val scalar_pointer(Sema *s, Val v, Span sp, const char *fn) {
 static int padding_arg(Sema *s, Val v, Span sp, DType elem, const char *what) {
     if (!sema_given(v))
         return -1;
-    if (v.k != V_STR)
-        sema_fail(s, sp, "padding_option must be a string, got %s", sema_describe(s, v));
+    sema_need_str(s, v, sp, "padding_option");
     if (!v.n)
         return -1;
     if (strcmp(v.s, "zero") && strcmp(v.s, "nan"))

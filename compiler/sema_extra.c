@@ -250,19 +250,13 @@ Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
 
 /* ---- inline assembly ---- */
 
-static const char *need_str(Sema *s, Val v, Span sp, const char *what) {
-    if (v.k != V_STR)
-        sema_fail(s, sp, "%s must be a string, got %s", what, sema_describe(s, v));
-    return v.s;
-}
-
 /* inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
  * the arguments keep their types and are broadcast to one shape; one result
  * per dtype (a tuple of dtypes gives a tuple). */
 Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    const char *asm_text = need_str(s, a[0], sp[0], "the asm");
-    const char *cons = need_str(s, a[1], sp[1], "the constraints");
+    const char *asm_text = sema_need_str(s, a[0], sp[0], "the asm");
+    const char *cons = sema_need_str(s, a[1], sp[1], "the constraints");
     Val args = a[2];
     if (args.k != V_TUPLE)
         args = sema_tuple(s, &a[2], 1);

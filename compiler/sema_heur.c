@@ -107,8 +107,7 @@ void sema_heur_collect(Sema *s, const Node *fn) {
             if (!kn || !v)
                 sema_fail(s, dict->span, "'**' in the dict of @triton.heuristics is not supported");
             Val k = sema_eval_in_module(s, kn);
-            if (k.k != V_STR)
-                sema_fail(s, kn->span, "a heuristic's name must be a string, got %s", sema_describe(s, k));
+            sema_need_str(s, k, kn->span, "a heuristic's name");
             if (v->kind != N_LAMBDA)
                 sema_fail(s, v->span, "heuristic '%s' must be a lambda over the kernel's arguments "
                                       "(lambda args: ...)", k.s);

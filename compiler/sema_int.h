@@ -307,10 +307,11 @@ Val sema_call_builtin(Sema *s, const Builtin *bi, Args *args, Span call);
 bool sema_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out);
 /* tl.float16, tl.int32, ... (Triton's dtype names). */
 bool sema_tl_dtype(const char *name, Type *out);
-/* Arguments of builtins: given (not absent, not None), a compile-time int
- * (sema_fail otherwise, naming `what`), an optional compile-time bool. */
+/* Arguments of builtins: given (not absent, not None), a compile-time int or
+ * string (sema_fail otherwise, naming `what`), an optional compile-time bool. */
 static inline bool sema_given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
 int64_t sema_need_int(Sema *s, Val v, Span sp, const char *what);
+const char *sema_need_str(Sema *s, Val v, Span sp, const char *what); /* a str, else sema_fail */
 bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what);
 /* dtype.is_floating() and friends: false if name is no such predicate. */
 bool sema_dtype_pred(Type t, const char *name, bool *res);

@@ -643,13 +643,18 @@ bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
     return sema_truthy(s, v, sp);
 }
 
+const char *sema_need_str(Sema *s, Val v, Span sp, const char *what) {
+    if (v.k != V_STR)
+        sema_fail(s, sp, "%s must be a string, got %s", what, sema_describe(s, v));
+    return v.s;
+}
+
 /* An optional string argument; absent, None and "" all mean "not given". */
 static const char *opt_str(Sema *s, Val v, Span sp, const char *what) {
     if (!sema_given(v))
         return NULL;
-    if (v.k != V_STR)
-        sema_fail(s, sp, "%s must be a string, got %s", what, sema_describe(s, v));
-    return v.n ? v.s : NULL;
+    const char *str = sema_need_str(s, v, sp, what);
+    return v.n ? str : NULL;
 }
 
 static ValueId need_tensor(Sema *s, Val v, Span sp) { return sema_to_tensor(s, v, sp); }
@@ -1440,9 +1445,7 @@ static Val device_print(Sema *s, const char *prefix, Val args, bool hex, Span ca
 
 static Val h_device_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    if (a[0].k != V_STR)
-        sema_fail(s, sp[0], "device_print's prefix must be a string, got %s", sema_describe(s, a[0]));
-    return device_print(s, a[0].s, a[1], sema_opt_bool(s, a[2], sp[2], false, "hex"), call);
+    return device_print(s, sema_need_str(s, a[0], sp[0], "device_print's prefix"), a[1], sema_opt_bool(s, a[2], sp[2], false, "hex"), call);
 }
 
 static Val h_py_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {

@@ -169,7 +169,7 @@ static const char *defined_name(Arena *a, const char *t, const Chunk *c) {
         return NULL;
     size_t len = (size_t)(p - s);
     static const char *const kw[] = {"if", "for", "while", "try", "with", "import", "from", "raise",
-                                     "assert", "del", "return", "async", "global", "print"};
+                                     "assert", "del", "return", "async", "global"};
     for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
         if (strlen(kw[k]) == len && !memcmp(s, kw[k], len))
             return NULL;

@@ -842,13 +842,13 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
 static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[3], const TlArg *args, int nargs) {
     /* Besides the arguments' buffers, every live buffer of the context, so
      * that an address the kernel loads and casts to a pointer (tutorial 08's
-     * arrays of pointers, tl_buffer_device_ptr) reaches its buffer; the
-     * interpreter has room for PTR_WILD - 2 of them in all. */
+     * arrays of pointers, tl_buffer_device_ptr) reaches its buffer, as many
+     * as the interpreter can name. */
     size_t nlive = 0;
     for (const TlBuffer *b = k->ctx->cpu_buffers; b; b = b->next)
         nlive++;
-    if (nlive > 60000 - (size_t)nargs)
-        nlive = 60000 - (size_t)nargs;
+    if (nlive > INTERP_MAX_BUFFERS - (size_t)nargs)
+        nlive = INTERP_MAX_BUFFERS - (size_t)nargs;
     InterpArg *iargs = calloc((size_t)nargs + 1, sizeof *iargs);
     InterpBuffer *bufs = calloc((size_t)nargs + nlive + 1, sizeof *bufs);
     if (!iargs || !bufs) {

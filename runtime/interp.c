@@ -847,7 +847,7 @@ static InterpStatus check_launch(const InterpLaunch *L) {
             return bad_args(L, "grid (%u, %u, %u) has a zero dimension", L->grid[0], L->grid[1], L->grid[2]);
     if (fn->nparams && !L->args)
         return bad_args(L, "%d arguments expected, none given", fn->nparams);
-    if (L->nbufs < 0 || (L->nbufs && !L->bufs) || L->nbufs >= PTR_WILD - 1)
+    if (L->nbufs < 0 || (L->nbufs && !L->bufs) || L->nbufs > INTERP_MAX_BUFFERS)
         return bad_args(L, "bad buffer table (%d buffers)", L->nbufs);
     for (int b = 0; b < L->nbufs; b++)
         if (!L->bufs[b].data && L->bufs[b].size)

@@ -15,6 +15,9 @@
 
 #include "ir.h"
 
+/* The most buffers one launch may name (pointer tags 1.. this; interp_impl.h). */
+enum { INTERP_MAX_BUFFERS = 0xFFFD };
+
 typedef struct InterpBuffer {
     void *data;
     size_t size;       /* bytes */

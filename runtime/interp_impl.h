@@ -27,7 +27,7 @@ typedef union Elem {
     uint64_t p;
 } Elem;
 
-enum { PTR_WILD = 0xFFFF };
+enum { PTR_WILD = INTERP_MAX_BUFFERS + 2 }; /* the tag after the last buffer's */
 #define PTR_OFF_MASK ((UINT64_C(1) << 48) - 1)
 #define PTR_OFF_LIMIT (INT64_C(1) << 47)
 
