@@ -173,6 +173,8 @@ void ir_type_print(Buf *b, Type t);
     X(LOCAL_ALLOC, "local_alloc", 0, 0)       /* attr.offset: bytes into shared memory, -1 before */ \
                                               /* allocation; result !smem<[stages x] shape x dt> */ \
     X(MEMDESC_INDEX, "memdesc_index", 2, OPF_PURE) /* buf <S x shape>, i32 i: the buffer of stage i */ \
+    X(MEMDESC_TRANS, "memdesc_trans", 1, OPF_PURE) /* buf <AxB> -> the same bytes as <BxA> (#nvmma: */ \
+                                              /* transposed flips; a K-major wgmma B operand) */    \
     X(LOCAL_STORE, "local_store", 2, 0)       /* buf, value (registers -> shared) */                 \
     X(LOCAL_LOAD, "local_load", 1, 0)         /* buf -> value in a distributed layout */             \
     X(ASYNC_COPY, "async_copy", -1, 0)        /* buf, ptr [, mask]: global -> shared without */      \

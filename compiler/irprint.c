@@ -53,6 +53,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_REDUCE] = "kind axis keep_dims",
     [IR_PRINT] = "prefix hex",
     [IR_ASSERT] = "msg",
+    [IR_ASSUME] = "msg", /* printed only when set: a fact sema states for the user (a descriptor's alignment) */
     [IR_SCAN] = "axis reverse",
     [IR_REDUCE_FN] = "axis keep_dims",
     [IR_GATHER] = "axis",
@@ -208,7 +209,7 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
 
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
-    if (!k || (in->op == IR_FOR && !in->attr.num_stages))
+    if (!k || (in->op == IR_FOR && !in->attr.num_stages) || (in->op == IR_ASSUME && !in->attr.str))
         return;
     buf_puts(b, " {");
     for (bool first = true; *k; first = false) {

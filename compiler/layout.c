@@ -769,3 +769,9 @@ void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps) {
                         "the lowest thread is shown\n", o[0].copies, tm->lane_dup, tm->warp_dup);
     free(o);
 }
+
+int layout_distinct(int mod, int mul, int S) {
+    if (mul <= 0 || mod <= 1 || mul >= S)
+        return 1;
+    return mod < S / mul ? mod : S / mul;
+}

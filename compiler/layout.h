@@ -178,6 +178,10 @@ void layout_draw(Buf *out, const Function *f, int li, Type t, int num_warps);
  * same facts; this keeps loads, stores and async copies safe when a layout
  * came from elsewhere. */
 int layout_vector_width(const ThreadMap *tm, const AxisInfo *ptr, const AxisInfo *mask, int bytes);
+/* Distinct positions along a dim of size S that the `mod` values of a lane
+ * or warp id field multiplied by `mul` reach (ThreadMap.dim[d].lmod/lmul,
+ * wmod/wmul): how many lanes or warps a reduction or scan along d combines. */
+int layout_distinct(int mod, int mul, int S);
 /* Do the registers form runs of v elements consecutive along dim fd, each
  * starting at a multiple of v? (What a v-wide vector access needs.) */
 bool layout_reg_runs(const ThreadMap *tm, int fd, int v);

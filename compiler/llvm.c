@@ -706,7 +706,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_HISTOGRAM: llvm_lower_histogram(L, in); return;
     case IR_DOT: llvm_lower_dot(L, in); return;
     case IR_CONVERT_LAYOUT: lower_convert(L, in); return;
-    case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
+    case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
     case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD: case IR_TMA_STORE:
         llvm_lower_shared(L, in);

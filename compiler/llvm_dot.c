@@ -885,6 +885,8 @@ static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) {
 /* The stages of the ring a wgmma operand's view comes from (0: unknown). */
 static int ring_stages(const Function *f, ValueId op) {
     Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
+    if (ix && ix->op == IR_MEMDESC_TRANS)
+        ix = f->values[ix->args[0]].def;
     Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
     return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
 }
@@ -918,7 +920,9 @@ void llvm_wgmma_drain(Lower *L) {
 }
 
 /* dot on MMA v3 (the pipeliner's make_wgmma): A (M x K) and B (K x N) are
- * stage views of NVMMA rings, A K-major, B N-major (transposed for wgmma);
+ * stage views of NVMMA rings, A K-major, B N-major (transposed for wgmma)
+ * or, through a memdesc_trans of an [N, K] stage (#nvmma transposed), K-major
+ * like A;
  * warpgroup g = warp / 4 of the num_warps / 4 computes, for each M
  * repetition m, rows m * 16 * num_warps + 64 g .. + 63 with one
  * wgmma.m64nNk16 per 16 of K. Its accumulator registers are the v3 map's
@@ -939,11 +943,12 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     DType dt = dtype_of(L, va);
     LVal *C = llvm_val(L, in->args[2]);
     int repm = M / (16 * nw), per = N / 2;
-    if (nla->kind != LAYOUT_NVMMA || nlb->kind != LAYOUT_NVMMA || nla->transposed || nlb->transposed ||
+    if (nla->kind != LAYOUT_NVMMA || nlb->kind != LAYOUT_NVMMA || nla->transposed ||
         (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
         !nla->swizzle || !nlb->swizzle)
         return false;
     int wa = nla->swizzle, wb = nlb->swizzle;
+    bool kmajor_b = nlb->transposed;
     LLVMBuilderRef b = L->b;
     LLVMValueRef pa = LLVMBuildPtrToInt(b, llvm_val(L, va)->r[0], L->t_i32, "");
     LLVMValueRef pb = LLVMBuildPtrToInt(b, llvm_val(L, vb)->r[0], L->t_i32, "");
@@ -962,16 +967,23 @@ static bool lower_wgmma(Lower *L, Inst *in) {
              * move the start inside the atom's row (the swizzle is applied by
              * address); B: K steps are 16 rows of wb bytes, atom columns along
              * N K * wb bytes apart */
-            int ea = wa / 2; /* elements per atom row */
+            int ea = wa / 2, eb = wb / 2; /* elements per atom row */
             int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
             LLVMValueRef aaddr = LLVMBuildAdd(b, LLVMBuildAdd(b, pa, arow, ""), llvm_i32(L, aoff), "");
-            LLVMValueRef baddr = LLVMBuildAdd(b, pb, llvm_i32(L, (int64_t)kk * wb), "");
-            LLVMValueRef da = wg_desc(L, aaddr, 16, 8 * wa, wa), db = wg_desc(L, baddr, (int64_t)K * wb, 8 * wb, wb);
+            LLVMValueRef db;
+            if (kmajor_b) { /* as A: N rows, atom columns along K N * wb bytes apart */
+                int64_t boff = (int64_t)(kk / eb) * N * wb + (kk % eb) * 2;
+                db = wg_desc(L, LLVMBuildAdd(b, pb, llvm_i32(L, boff), ""), 16, 8 * wb, wb);
+            } else {
+                db = wg_desc(L, LLVMBuildAdd(b, pb, llvm_i32(L, (int64_t)kk * wb), ""), (int64_t)K * wb, 8 * wb, wb);
+            }
+            LLVMValueRef da = wg_desc(L, aaddr, 16, 8 * wa, wa);
             int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
                              "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * per + 2, N, ty, ty);
             for (int i = 0; i < per; i++)
                 o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
-            snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, 1;\n}", 2 * per, 2 * per + 1);
+            snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", 2 * per, 2 * per + 1,
+                     kmajor_b ? 0 : 1);
             /* outputs, the tied accumulator, the two descriptors, scale-d */
             LLVMTypeRef et[256 + 3];
             LLVMValueRef args[256 + 3];

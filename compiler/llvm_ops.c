@@ -559,6 +559,8 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_MAX_CONSTANCY:
     case IR_DESC_TILE: lower_shape(L, in); return true;
     case IR_ASSUME: /* a scalar i1: every register holds it */
+        if (in->attr.str) /* a rule sema states for the user (a descriptor's alignment): checked, then known */
+            lower_assert(L, in);
         llvm_call(L, "llvm.assume", L->t_void, &llvm_val(L, in->args[0])->r[0], 1);
         return true;
     case IR_INTRINSIC: lower_intrinsic(L, in); return true;

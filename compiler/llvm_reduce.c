@@ -119,13 +119,6 @@ LLVMValueRef llvm_shfl_xor(Lower *L, LLVMValueRef v, int mask) {
 
 /* ---- the steps ---- */
 
-/* Distinct positions along the axis that `count` values of an id field
- * multiplied by `mul` reach modulo S. */
-static int distinct(int mod, int mul, int S) {
-    if (mul <= 0 || mod <= 1 || mul >= S)
-        return 1;
-    return mod < S / mul ? mod : S / mul;
-}
 
 static bool check_coverage(const ThreadMap *tm, int axis, const Group *g, int ng, int nl, int lmul, int nw, int wmul) {
     int S = tm->shape[axis];
@@ -316,8 +309,8 @@ void llvm_lower_reduce(Lower *L, Inst *in) {
     Group *g = arena_alloc(L->f->arena, sizeof(Group) * (size_t)tm->nregs);
     int *rep = arena_alloc(L->f->arena, sizeof(int) * (size_t)tm->nregs);
     int ng = make_groups(L, tm, axis, g, rep);
-    int nl = distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
-    int nw = distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
+    int nl = layout_distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
+    int nw = layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
     if (ng < 0 || !check_coverage(tm, axis, g, ng, nl, tm->dim[axis].lmul, nw, tm->dim[axis].wmul)) {
         diag_internal(L->d, "reduction along axis %d: the layout does not cover the axis once", axis);
         L->failed = true;

@@ -118,13 +118,6 @@ static Part part_of(const LLVMValueRef *v, int n, LLVMValueRef valid) {
 
 /* ---- scan ---- */
 
-/* Distinct positions along an axis of size S that `mod` values of an id
- * field multiplied by `mul` reach (as in llvm_reduce.c). */
-static int distinct(int mod, int mul, int S) {
-    if (mul <= 0 || mod <= 1 || mul >= S)
-        return 1;
-    return mod < S / mul ? mod : S / mul;
-}
 
 typedef struct ScanShape {
     int C, K, T, nl, nw;
@@ -144,8 +137,8 @@ static int by_row_pos(const void *a, const void *b) {
 /* Group the registers into rows and check the decomposition above. */
 static bool scan_shape(Lower *L, const ThreadMap *tm, int axis, ScanShape *sh) {
     int S = tm->shape[axis], n = tm->nregs;
-    sh->nl = distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
-    sh->nw = distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
+    sh->nl = layout_distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
+    sh->nw = layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
     int64_t key_stride[IR_MAX_RANK] = {0}, keys = 1;
     for (int d = tm->rank - 1; d >= 0; d--)
         if (d != axis) {

@@ -341,6 +341,12 @@ void llvm_lower_shared(Lower *L, Inst *in) {
     case IR_MEMDESC_INDEX:
         lower_index(L, in);
         return;
+    case IR_MEMDESC_TRANS: { /* a view: the same address */
+        LLVMValueRef *r = llvm_new_regs(L, 1);
+        r[0] = llvm_val(L, in->args[0])->r[0];
+        llvm_set(L, in->results[0], r, 1);
+        return;
+    }
     case IR_ASYNC_COPY:
         lower_copy(L, in);
         return;

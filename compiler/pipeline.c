@@ -73,6 +73,7 @@
  * -> drain -> sweep dead carried values. */
 #include "passes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,7 @@ enum { MAX_LOADS = 8 };
 typedef struct Cand {
     Inst *load;     /* the load */
     Inst *convert;  /* its only user when that is a convert_layout into a dot operand, else NULL */
+    Inst *trans;    /* a trans between the load and that convert (B = x.T of an [N, K] tile), else NULL */
     ValueId out;    /* the value the rest of the loop reads (the convert's result, else the load's) */
     ValueId buf;    /* the ring */
     int bytes;      /* of one stage */
@@ -300,6 +302,22 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
         if (d && d->op == IR_DOT && k < 2) { /* load -> convert -> dot: read the operand layout directly */
             c->convert = u;
             c->out = u->results[0];
+            return true;
+        }
+    }
+    /* load -> trans -> convert -> dot B: `b.T` of an [N, K] tile, which
+     * wgmma reads K-major from the ring as loaded (kept only if the dot
+     * becomes one: wgmma_dot) */
+    if (u && u->op == IR_TRANS && P->uses[u->results[0]] == 1 && P->home[u->results[0]] == B &&
+        vtype(P, r).rank == 2) {
+        Inst *cv = sole_user(B, u->results[0], &k);
+        Inst *d = cv && cv->op == IR_CONVERT_LAYOUT && P->uses[cv->results[0]] == 1 && P->home[cv->results[0]] == B
+                      ? sole_user(B, cv->results[0], &k)
+                      : NULL;
+        if (d && d->op == IR_DOT && k == 1) {
+            c->trans = u;
+            c->convert = cv;
+            c->out = cv->results[0];
             return true;
         }
     }
@@ -554,8 +572,9 @@ static int cand_of(Cand *cs, int n, ValueId v) {
  * rings: fp16 / bf16 into fp32, num_warps 4 or 8 stacked along M (one
  * warpgroup per 64 rows, so M a multiple of 16 * num_warps), N a multiple of
  * 16 up to 256, K of 16, both loads contiguous along their last dim (A
- * K-major, B N-major as stored), and at most 128 accumulator registers a
- * thread. Marks the two candidates' swizzles and returns the dot, else NULL. */
+ * K-major; B N-major as stored, or K-major when it is the trans of an
+ * [N, K] tile), and at most 128 accumulator registers a thread. Marks the
+ * two candidates' swizzles and returns the dot, else NULL. */
 static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
     Function *f = P->f;
     int nw = f->num_warps ? f->num_warps : 4;
@@ -579,7 +598,7 @@ static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
             const Layout *ll = &f->layouts[f->values[cs[k ? ib : ia].load->results[0]].layout];
             rowmajor = rowmajor && ll->kind == LAYOUT_BLOCKED && ll->order[0] == 1;
         }
-        int sa = nvmma_swizzle(K), sb = nvmma_swizzle(N);
+        int sa = nvmma_swizzle(K), sb = nvmma_swizzle(cs[ib].trans ? K : N);
         if (!rowmajor || !sa || !sb)
             continue;
         /* the accumulator's layout becomes v3 everywhere: no other dot may share it */
@@ -707,19 +726,29 @@ again:
     for (int i = 0; i < n; i++)
         cs[i].nvmma = 0;
     Inst *wg = wgmma_dot(P, B, cs, n);
+retry:
+    for (int i = 0; i < n; i++) /* a transposed operand other than wgmma's stays as it was */
+        if (cs[i].trans && !cs[i].nvmma)
+            cs[i--] = cs[--n];
     /* TMA fills a descriptor's ring only when it is a wgmma operand's
      * (#nvmma of the map's swizzle); a load only TMA could copy is left to
      * itself otherwise (its address slice, already marked, dies unused) */
     int ntma = 0;
     for (int i = 0; i < n; i++) {
         Cand *c = &cs[i];
-        if (c->tile && (!c->nvmma || c->nvmma != arch_tma_swizzle(2, vtype(P, c->out).shape[1])))
+        if (c->tile && (!c->nvmma || c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
             c->tile = NULL;
         if (!c->tile && !c->cp_ok) {
             cs[i--] = cs[--n];
             continue;
         }
         ntma += c->tile != NULL;
+    }
+    if (wg && (cand_of(cs, n, wg->args[0]) < 0 || cand_of(cs, n, wg->args[1]) < 0)) {
+        wg = NULL; /* an operand's ring went: the dot stays an mma.sync */
+        for (int i = 0; i < n; i++)
+            cs[i].nvmma = 0;
+        goto retry;
     }
     if (!n) {
         free(carried);
@@ -869,6 +898,14 @@ again:
     issue(P, &c, cs, n, valid, ins, bars, sp);
     for (int i = 0; i < n; i++) {
         ValueId view = stage_view(P, &c, cs[i].buf, ext, sp);
+        if (cs[i].trans) { /* the [N, K] stage read as B = [K, N], K-major */
+            Type tt = vtype(P, view);
+            int32_t s0 = tt.shape[0];
+            tt.shape[0] = tt.shape[1], tt.shape[1] = s0;
+            Layout tl_ = f->layouts[f->values[view].layout];
+            tl_.transposed = !tl_.transposed;
+            view = put1(P, &c, IR_MEMDESC_TRANS, &view, 1, tt, layout_intern(f, &tl_), sp);
+        }
         /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
          * lowering leaves in shared memory for the dot to read */
         int ll = f->values[cs[i].out].layout;
@@ -909,6 +946,8 @@ again:
     for (int i = 0; i < n; i++) {
         if (cs[i].convert)
             remove_at(B, index_of(B, cs[i].convert));
+        if (cs[i].trans)
+            remove_at(B, index_of(B, cs[i].trans));
         remove_at(B, index_of(B, cs[i].load));
     }
     if (wg)

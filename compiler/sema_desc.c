@@ -514,6 +514,33 @@ Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call) {
 
 /* ---- tensor descriptors ---- */
 
+/* Triton requires a descriptor's strides but the last to be multiples of 16
+ * bytes (TMA's rule, which its host descriptors check). A runtime stride
+ * states it twice: an assume the interpreter checks (an error naming the
+ * rule, not a wrong tile) and a multiple_of the axis analysis reads, so the
+ * rows of a tile load as 16-byte vectors and the pipeliner can ring them. A
+ * compile-time stride that breaks the rule is a source error. */
+static Val aligned_stride(Sema *s, Val st, int k, int d, Span sp, const char *fn) {
+    if (st.k != V_TENSOR) {
+        if (st.i % k)
+            sema_fail(s, sp, "%s: strides[%d] = %lld is not a multiple of 16 bytes (%d elements)", fn, d,
+                      (long long)st.i, k);
+        return st;
+    }
+    Type t = ty_of(s, st.id), i1 = ir_scalar(DT_I1);
+    ValueId rem = emit2(s, IR_REM, t, st.id, sema_const_of(s, sema_int(k), t, sp), sp);
+    ValueId ok = emit2(s, IR_CMP, i1, rem, sema_const_of(s, sema_int(0), t, sp), sp);
+    s->f->values[ok].def->attr.pred = CMP_EQ;
+    Inst *as = sema_emit_inst(s, IR_ASSUME, &ok, 1, NULL, 0, sp);
+    Buf msg = {0};
+    buf_printf(&msg, "%s: strides[%d] is not a multiple of 16 bytes (%d elements)", fn, d, k);
+    as->attr.str = arena_strdup(s->f->arena, msg.data ? msg.data : "");
+    buf_free(&msg);
+    ValueId m = emit1(s, IR_MULTIPLE_OF, t, st.id, sp);
+    s->f->values[m].def->attr.vals[0] = k;
+    return sema_tensor(s, m);
+}
+
 Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi, (void)call;
     const char *fn = "tl.make_tensor_descriptor";
@@ -549,7 +576,14 @@ Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span
         SHAPE(t, d) = sh;
         STRIDE(t, d) = int_field(s, strides[d], sp[2], fn, "strides", d);
         TD_BLOCK(t, d) = sema_int(dims[d]);
+        if (d < r - 1)
+            STRIDE(t, d) = aligned_stride(s, STRIDE(t, d), 16 / esize, d, sp[2], fn);
     }
+    /* the base too is 16-byte aligned (Triton's rule; a descriptor made
+     * here reads as a host one does, in 16-byte vectors) */
+    ValueId b16 = emit1(s, IR_MULTIPLE_OF, base.ty, base.id, sp[0]);
+    s->f->values[b16].def->attr.vals[0] = 16;
+    BASE(t) = sema_tensor(s, b16);
     TD_PADDING(t) = sema_int(padding == 1);
     TD_TMAP(t) = sema_int(0);
     return t;

@@ -62,6 +62,17 @@ static int64_t move_bound(Type t) {
     return align_up(numel * mem_bytes((DType)t.dtype) + (t.rank >= 2 ? rows * 16 : 0), 16);
 }
 
+/* How many warps a reduction of v along axis combines (llvm_reduce.c's step
+ * 3 needs shared memory only above 1); num_warps where v is not laid out. */
+static int warps_along(const Function *f, ValueId v, int axis) {
+    Type t = f->values[v].type;
+    int li = f->values[v].layout;
+    if (li <= 0 || li >= f->nlayouts || layout_is_shared(f->layouts[li].kind) || axis < 0 || axis >= t.rank)
+        return f->num_warps;
+    const ThreadMap *tm = layout_thread_map(f, li, t, f->num_warps);
+    return tm ? layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, t.shape[axis]) : f->num_warps;
+}
+
 int64_t smem_scratch_bound(const Function *f, const Inst *in) {
     switch (in->op) {
     case IR_CONVERT_LAYOUT: {
@@ -98,6 +109,10 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         Type t = f->values[in->args[0]].type;
         if (!t.rank)
             return 0;
+        if (warps_along(f, in->args[0], in->attr.axis) == 1) { /* lanes and registers only */
+            Type rt = f->values[in->results[0]].type;
+            return rt.rank ? align_up(move_bound(ir_with_dtype(rt, mem_bytes((DType)t.dtype) > 4 ? DT_F64 : DT_F32)), 16) : 0;
+        }
         int64_t rest = ir_numel(t) / t.shape[in->attr.axis], ct = mem_bytes((DType)t.dtype) > 4 ? 8 : 4;
         int64_t across = align_up(rest * f->num_warps * ct, 4) + rest * f->num_warps * 4;
         Type rt = f->values[in->results[0]].type;
@@ -140,8 +155,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
          * a scan, of each repeat along the axis too), one array per operand,
          * values in at most 8 bytes */
         Type t = f->values[in->args[0]].type;
-        if (!t.rank)
-            return 0;
+        if (!t.rank || (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1))
+            return 0; /* a reduction inside each warp needs no partials */
         int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
         if (in->op == IR_SCAN && t.shape[in->attr.axis] > per)
             per = t.shape[in->attr.axis];
@@ -228,7 +243,7 @@ static void walk(Alloc *A, Block *blk, const LoopCtx *lc) {
             ValueId r = in->results[0];
             A->root[r] = r;
             A->def_pos[r] = A->last[r] = p;
-        } else if (in->op == IR_MEMDESC_INDEX) {
+        } else if (in->op == IR_MEMDESC_INDEX || in->op == IR_MEMDESC_TRANS) {
             A->root[in->results[0]] = A->root[in->args[0]];
         }
         int64_t s = smem_scratch_bound(f, in);
@@ -580,7 +595,8 @@ bool barrier_pass(Diag *d, Function *f) {
         changed = 0;
         for (ValueId v = 1; v < f->nvalues; v++) {
             const Inst *def = f->values[v].def;
-            if (def && def->op == IR_MEMDESC_INDEX && def->results[0] == v && B.size[def->args[0]] &&
+            if (def && (def->op == IR_MEMDESC_INDEX || def->op == IR_MEMDESC_TRANS) && def->results[0] == v &&
+                B.size[def->args[0]] &&
                 (B.base[v] != B.base[def->args[0]] || B.size[v] != B.size[def->args[0]])) {
                 B.base[v] = B.base[def->args[0]];
                 B.size[v] = B.size[def->args[0]];

@@ -772,6 +772,29 @@ static void check_memdesc_index(Verifier *V, const Inst *in) {
     want_type(V, in, "the result", res(V, in, 0), want);
 }
 
+/* The same bytes with the dims swapped: rank 2, and an #nvmma buffer's view
+ * says its inner dim is the other one (the only kind that says it). */
+static void check_memdesc_trans(Verifier *V, const Inst *in) {
+    Type b, want;
+    if (!buffer_operand(V, in, 0, &b))
+        return;
+    if (b.rank != 2) {
+        fail(V, in, "transposes a buffer of rank 2, not %s", ty(V, arg(V, in, 0)));
+        return;
+    }
+    want = arg(V, in, 0);
+    want.shape[0] = b.shape[1], want.shape[1] = b.shape[0];
+    want_type(V, in, "the result", res(V, in, 0), want);
+    const Function *f = V->f;
+    int la = f->values[in->args[0]].layout, lr = f->values[in->results[0]].layout;
+    if (la <= 0 || lr <= 0 || la >= f->nlayouts || lr >= f->nlayouts)
+        return; /* check_layout reports it */
+    const Layout *a = &f->layouts[la], *r = &f->layouts[lr];
+    if (a->kind != LAYOUT_NVMMA || r->kind != LAYOUT_NVMMA || a->swizzle != r->swizzle ||
+        a->elem_bits != r->elem_bits || a->transposed == r->transposed)
+        fail(V, in, "the view's layout must be the buffer's #nvmma with transposed flipped");
+}
+
 static void check_async_copy(Verifier *V, const Inst *in) {
     Type tile, p = arg(V, in, 1);
     if (!buffer_operand(V, in, 0, &tile))
@@ -790,7 +813,7 @@ static void check_async_copy(Verifier *V, const Inst *in) {
 /* Buffers are places: only these ops take them, and only as their first operand. */
 static bool takes_buffer(const Inst *in, int k) {
     switch (in->op) {
-    case IR_MEMDESC_INDEX: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
+    case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_STORE:
         return k == 0;
     case IR_TMA_LOAD:
@@ -805,7 +828,7 @@ static void check_buffers(Verifier *V, const Inst *in) {
         if (ir_is_smem(arg(V, in, k)) != takes_buffer(in, k))
             fail(V, in, ir_is_smem(arg(V, in, k)) ? "operand %d is a shared-memory buffer, which this op does not take"
                                                   : "operand %d is not a shared-memory buffer", k + 1);
-    bool makes = in->op == IR_LOCAL_ALLOC || in->op == IR_MEMDESC_INDEX;
+    bool makes = in->op == IR_LOCAL_ALLOC || in->op == IR_MEMDESC_INDEX || in->op == IR_MEMDESC_TRANS;
     for (int r = 0; r < in->nresults; r++)
         if (ir_is_smem(res(V, in, r)) != makes)
             fail(V, in, makes ? "makes %s, want a shared-memory buffer" : "makes a shared-memory buffer %s",
@@ -943,6 +966,7 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_WHILE: check_while(V, in); break;
     case IR_LOCAL_ALLOC: check_local_alloc(V, in); break;
     case IR_MEMDESC_INDEX: check_memdesc_index(V, in); break;
+    case IR_MEMDESC_TRANS: check_memdesc_trans(V, in); break;
     case IR_LOCAL_STORE: {
         Type tile;
         if (buffer_operand(V, in, 0, &tile))

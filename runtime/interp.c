@@ -510,6 +510,8 @@ static InterpStatus do_assume(Interp *I, const Inst *in) {
     const Elem *c = use(I, in->args[0]);
     if (type_of(I, in->args[0]).rank || c[0].i)
         return INTERP_OK;
+    if (in->attr.str) /* a fact sema stated for an op the user wrote */
+        return report(I, INTERP_ASSERT, in, "%s (program (%u, %u, %u))", in->attr.str, I->pid[0], I->pid[1], I->pid[2]);
     return report(I, INTERP_ASSERT, in, "the condition of tl.assume is false (program (%u, %u, %u))", I->pid[0],
                   I->pid[1], I->pid[2]);
 }

@@ -332,11 +332,12 @@ static void shift_ref(TlDType dt, const double *x, size_t ldx, int M, int N, con
 static const int DSHIFTS[][4] = {{0, 0, 0, 0}, {-3, -5, 0, 0}, {5, 2, -7, 3}, {0, 0, 4, -9}};
 enum { NDSHIFTS = sizeof DSHIFTS / sizeof DSHIFTS[0] };
 
-/* Device-made descriptors; FN=1 uses tl.load/store_tensor_descriptor. */
+/* Device-made descriptors; FN=1 uses tl.load/store_tensor_descriptor. Their
+ * row strides are multiples of 16 bytes, as Triton requires. */
 static const char k_td_dev[] =
-    PRE "def k(x_ptr, y_ptr, M, N, sx, dm, dn, em, en, BM: tl.constexpr, BN: tl.constexpr, FN: tl.constexpr):\n"
+    PRE "def k(x_ptr, y_ptr, M, N, sx, sy, dm, dn, em, en, BM: tl.constexpr, BN: tl.constexpr, FN: tl.constexpr):\n"
         "    xd = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[sx, 1], block_shape=[BM, BN])\n"
-        "    yd = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN])\n"
+        "    yd = tl.make_tensor_descriptor(y_ptr, [M, N], [sy, 1], [BM, BN])\n"
         "    pm = tl.program_id(0) * BM\n"
         "    pn = tl.program_id(1) * BN\n"
         "    if FN:\n"
@@ -369,7 +370,7 @@ static void td_shift(const char *name, TlDType dt, int host, int fn, int nan, co
         for (int sh = 0; ok && sh < NDSHIFTS; sh++) {
             int M = SIZES[si].m, N = SIZES[si].n;
             const int *s = DSHIFTS[sh];
-            size_t ldx = ld_of(N, dt), ldy = host ? ld_of(N, dt) : (size_t)N;
+            size_t ldx = ld_of(N, dt), ldy = ld_of(N, dt);
             size_t ny = (size_t)M * ldy + GUARD;
             double *x = random_values(dt, (size_t)M * ldx);
             TlBuffer *bx = upload(dt, x, (size_t)M * ldx), *by = sentinel_buffer(dt, ny);
@@ -377,7 +378,7 @@ static void td_shift(const char *name, TlDType dt, int host, int fn, int nan, co
             TlTensorDesc dx, dy;
             int64_t shape[2] = {M, N}, sx[2] = {(int64_t)ldx, 1}, sy[2] = {(int64_t)ldy, 1};
             int32_t block[2] = {16, 32};
-            TlArg args[9];
+            TlArg args[10];
             int nargs = 0;
             if (!host) {
                 args[nargs++] = tl_arg_buffer(bx);
@@ -385,6 +386,7 @@ static void td_shift(const char *name, TlDType dt, int host, int fn, int nan, co
                 args[nargs++] = tl_arg_i32(M);
                 args[nargs++] = tl_arg_i32(N);
                 args[nargs++] = tl_arg_i32((int)ldx);
+                args[nargs++] = tl_arg_i32((int)ldy);
             } else if (host == 1) {
                 args[nargs++] = tl_arg_tensordesc(&dx, bx, 2, shape, sx, block);
                 args[nargs++] = tl_arg_tensordesc(&dy, by, 2, shape, sy, block);
@@ -481,11 +483,12 @@ static void td_rank1(void) {
     tl_kernel_destroy(k);
 }
 
-/* A x B x C, strides (B*C, C, 1), blocks (2, 4, 8) shifted by (0, -1, 3). */
+/* A x B x C, strides (B*L, L, 1) with L = C rounded up to 16 bytes' worth,
+ * blocks (2, 4, 8) shifted by (0, -1, 3). */
 static const char k_td_rank3[] =
-    PRE "def k(x_ptr, y_ptr, A, B, C):\n"
-        "    xd = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [2, 4, 8])\n"
-        "    yd = tl.make_tensor_descriptor(y_ptr, [A, B, C], [B * C, C, 1], [2, 4, 8])\n"
+    PRE "def k(x_ptr, y_ptr, A, B, C, L):\n"
+        "    xd = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * L, L, 1], [2, 4, 8])\n"
+        "    yd = tl.make_tensor_descriptor(y_ptr, [A, B, C], [B * L, L, 1], [2, 4, 8])\n"
         "    i = tl.program_id(0) * 2\n"
         "    j = tl.program_id(1) * 4\n"
         "    k = tl.program_id(2) * 8\n"
@@ -497,13 +500,14 @@ static void td_rank3(void) {
     TlKernel *k = kernel(k_td_rank3, "", msg, sizeof msg);
     int ok = k != NULL;
     for (size_t si = 0; ok && si < sizeof sizes / sizeof sizes[0]; si++) {
-        int A = sizes[si][0], B = sizes[si][1], C = sizes[si][2];
-        size_t n = (size_t)A * B * C;
+        int A = sizes[si][0], B = sizes[si][1], C = sizes[si][2], L = (C + 3) / 4 * 4;
+        size_t n = (size_t)A * B * L;
         double *x = random_values(TL_I32, n);
         TlBuffer *bx = upload(TL_I32, x, n), *by = sentinel_buffer(TL_I32, n + GUARD);
-        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(A), tl_arg_i32(B), tl_arg_i32(C)};
+        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(A), tl_arg_i32(B), tl_arg_i32(C),
+                        tl_arg_i32(L)};
         unsigned grid[3] = {ex_cdiv((size_t)A, 2), ex_cdiv((size_t)B, 4), ex_cdiv((size_t)C, 8)};
-        if (tl_launch(k, grid, args, 5) != TL_SUCCESS) {
+        if (tl_launch(k, grid, args, 6) != TL_SUCCESS) {
             snprintf(msg, sizeof msg, "%dx%dx%d: %s", A, B, C, tl_last_error(ctx));
             ok = 0;
             break;
@@ -515,7 +519,7 @@ static void td_rank3(void) {
             for (int b = 0; b < B; b++)
                 for (int c = 0; c < C; c++) {
                     int sb = b - 1, sc = c + 3;
-                    want[((size_t)a * B + b) * C + c] = sb >= 0 && sc < C ? x[((size_t)a * B + sb) * C + sc] : 0;
+                    want[((size_t)a * B + b) * L + c] = sb >= 0 && sc < C ? x[((size_t)a * B + sb) * L + sc] : 0;
                 }
         ok = same(got, want, n + GUARD, 0, msg, sizeof msg);
         free(got), free(want), free(x);
@@ -527,9 +531,9 @@ static void td_rank3(void) {
 
 /* ---- desc.atomic_add: G programs add one tile at (em, en); out of bounds dropped ---- */
 static const char k_td_atomic[] =
-    PRE "def k(x_ptr, y_ptr, M, N, em, en):\n"
-        "    xd = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [16, 16])\n"
-        "    yd = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [16, 16])\n"
+    PRE "def k(x_ptr, y_ptr, M, N, L, em, en):\n"
+        "    xd = tl.make_tensor_descriptor(x_ptr, [M, N], [L, 1], [16, 16])\n"
+        "    yd = tl.make_tensor_descriptor(y_ptr, [M, N], [L, 1], [16, 16])\n"
         "    yd.atomic_add([em, en], xd.load([0, 0]))\n";
 
 static void td_atomic(void) {
@@ -539,14 +543,14 @@ static void td_atomic(void) {
     int ok = k != NULL;
     const int G = 5;
     for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
-        int M = cases[ci][0], N = cases[ci][1], em = cases[ci][2], en = cases[ci][3];
-        size_t n = (size_t)M * N;
+        int M = cases[ci][0], N = cases[ci][1], em = cases[ci][2], en = cases[ci][3], L = (N + 3) / 4 * 4;
+        size_t n = (size_t)M * L;
         double *x = random_values(TL_I32, n), *y0 = random_values(TL_I32, n + GUARD);
         TlBuffer *bx = upload(TL_I32, x, n), *by = upload(TL_I32, y0, n + GUARD);
-        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(M), tl_arg_i32(N), tl_arg_i32(em),
-                        tl_arg_i32(en)};
+        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(M), tl_arg_i32(N), tl_arg_i32(L),
+                        tl_arg_i32(em), tl_arg_i32(en)};
         unsigned grid[3] = {(unsigned)G, 1, 1};
-        if (tl_launch(k, grid, args, 6) != TL_SUCCESS) {
+        if (tl_launch(k, grid, args, 7) != TL_SUCCESS) {
             snprintf(msg, sizeof msg, "%dx%d: %s", M, N, tl_last_error(ctx));
             ok = 0;
             break;
@@ -556,13 +560,31 @@ static void td_atomic(void) {
             for (int j = 0; j < N; j++) {
                 int ti = i - em, tj = j - en;
                 if (ti >= 0 && ti < 16 && tj >= 0 && tj < 16 && ti < M && tj < N)
-                    y0[(size_t)i * N + j] += G * x[(size_t)ti * N + tj];
+                    y0[(size_t)i * L + j] += G * x[(size_t)ti * L + tj];
             }
         ok = same(got, y0, n + GUARD, 0, msg, sizeof msg);
         free(got), free(x), free(y0);
         tl_buffer_destroy(bx), tl_buffer_destroy(by);
     }
     report("descriptor_atomic_add", ok, msg);
+    /* a row stride that is not a multiple of 16 bytes breaks Triton's rule:
+     * the launch fails naming it. On a GPU that is a device assert (the
+     * compiled check before llvm.assume), which leaves the context unusable,
+     * so only the interpreter runs it. */
+    if (k && tl_context_device(ctx) != TL_DEVICE_CUDA) {
+        double *x = random_values(TL_I32, 64 * 64);
+        TlBuffer *bx = upload(TL_I32, x, 64 * 64), *by = upload(TL_I32, x, 64 * 64);
+        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(20), tl_arg_i32(21), tl_arg_i32(21),
+                        tl_arg_i32(0), tl_arg_i32(0)};
+        unsigned grid[3] = {1, 1, 1};
+        TlStatus s = tl_launch(k, grid, args, 7);
+        const char *want = "tl.make_tensor_descriptor: strides[0] is not a multiple of 16 bytes (4 elements)";
+        snprintf(msg, sizeof msg, "status %s, message: %s (want a failure naming '%s')", tl_status_name(s),
+                 tl_last_error(ctx), want);
+        report("descriptor_stride_unaligned", s != TL_SUCCESS && strstr(tl_last_error(ctx), want), msg);
+        free(x);
+        tl_buffer_destroy(bx), tl_buffer_destroy(by);
+    }
     tl_kernel_destroy(k);
 }
 

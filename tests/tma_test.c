@@ -5,7 +5,9 @@
  * 4 stages, 4 and 8 warps and the 64- and 128-byte swizzles; on sm_90a the
  * PTX of every variant (dumped through TL_DUMP_DIR into a fresh directory)
  * must hold cp.async.bulk.tensor, elsewhere not; mm_desc_store also writes
- * C through a descriptor (C's row padding must stay untouched).
+ * C through a descriptor (C's row padding must stay untouched); mm_desc_kt
+ * reads B^T (N x K) and multiplies by its .T: on sm_90a its PTX must hold
+ * wgmma with a K-major B (no transpose bit).
  * Then, unless TL_TMA_TIMING=0, the median time of both and of the same
  * matmul through pointer loads (mm_ptr, cp.async) at 4096^3 and 8192^3 fp16,
  * each result spot-checked. Prints "name ... OK|FAIL" lines and a table;
@@ -79,12 +81,23 @@ typedef struct Mm {
     unsigned grid[3];
 } Mm;
 
-/* pad_c: C's rows get 8 more elements, which no write may touch */
-static void mm_setup(Mm *m, TlDType dt, int M, int N, int K, bool pad_c) {
-    *m = (Mm){.dt = dt, .M = M, .N = N, .K = K, .lda = round_up(K, 8), .ldb = round_up(N, 8),
+/* pad_c: C's rows get 8 more elements, which no write may touch; bt: B is
+ * stored transposed (N x K, ldb >= K), m->b still holds B (K x N) */
+static void mm_setup(Mm *m, TlDType dt, int M, int N, int K, bool pad_c, bool bt) {
+    *m = (Mm){.dt = dt, .M = M, .N = N, .K = K, .lda = round_up(K, 8), .ldb = round_up(bt ? K : N, 8),
               .ldc = round_up(N, 8) + (pad_c ? 8 : 0)};
     m->ba = matrix(dt, M, K, m->lda, &m->a);
-    m->bb = matrix(dt, K, N, m->ldb, &m->b);
+    if (bt) {
+        float *t;
+        m->bb = matrix(dt, N, K, m->ldb, &t);
+        m->b = malloc(sizeof *m->b * (size_t)K * (size_t)N);
+        for (size_t k = 0; k < (size_t)K; k++)
+            for (size_t n = 0; n < (size_t)N; n++)
+                m->b[k * (size_t)N + n] = t[n * (size_t)K + k];
+        free(t);
+    } else {
+        m->bb = matrix(dt, K, N, m->ldb, &m->b);
+    }
     /* C starts poisoned: every element must be written */
     size_t nc = (size_t)M * (size_t)m->ldc;
     uint16_t *p = malloc(nc * 2);
@@ -99,7 +112,7 @@ static void mm_free(Mm *m) {
     free(m->a), free(m->b);
 }
 
-enum { PTR, DESC, DESC_STORE }; /* mm_ptr, mm_desc, mm_desc_store */
+enum { PTR, DESC, DESC_STORE, DESC_KT }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt */
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -113,11 +126,15 @@ static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
         m->args[n++] = tl_arg_tensordesc(&m->dc, m->bc, 2, (int64_t[]){m->M, m->N}, (int64_t[]){m->ldc, 1},
                                          (int32_t[]){BM, BN});
         m->args[n++] = tl_arg_i32(m->K);
-    } else if (kind == DESC) {
+    } else if (kind == DESC || kind == DESC_KT) {
         m->args[n++] = tl_arg_tensordesc(&m->da, m->ba, 2, (int64_t[]){m->M, m->K}, (int64_t[]){m->lda, 1},
                                          (int32_t[]){BM, BK});
-        m->args[n++] = tl_arg_tensordesc(&m->db, m->bb, 2, (int64_t[]){m->K, m->N}, (int64_t[]){m->ldb, 1},
-                                         (int32_t[]){BK, BN});
+        if (kind == DESC_KT)
+            m->args[n++] = tl_arg_tensordesc(&m->db, m->bb, 2, (int64_t[]){m->N, m->K}, (int64_t[]){m->ldb, 1},
+                                             (int32_t[]){BN, BK});
+        else
+            m->args[n++] = tl_arg_tensordesc(&m->db, m->bb, 2, (int64_t[]){m->K, m->N}, (int64_t[]){m->ldb, 1},
+                                             (int32_t[]){BK, BN});
         m->args[n++] = tl_arg_buffer(m->bc);
         m->args[n++] = tl_arg_i32(m->M), m->args[n++] = tl_arg_i32(m->N), m->args[n++] = tl_arg_i32(m->K);
         m->args[n++] = tl_arg_i32(m->ldc);
@@ -238,6 +255,10 @@ static void correctness(bool hopper) {
         {128, 128, 64, 4, 3, DESC_STORE}, /* C through its descriptor too (a pointer store) */
         {128, 256, 64, 8, 3, DESC_STORE},
         {64, 32, 32, 4, 2, DESC_STORE},   /* C's 32 columns: the 64-byte swizzle */
+        {128, 128, 64, 4, 3, DESC_KT},    /* B^T's rows of 64 fp16: one 128-byte box each */
+        {128, 256, 64, 8, 3, DESC_KT},
+        {64, 64, 32, 4, 4, DESC_KT},      /* 32 columns of K: the 64-byte swizzle */
+        {128, 64, 128, 8, 2, DESC_KT},    /* two atom columns along K */
     };
     /* the last two are multiples of 16 (the launch specialises :16: a TMA
      * store); 144 ends inside a 64-column box */
@@ -246,26 +267,32 @@ static void correctness(bool hopper) {
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         const Cfg *g = &cfgs[c];
         char opts[128];
-        const char *kname = g->kind == DESC_STORE ? "mm_desc_store" : "mm_desc";
+        const char *kname = g->kind == DESC_STORE ? "mm_desc_store" : g->kind == DESC_KT ? "mm_desc_kt" : "mm_desc";
         snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", kname, g->warps,
                  g->stages);
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 Mm m;
-                mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true);
+                mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true, g->kind == DESC_KT);
                 mm_args(&m, k, g->kind, g->BM, g->BN, g->BK);
                 char name[160], why[256] = "";
                 snprintf(name, sizeof name, "tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s", dts[d] == TL_F16 ? "fp16" : "bf16",
-                         m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages, g->kind == DESC_STORE ? " store" : "");
+                         m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
+                         g->kind == DESC_STORE ? " store" : g->kind == DESC_KT ? " B^T" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS) {
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
                 } else {
                     double worst = mm_check(&m, true, why, sizeof why);
                     int tma = all_ptx_have(kname, "cp.async.bulk.tensor.2d.shared::cluster.global");
+                    /* a K-major B: wgmma's last immediate, the transpose of B, is 0 */
+                    int kmaj = g->kind == DESC_KT ? all_ptx_have(kname, "p, 1, 1, 0, 0;") : (int)hopper;
                     if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA && tma != (int)hopper)
                         ex_result(name, 0, "the PTX %s cp.async.bulk.tensor on %s", tma > 0 ? "holds" : "lacks",
+                                  tl_context_device_name(ctx));
+                    else if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA && kmaj != (int)hopper)
+                        ex_result(name, 0, "the PTX %s a wgmma with a K-major B on %s", kmaj > 0 ? "holds" : "lacks",
                                   tl_context_device_name(ctx));
                     else
                         ex_result(name, worst <= 1, "%s", why);
@@ -313,24 +340,28 @@ static void timing(void) {
     TlKernel *kd = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *kp = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *ks = kernel("--kernel mm_desc_store -D GROUP_M=8 --num-warps 8 --num-stages 3");
+    TlKernel *kt = kernel("--kernel mm_desc_kt -D GROUP_M=8 --num-warps 8 --num-stages 3");
     printf("\n%-6s %-22s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
     static const int ns[] = {4096, 8192};
     for (size_t i = 0; i < 2; i++) {
         int n = ns[i];
-        Mm m;
-        mm_setup(&m, TL_F16, n, n, n, false);
-        static const int kinds[] = {DESC_STORE, DESC, PTR};
-        static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA loads)"};
-        for (int q = 0; q < 3; q++) {
+        Mm m, mt;
+        mm_setup(&m, TL_F16, n, n, n, false, false);
+        mm_setup(&mt, TL_F16, n, n, n, false, true);
+        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT};
+        static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA loads)",
+                                            "mm_desc_kt (TMA, B^T)"};
+        for (int q = 0; q < 4; q++) {
             int kind = kinds[q];
-            mm_args(&m, kind == PTR ? kp : kind == DESC ? kd : ks, kind, BM, BN, BK);
-            double ms = time_ms(&m, n > 4096 ? 10 : 20);
+            Mm *mm = kind == DESC_KT ? &mt : &m;
+            mm_args(mm, kind == PTR ? kp : kind == DESC ? kd : kind == DESC_KT ? kt : ks, kind, BM, BN, BK);
+            double ms = time_ms(mm, n > 4096 ? 10 : 20);
             char name[96], why[256] = "";
             snprintf(name, sizeof name, "timing %s fp16 %d^3 (spot-checked)", names[kind], n);
-            ex_result(name, ms > 0 && mm_check(&m, false, why, sizeof why) <= 1, "%s", ms > 0 ? why : tl_last_error(ctx));
+            ex_result(name, ms > 0 && mm_check(mm, false, why, sizeof why) <= 1, "%s", ms > 0 ? why : tl_last_error(ctx));
             printf("%-6d %-22s %10.3f %10.1f\n", n, names[kind], ms, 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
         }
-        mm_free(&m);
+        mm_free(&m), mm_free(&mt);
     }
     if (dump_dir[0]) {
         ex_result("timing kernels: mm_ptr's PTX has no bulk tensor copy", all_ptx_have("mm_ptr", "cp.async.bulk") == 0, NULL);
@@ -338,7 +369,7 @@ static void timing(void) {
         int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
         ex_result("timing kernels: mm_desc_store's PTX stores without them", have == 0, NULL);
     }
-    tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks);
+    tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks), tl_kernel_destroy(kt);
 }
 
 static int finish(void) {
