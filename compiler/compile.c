@@ -5,6 +5,8 @@
  *   sema      AST + specialisation -> typed tile IR (constexprs folded, helpers
  *             inlined, static_range unrolled)                   [sema.c]
  *   combine   acc + dot(a, b, 0) -> dot(a, b, acc)              [combine.c]
+ *   flatten   tl.range(..., flatten=True): a loop nest -> one loop, the
+ *             epilogue under an if (GPU only)                  [flatten.c]
  *   dce       pure ops whose results nothing reads are removed  [dce.c]
  *   layout    axis analysis (contiguity / divisibility / constancy), then
  *             which thread owns which element: blocked, slice, MMA, dot
@@ -27,7 +29,8 @@
 #include "layout.h"
 #include "passes.h"
 
-const char *const compile_pass_names[] = {"sema", "combine", "layout", "pipeline", "smem-alloc", "barriers", NULL};
+const char *const compile_pass_names[] = {"sema",       "combine",  "flatten", "layout", "pipeline",
+                                          "smem-alloc", "barriers", NULL};
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
@@ -72,6 +75,8 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
     return combine_pass(d, f);
 }
 
+static bool run_flatten(Diag *d, Function *f, const PtxArch *t) { return flatten_pass(d, f, t->sm); }
+
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
     ir_dce(f); /* a dead value would need a layout nothing asks for */
@@ -97,7 +102,8 @@ static const struct {
     bool (*run)(Diag *, Function *, const PtxArch *);
     CompileStage stage;
 } pass_table[] = {
-    {"combine", run_combine, STAGE_COMBINE},       {"layout", run_layout, STAGE_LAYOUT},
+    {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
+    {"layout", run_layout, STAGE_LAYOUT},
     {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
     {"barriers", run_barriers, STAGE_BARRIERS},
 };

@@ -189,6 +189,8 @@ void ir_type_print(Buf *b, Type t);
                                               /* expects attr.num (bytes) more transaction bytes */  \
     X(MBAR_WAIT, "mbarrier_wait", 2, 0)       /* bar, phase i32: wait until the phase of that */     \
                                               /* parity completes */                                 \
+    X(WGMMA_WAIT, "wgmma_wait", 1, 0)         /* acc (a wgmma dot's result) -> the same values, */   \
+                                              /* after every wgmma group of the thread is done */   \
     X(TMA_LOAD, "tma_load", 6, 0)             /* buf (#nvmma), tmap, c0, c1, bar, pred i1: one */   \
                                               /* thread copies the tile at (c0, c1), zeros out of */ \
                                               /* bounds, completing on bar */                        \
@@ -250,6 +252,8 @@ typedef struct Attr {
     int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
+    bool flatten;      /* FOR: tl.range(..., flatten=True): one loop with the loop it
+                          holds (flatten.c) */
 } Attr;
 
 typedef int ValueId; /* index into Function.values; 0 is never a valid value */

@@ -974,6 +974,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int32_of(P, l, &a->num);
     if (!strcmp(k, "num_stages"))
         return int32_of(P, l, &a->num_stages);
+    if (!strcmp(k, "flatten"))
+        return bool_of(P, l, &a->flatten);
     if (!strcmp(k, "start"))
         return int_of(P, l, INT64_MIN, INT64_MAX, &a->start);
     if (!strcmp(k, "end"))

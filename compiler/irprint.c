@@ -60,7 +60,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_LOCAL_ALLOC] = "offset",
     [IR_ASYNC_WAIT] = "num",
     [IR_MBAR_EXPECT] = "bytes",
-    [IR_FOR] = "num_stages", /* printed only when set (tl.range(..., num_stages=N)) */
+    [IR_FOR] = "num_stages flatten", /* each printed only when set (tl.range's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
 };
@@ -203,19 +203,25 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
+    } else if (IS("flatten")) {
+        buf_puts(b, a->flatten ? "true" : "false");
     }
 #undef IS
 }
 
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
-    if (!k || (in->op == IR_FOR && !in->attr.num_stages) || (in->op == IR_ASSUME && !in->attr.str))
+    if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten) || (in->op == IR_ASSUME && !in->attr.str))
         return;
     buf_puts(b, " {");
-    for (bool first = true; *k; first = false) {
+    for (bool first = true; *k;) {
         size_t n = strcspn(k, " ");
-        buf_printf(b, "%s%.*s = ", first ? "" : ", ", (int)n, k);
-        put_attr(b, f, in, k, n);
+        bool unset = in->op == IR_FOR && (n == 7 ? !in->attr.flatten : !in->attr.num_stages);
+        if (!unset) {
+            buf_printf(b, "%s%.*s = ", first ? "" : ", ", (int)n, k);
+            put_attr(b, f, in, k, n);
+            first = false;
+        }
         k += n + (k[n] == ' ');
     }
     buf_putc(b, '}');

@@ -1310,6 +1310,42 @@ static bool setup(Pass *P) {
     return P->use_start && P->uses && P->vblock;
 }
 
+/* A convert goes in right after its value's def (one per value and layout);
+ * when every use of it is inside one branch of a later `if` of the same
+ * block, it moves to the start of that branch, so it runs only when the
+ * branch does (a flattened loop's epilogue, flatten.c: converting the
+ * accumulator every K step would cost a shared-memory round trip each). */
+static void sink_converts(Function *f, Block *b, const int *uses) {
+    for (int j = 0; j < b->ninsts; j++) {
+        Inst *q = b->insts[j];
+        for (int r = 0; r < q->nregions; r++)
+            sink_converts(f, q->regions[r], uses);
+        if (q->op != IR_IF)
+            continue;
+        int *in_r = calloc((size_t)f->nvalues, sizeof *in_r);
+        for (int r = 0; in_r && r < q->nregions; r++) {
+            memset(in_r, 0, sizeof *in_r * (size_t)f->nvalues);
+            ir_count_uses(q->regions[r], in_r);
+            for (int i = j - 1; i >= 0; i--) {
+                Inst *c = b->insts[i];
+                ValueId v = c->op == IR_CONVERT_LAYOUT ? c->results[0] : 0;
+                if (!v || !uses[v] || in_r[v] != uses[v])
+                    continue;
+                memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
+                Block *t = q->regions[r];
+                b->insts[b->ninsts - 1] = NULL;
+                b->ninsts--;
+                j--;
+                Inst **a = arena_alloc(f->arena, sizeof *a * (size_t)(t->ninsts + 1));
+                a[0] = c;
+                memcpy(a + 1, t->insts, sizeof *a * (size_t)t->ninsts);
+                t->insts = a, t->ninsts++, t->cap = t->ninsts;
+            }
+        }
+        free(in_r);
+    }
+}
+
 bool layout_pass(Diag *d, Function *f, const AxisInfo *axis) {
     int nw = f->num_warps;
     if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
@@ -1327,6 +1363,12 @@ bool layout_pass(Diag *d, Function *f, const AxisInfo *axis) {
     propagate(&P);
     resolve(&P);
     drop_dead(&P);
+    int *uses = calloc((size_t)f->nvalues, sizeof *uses);
+    if (uses) {
+        ir_count_uses(f->body, uses);
+        sink_converts(f, f->body, uses);
+        free(uses);
+    }
     compact(&P);
     P.nmaps = 0; /* indices moved */
     return each_value(&P, f->body, laid_out) && fits_registers(&P);

@@ -705,6 +705,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_GATHER: llvm_lower_gather(L, in); return;
     case IR_HISTOGRAM: llvm_lower_histogram(L, in); return;
     case IR_DOT: llvm_lower_dot(L, in); return;
+    case IR_WGMMA_WAIT: llvm_lower_wgmma_wait(L, in); return;
     case IR_CONVERT_LAYOUT: lower_convert(L, in); return;
     case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
     case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
@@ -737,6 +738,8 @@ static Span value_span(const Function *f, ValueId v) {
 }
 
 static void mark_uses(Lower *L, const Block *b) {
+    for (int a = 0; a < b->nargs; a++)
+        L->def_block[b->args[a]] = (Block *)b;
     for (int i = 0; i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int a = 0; a < in->nargs; a++) {
@@ -759,7 +762,7 @@ static bool map_values(Lower *L) {
     mark_uses(L, f->body);
     for (ValueId v = 1; v < f->nvalues; v++) {
         const Value *x = &f->values[v];
-        if (!x->type.rank || (!x->block && !L->def_block[v])) /* a scalar, or no op defines it now */
+        if (!x->type.rank || !L->def_block[v]) /* a scalar, or no op or reachable block defines it now */
             continue;
         if (!x->layout || x->layout >= f->nlayouts) {
             diag_internal(L->d, "block value %%%d has no layout (the layout pass did not run?)", v);

@@ -891,18 +891,56 @@ static int ring_stages(const Function *f, ValueId op) {
     return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
 }
 
+/* The accumulator a wgmma dot chains on, and the condition under which it
+ * starts from zeros instead: `select(splat(c), zeros, x)` (a flattened
+ * loop's first K step of a tile, flatten.c) is x with wgmma's scale-d off
+ * when c; anything else is itself, c NULL. */
+static ValueId wgmma_acc(const Function *f, ValueId acc, ValueId *zero_if) {
+    const Inst *s = f->values[acc].def;
+    const Inst *c = s && s->op == IR_SELECT ? f->values[s->args[0]].def : NULL;
+    *zero_if = 0;
+    if (!c || c->op != IR_SPLAT || f->values[c->args[0]].type.rank || !ir_is_zero(f, s->args[1]))
+        return acc;
+    *zero_if = c->args[0];
+    return s->args[2];
+}
+
+/* Does every use of v but one yield wait first (wgmma_wait)? */
+static bool only_waits_besides(Lower *L, ValueId v, const Inst *yield) {
+    int waits = 0;
+    for (ValueId w = 1; w < L->f->nvalues; w++) {
+        const Inst *d = L->f->values[w].def;
+        waits += d && d->op == IR_WGMMA_WAIT && d->results[0] == w && d->args[0] == v && L->def_block[w];
+    }
+    return yield && L->nuses[v] == waits + 1;
+}
+
 /* May the dot leave its wgmma group in flight (wait_group 1)? Only when its
  * result goes straight to the loop's yield and comes back as its own
  * accumulator (the next wgmma chains on the registers; the drain after the
- * loop waits for the last, llvm_wgmma_drain) and both rings have 3+ slots,
+ * loop waits for the last, llvm_wgmma_drain), any other use being behind a
+ * wgmma_wait (a flattened loop's epilogue), and both rings have 3+ slots,
  * which the pipeliner refills (slots - 2) iterations ahead, so the slot an
  * in-flight group reads is not the one being refilled. */
 static bool wgmma_keeps_one(Lower *L, Inst *in) {
     Function *f = L->f;
-    ValueId r = in->results[0];
-    Inst *u = L->user[r];
-    return L->nuses[r] == 1 && u && u->op == IR_YIELD && !f->values[in->args[2]].def &&
+    ValueId r = in->results[0], z;
+    const Block *b = L->def_block[r]; /* the yield of the dot's own block */
+    const Inst *y = b && b->ninsts && b->insts[b->ninsts - 1]->op == IR_YIELD ? b->insts[b->ninsts - 1] : NULL;
+    bool yields = false;
+    for (int a = 0; y && a < y->nargs; a++)
+        yields |= y->args[a] == r;
+    return yields && only_waits_besides(L, r, y) && !f->values[wgmma_acc(f, in->args[2], &z)].def &&
            ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
+}
+
+/* wgmma_wait: the accumulator tied through wgmma.wait_group 0. */
+void llvm_lower_wgmma_wait(Lower *L, Inst *in) {
+    LVal *x = llvm_val(L, in->args[0]);
+    LLVMValueRef *r = llvm_new_regs(L, x->n);
+    memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
+    wg_asm(L, "wgmma.wait_group.sync.aligned 0;", r, x->n);
+    llvm_set(L, in->results[0], r, x->n);
 }
 
 void llvm_wgmma_drain(Lower *L) {
@@ -941,7 +979,8 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     int nw = f->num_warps ? f->num_warps : 4;
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
     DType dt = dtype_of(L, va);
-    LVal *C = llvm_val(L, in->args[2]);
+    ValueId zero_if;
+    LVal *C = llvm_val(L, wgmma_acc(f, in->args[2], &zero_if));
     int repm = M / (16 * nw), per = N / 2;
     if (nla->kind != LAYOUT_NVMMA || nlb->kind != LAYOUT_NVMMA || nla->transposed ||
         (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
@@ -998,6 +1037,8 @@ static bool lower_wgmma(Lower *L, Inst *in) {
                 et[i] = L->t_f32, args[i] = d[i];
             et[per] = et[per + 1] = L->t_i64, et[per + 2] = L->t_i32;
             args[per] = da, args[per + 1] = db, args[per + 2] = llvm_i32(L, 1);
+            if (zero_if && kk == 0) /* scale-d: 0 starts from zeros */
+                args[per + 2] = LLVMBuildZExt(b, LLVMBuildNot(b, llvm_val(L, zero_if)->r[0], ""), L->t_i32, "");
             LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, et, (unsigned)per, 0);
             LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)per + 3, 0);
             LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, (size_t)c, 1, 0, LLVMInlineAsmDialectATT, 0);

@@ -178,6 +178,7 @@ bool llvm_uses_wgmma(const Function *f);
 /* After a pipelined loop (its drain, async_wait 0): wait for the wgmma
  * groups still in flight, through the loop's wgmma results. */
 void llvm_wgmma_drain(Lower *L);
+void llvm_lower_wgmma_wait(Lower *L, Inst *in);
 /* convert_layout into a 16-bit mma operand through ldmatrix; false when the
  * convert is not one (the caller then uses llvm_move). */
 bool llvm_convert_ldmatrix(Lower *L, Inst *in);

@@ -11,6 +11,11 @@
 /* combine.c: add(acc, dot(a, b, 0)) -> dot(a, b, acc). */
 bool combine_pass(Diag *d, Function *f);
 
+/* flatten.c: a `for {flatten = true}` holding one loop becomes one loop over
+ * both, its epilogue under an if (before the layout pass; sm >= 80, where
+ * the pipeliner can use it). */
+bool flatten_pass(Diag *d, Function *f, int sm);
+
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
  * of shared buffers filled num_stages-1 iterations ahead by async copies.
  * sm: the target's compute capability (nothing before sm_80); wgmma (sm_90a):

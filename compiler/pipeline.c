@@ -556,6 +556,20 @@ out:
     free(home);
 }
 
+/* The most scratch any op of b (its regions too) needs at once. */
+static int64_t region_scratch(const Function *f, const Block *b) {
+    int64_t m = 0;
+    for (int i = 0; b && i < b->ninsts; i++) {
+        int64_t s = smem_scratch_bound(f, b->insts[i]);
+        for (int r = 0; r < b->insts[i]->nregions; r++) {
+            int64_t sr = region_scratch(f, b->insts[i]->regions[r]);
+            s = sr > s ? sr : s;
+        }
+        m = s > m ? s : m;
+    }
+    return m;
+}
+
 /* Pipeline one loop, if it has loads worth it. */
 /* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
@@ -643,7 +657,29 @@ static int remap_layout(Function *f, int li, int old, int nl, int *memo, int n0)
     return r;
 }
 
-static void make_wgmma(Pipe *P, Inst *d) {
+/* Every use of the wgmma result r but the loop's yield first waits for the
+ * groups in flight (wgmma_wait), so the dot may keep one (llvm_dot.c) even
+ * where an epilogue reads it inside the loop (a flattened loop, flatten.c). */
+static void wait_before_uses(Pipe *P, Block *b, ValueId r, const Inst *yield) {
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int k = 0; k < in->nregions; k++)
+            wait_before_uses(P, in->regions[k], r, yield);
+        bool uses = false;
+        for (int a = 0; a < in->nargs; a++)
+            uses |= in->args[a] == r;
+        if (!uses || in == yield)
+            continue;
+        Cursor c = {b, i};
+        ValueId w = put1(P, &c, IR_WGMMA_WAIT, &r, 1, vtype(P, r), P->f->values[r].layout, in->span);
+        for (int a = 0; a < in->nargs; a++)
+            if (in->args[a] == r)
+                in->args[a] = w;
+        i++;
+    }
+}
+
+static void make_wgmma(Pipe *P, Block *B, Inst *d) {
     Function *f = P->f;
     int old = f->values[d->results[0]].layout;
     Layout v3 = {.kind = LAYOUT_MMA, .rank = 2, .version = 3, .warps_per_cta = {f->num_warps ? f->num_warps : 4, 1}};
@@ -658,6 +694,7 @@ static void make_wgmma(Pipe *P, Inst *d) {
         Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = nl, .op_idx = k, .k_width = 2};
         f->values[d->args[k]].layout = layout_intern(f, &op);
     }
+    wait_before_uses(P, B, d->results[0], B->insts[B->ninsts - 1]);
 }
 
 static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
@@ -767,6 +804,10 @@ retry:
         for (int j = 0; j < n; j++)
             reads_rings |= cs[j].fma && cs[j].dot == B->insts[i];
         int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
+        for (int r = 0; r < B->insts[i]->nregions; r++) { /* a flattened loop's epilogue, under its if */
+            int64_t sr = region_scratch(f, B->insts[i]->regions[r]);
+            s = sr > s ? sr : s;
+        }
         scratch = s > scratch ? s : scratch;
     }
     /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
@@ -777,6 +818,8 @@ retry:
     int extra = wg ? 1 : 0;
     while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
         S--;
+    if (S < 2 && extra && 2 * per_stage + scratch <= P->max_shared)
+        S = 2, extra = 0; /* two slots, the wgmma waited for in its iteration, beat none */
     if (S < 2) {
         free(carried);
         return;
@@ -951,7 +994,7 @@ retry:
         remove_at(B, index_of(B, cs[i].load));
     }
     if (wg)
-        make_wgmma(P, wg);
+        make_wgmma(P, B, wg);
     free(cur), free(ahead), free(carried);
     sweep_loop(P, loop);
 }

@@ -1709,6 +1709,7 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     ir_set_regions(in, body, NULL);
     if (v[3].k == V_INT && v[3].i > 0 && v[3].i <= 16) /* tl.range(..., num_stages=N): this loop's pipelining */
         in->attr.num_stages = (int)v[3].i;
+    in->attr.flatten = (v[6].k == V_INT || v[6].k == V_BOOL) && v[6].i; /* tl.range(..., flatten=True) */
     ValueId *outs = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nr + 1));
     memcpy(outs, in->results, sizeof(ValueId) * (size_t)nr);
     prune_struct_slots(s, in, c, nc, outs);

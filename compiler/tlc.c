@@ -50,7 +50,7 @@ static void usage(FILE *f) {
           "  --embed=FORM         for --emit=c: ptx (default) or cubin images\n"
           "  --ir-in              the input is IR text: parse, verify and print it\n"
           "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
-          "  --dump-after=PASS    also print the IR after PASS (sema, combine, layout, pipeline,\n"
+          "  --dump-after=PASS    also print the IR after PASS (sema, combine, flatten, layout, pipeline,\n"
           "                       smem-alloc, barriers) to stderr\n"
           "  --time-passes        print the time each compile stage took to stderr\n",
           f);

@@ -967,6 +967,7 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_LOCAL_ALLOC: check_local_alloc(V, in); break;
     case IR_MEMDESC_INDEX: check_memdesc_index(V, in); break;
     case IR_MEMDESC_TRANS: check_memdesc_trans(V, in); break;
+    case IR_WGMMA_WAIT: want_type(V, in, "the result", res(V, in, 0), arg(V, in, 0)); break;
     case IR_LOCAL_STORE: {
         Type tile;
         if (buffer_operand(V, in, 0, &tile))

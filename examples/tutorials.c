@@ -888,6 +888,11 @@ int main(void) {
         persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 512, 512, 512, -1, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 2049, 1000, 300, -1, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_PERSISTENT, TL_F8E4M3, 1000, 700, 512, 3, NULL, 0, 0, 1);
+        /* the flattened loop (flatten.c): one K step a tile (128x128x64, 4
+         * stages, 8 warps), and programs with two tiles (153 of 256x128
+         * over the SMs; 128x256x64, 2 stages: three wgmma slots) */
+        persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 300, 200, 17, 5, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_PERSISTENT, TL_F16, 2049, 2053, 1000, 13, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_TMA, TL_F16, 1000, 700, 300, 3, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_TMA, TL_F16, 512, 512, 512, 3, NULL, 0, 1, 1);
         persistent_matmul(ctx, MM_TMA, TL_F8E4M3, 512, 512, 512, 3, NULL, 0, 0, 1);

@@ -640,6 +640,9 @@ int main(int argc, char **argv) {
     /* --puzzle: only the fp32 IEEE puzzle kernel (FMA dot) at 1024, 4096,
      * 8192 and the seeds' odd shapes */
     int puzzle_only = argc > 1 && !strcmp(argv[1], "--puzzle");
+    /* --persistent: tutorial 09's persistent kernels (pointers, in-kernel
+     * descriptors) beside the tutorial kernel, fp16 at 4096 and 8192 */
+    int persistent_only = argc > 1 && !strcmp(argv[1], "--persistent");
     if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS) {
         printf("tl-bench: no GPU: %s\n", tl_last_error(NULL));
         return 1;
@@ -654,6 +657,15 @@ int main(int argc, char **argv) {
         for (int d = 0; d < 2; d++)
             for (int n = 4096; n <= 8192; n *= 2)
                 bench_matmul(&tutorial, d ? TL_BF16 : TL_F16, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
+    if (persistent_only) {
+        for (int n = 4096; n <= 8192; n *= 2) {
+            bench_matmul(&tutorial, TL_F16, n, n, n);
+            bench_tutorial09(0, n);
+            bench_tutorial09(1, n);
+        }
         tl_context_destroy(ctx);
         return 0;
     }

@@ -1,0 +1,377 @@
+/* flatten.c: tl.range(..., flatten=True), one loop over a loop nest (Triton's
+ * loop flattening, which its persistent matmul relies on).
+ *
+ * Requires: verified IR before the layout pass (no layouts yet; they come
+ *           after, for the new ops too).
+ * Ensures:  each `for {flatten = true}` F whose body is
+ *
+ *               P (pure ops without regions: the tile's indices, zeros)
+ *               inner `for` I (bounds and step loop-invariant, step a
+ *                              positive constant)
+ *               Q (the epilogue: anything)
+ *               yield
+ *
+ *           and whose own step is a positive constant becomes
+ *
+ *               Ti = trip count of I, To = trip count of F
+ *               if Ti > 0:
+ *                 for it in [0, To * Ti) carrying F's values, I's values,
+ *                                         ki (I's index) and o (F's):
+ *                   P for F's iv lb + o * step
+ *                   each value I carries: ki == 0 ? its init (from P) : carried
+ *                   I's body for I's iv lb' + ki * step'
+ *                   if ki == Ti - 1: Q, yield F's next values   else: F's values
+ *                   ki, o <- the next pair
+ *               else:
+ *                 F with I removed (I's results are its inits: no iteration)
+ *
+ *           so the pipeliner sees one loop and prefetches the next tile's
+ *           first K steps while this tile's epilogue runs, with no prologue
+ *           and drain per tile. An accumulator chosen by `ki == 0 ? zeros :
+ *           acc` costs nothing on wgmma, whose scale-d flag is that
+ *           condition (llvm_dot.c). A loop that does not have this shape is
+ *           left as written (the flag is a hint, as in Triton). The
+ *           interpreter never sees this pass: it runs the loops as written.
+ *
+ * Algorithm: find the shape -> trip counts before F -> build the flat loop
+ * by cloning P, I's body and Q with a value map -> the versioning if, F
+ * (minus I) in its else branch. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Flat {
+    Function *f;
+    int n0;        /* values before this loop's rewrite: the map covers these */
+    ValueId *map;  /* original -> clone (0: itself) */
+    Span sp;
+} Flat;
+
+/* Put n ops into b before index at (the block's array grows in the arena). */
+static void insert_at(Function *f, Block *b, int at, Inst *const *ins, int n) {
+    Inst **a = arena_alloc(f->arena, sizeof *a * (size_t)(b->ninsts + n));
+    memcpy(a, b->insts, sizeof *a * (size_t)at);
+    memcpy(a + at, ins, sizeof *a * (size_t)n);
+    memcpy(a + at + n, b->insts + at, sizeof *a * (size_t)(b->ninsts - at));
+    b->insts = a, b->ninsts += n, b->cap = b->ninsts;
+}
+
+static ValueId mapped(const Flat *F, ValueId v) { return v < F->n0 && F->map[v] ? F->map[v] : v; }
+static Type vt(const Flat *F, ValueId v) { return F->f->values[v].type; }
+
+static ValueId emit(Flat *F, Block *b, OpCode op, Type t, const ValueId *args, int n) {
+    return ir_emit(F->f, b, op, t, args, n, F->sp);
+}
+
+static ValueId cnst(Flat *F, Block *b, Type t, int64_t v) {
+    Inst *in = ir_inst_new(F->f, b, IR_CONST, NULL, 0, &t, 1, F->sp);
+    in->attr.i = v;
+    return in->results[0];
+}
+
+static ValueId cmp(Flat *F, Block *b, int pred, ValueId x, ValueId y) {
+    Inst *in = ir_inst_new(F->f, b, IR_CMP, (ValueId[]){x, y}, 2, (Type[]){ir_scalar(DT_I1)}, 1, F->sp);
+    in->attr.pred = pred;
+    return in->results[0];
+}
+
+/* Append a copy of `in` (its regions too) to b, operands through the map;
+ * its results and block arguments join the map. */
+static void clone_into(Flat *F, Block *b, const Inst *in) {
+    Function *f = F->f;
+    ValueId *args = in->nargs ? malloc(sizeof *args * (size_t)in->nargs) : NULL;
+    Type *rt = in->nresults ? malloc(sizeof *rt * (size_t)in->nresults) : NULL;
+    for (int i = 0; i < in->nargs; i++)
+        args[i] = mapped(F, in->args[i]);
+    for (int i = 0; i < in->nresults; i++)
+        rt[i] = vt(F, in->results[i]);
+    Inst *c = ir_inst_new(f, b, in->op, args, in->nargs, rt, in->nresults, in->span);
+    free(args), free(rt);
+    c->attr = in->attr;
+    for (int i = 0; i < in->nresults; i++) {
+        f->values[c->results[i]].name = f->values[in->results[i]].name;
+        F->map[in->results[i]] = c->results[i];
+    }
+    Block *r[2] = {NULL, NULL};
+    for (int k = 0; k < in->nregions; k++) {
+        const Block *src = in->regions[k];
+        r[k] = ir_block_new(f);
+        for (int a = 0; a < src->nargs; a++) {
+            ValueId na = ir_block_arg(f, r[k], vt(F, src->args[a]));
+            f->values[na].name = f->values[src->args[a]].name;
+            F->map[src->args[a]] = na;
+        }
+        for (int i = 0; i < src->ninsts; i++)
+            clone_into(F, r[k], src->insts[i]);
+    }
+    if (in->nregions)
+        ir_set_regions(c, r[0], r[1]);
+}
+
+/* Mark every value `b` defines (results, block arguments, regions too). */
+static void mark_defs(const Block *b, uint8_t *in) {
+    for (int a = 0; a < b->nargs; a++)
+        in[b->args[a]] = 1;
+    for (int i = 0; i < b->ninsts; i++) {
+        const Inst *x = b->insts[i];
+        for (int r = 0; r < x->nresults; r++)
+            in[x->results[r]] = 1;
+        for (int k = 0; k < x->nregions; k++)
+            mark_defs(x->regions[k], in);
+    }
+}
+
+/* Can the flat loop have a value of type t before its first iteration sets
+ * it (a block or scalar of numbers: zeros)? */
+static bool zero_ok(Type t) { return t.dtype != DT_PTR; }
+
+/* Replace the uses of `from` by `to` in b and its regions. */
+static void replace_uses(Block *b, ValueId from, ValueId to) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *x = b->insts[i];
+        for (int a = 0; a < x->nargs; a++)
+            if (x->args[a] == from)
+                x->args[a] = to;
+        for (int k = 0; k < x->nregions; k++)
+            replace_uses(x->regions[k], from, to);
+    }
+}
+
+/* Trip count of `for lb, ub, st` (st > 0), in t, before the loop: cdiv(ub -
+ * lb, st), 0 when ub <= lb. */
+static ValueId trips(Flat *F, Block *b, ValueId lb, ValueId ub, ValueId st, Type t) {
+    ValueId d = emit(F, b, IR_SUB, t, (ValueId[]){ub, lb}, 2);
+    ValueId one = cnst(F, b, t, 1);
+    ValueId n = emit(F, b, IR_ADD, t, (ValueId[]){d, emit(F, b, IR_SUB, t, (ValueId[]){st, one}, 2)}, 2);
+    n = emit(F, b, IR_DIV, t, (ValueId[]){n, st}, 2);
+    ValueId pos = cmp(F, b, CMP_GT, d, cnst(F, b, t, 0));
+    return emit(F, b, IR_SELECT, t, (ValueId[]){pos, n, cnst(F, b, t, 0)}, 3);
+}
+
+static ValueId widen(Flat *F, Block *b, ValueId v, Type t) {
+    return vt(F, v).dtype == t.dtype ? v : emit(F, b, IR_CAST, t, &v, 1);
+}
+
+static int64_t const_of(const Function *f, ValueId v, bool *ok) {
+    const Inst *d = f->values[v].def;
+    *ok = d && d->op == IR_CONST && !f->values[v].type.rank && dt_is_int((DType)f->values[v].type.dtype);
+    return *ok ? d->attr.i : 0;
+}
+
+/* Is v the same in every iteration of the outer loop: defined outside it,
+ * or computed in P (the first `at` ops of Bo) from such values alone? */
+static bool invariant(const Function *f, const Block *Bo, int at, const uint8_t *inside, ValueId v) {
+    if (!inside[v])
+        return true;
+    const Inst *d = f->values[v].def;
+    int i = 0;
+    while (i < at && Bo->insts[i] != d)
+        i++;
+    if (!d || i == at)
+        return false; /* a block argument, or not P's */
+    for (int a = 0; a < d->nargs; a++)
+        if (!invariant(f, Bo, at, inside, d->args[a]))
+            return false;
+    return true;
+}
+
+/* Clone v's computation (invariant) into b, before the loop. */
+static ValueId hoist(Flat *F, Block *b, const uint8_t *inside, ValueId v) {
+    if (!inside[v] || (F->map[v] && F->map[v] != v))
+        return mapped(F, v);
+    const Inst *d = F->f->values[v].def;
+    for (int a = 0; a < d->nargs; a++)
+        hoist(F, b, inside, d->args[a]);
+    clone_into(F, b, d);
+    return mapped(F, v);
+}
+
+/* Flatten F (parent->insts[pos]) if it has the shape above; true if done. */
+static bool flatten_loop(Function *f, Block *parent, int pos) {
+    Inst *L = parent->insts[pos];
+    Block *Bo = L->regions[0];
+    if (!Bo || !Bo->ninsts || Bo->insts[Bo->ninsts - 1]->op != IR_YIELD)
+        return false;
+    int at = -1;
+    for (int i = 0; i < Bo->ninsts; i++)
+        if (Bo->insts[i]->op == IR_FOR) {
+            if (at >= 0)
+                return false; /* two inner loops */
+            at = i;
+        }
+    if (at < 0)
+        return false;
+    for (int i = 0; i < at; i++) { /* P is recomputed every iteration: pure and flat */
+        const Inst *x = Bo->insts[i];
+        if (x->nregions || !(ir_ops[x->op].flags & OPF_PURE))
+            return false;
+    }
+    Inst *I = Bo->insts[at];
+    Block *Bi = I->regions[0];
+    if (!Bi || !Bi->ninsts || Bi->insts[Bi->ninsts - 1]->op != IR_YIELD)
+        return false;
+    uint8_t *inside = calloc((size_t)f->nvalues, 1);
+    if (!inside)
+        return false;
+    mark_defs(Bo, inside);
+    bool ok_o, ok_i;
+    int64_t st_o = const_of(f, L->args[2], &ok_o), st_i = const_of(f, I->args[2], &ok_i);
+    bool ok = ok_o && ok_i && st_o > 0 && st_i > 0;
+    /* I's bounds: the same for every tile (computed before F or in P from
+     * such values: `range(tl.cdiv(K, BK))` in the body) */
+    for (int k = 0; k < 3 && ok; k++)
+        ok = invariant(f, Bo, at, inside, I->args[k]);
+    int no = L->nresults, ni = I->nresults;
+    for (int j = 0; j < ni && ok; j++) /* the flat loop starts with zeros where the init is P's */
+        ok = !inside[I->args[3 + j]] || zero_ok(f->values[I->results[j]].type);
+    Flat F = {.f = f, .n0 = f->nvalues, .sp = L->span};
+    F.map = ok ? calloc((size_t)F.n0, sizeof *F.map) : NULL;
+    if (!F.map) {
+        free(inside);
+        return false;
+    }
+    Type to = vt(&F, L->args[0]), ti = vt(&F, I->args[0]), i64 = ir_scalar(DT_I64);
+    /* before F: the trip counts (I's bounds cloned here where P has them) */
+    Block *pre = ir_block_new(f);
+    ValueId ib[3];
+    for (int k = 0; k < 3; k++)
+        ib[k] = hoist(&F, pre, inside, I->args[k]);
+    free(inside);
+    ValueId To = trips(&F, pre, L->args[0], L->args[1], L->args[2], to);
+    ValueId Ti = trips(&F, pre, ib[0], ib[1], ib[2], ti);
+    ValueId total = emit(&F, pre, IR_MUL, i64, (ValueId[]){widen(&F, pre, To, i64), widen(&F, pre, Ti, i64)}, 2);
+    ValueId ti_last = emit(&F, pre, IR_SUB, ti, (ValueId[]){Ti, cnst(&F, pre, ti, 1)}, 2);
+    ValueId any = cmp(&F, pre, CMP_GT, Ti, cnst(&F, pre, ti, 0));
+    /* the flat loop's operands: 0, total, 1, F's inits, I's (or zeros), ki, o */
+    int na = 3 + no + ni + 2;
+    ValueId *inits = malloc(sizeof *inits * (size_t)na);
+    Type *rts = malloc(sizeof *rts * (size_t)(no + ni + 2));
+    Block *tb = ir_block_new(f), *eb = ir_block_new(f);
+    inits[0] = cnst(&F, tb, i64, 0), inits[1] = total, inits[2] = cnst(&F, tb, i64, 1);
+    for (int j = 0; j < no; j++)
+        inits[3 + j] = L->args[3 + j], rts[j] = vt(&F, L->results[j]);
+    for (int j = 0; j < ni; j++) {
+        ValueId init = I->args[3 + j];
+        Type t = vt(&F, I->results[j]);
+        bool from_p = false;
+        for (int i = 0; i < at && !from_p; i++)
+            for (int r = 0; r < Bo->insts[i]->nresults; r++)
+                from_p |= Bo->insts[i]->results[r] == init;
+        from_p |= init == Bo->args[0];
+        for (int a = 1; a < Bo->nargs; a++)
+            from_p |= init == Bo->args[a];
+        inits[3 + no + j] = from_p ? cnst(&F, tb, t, 0) : init;
+        rts[no + j] = t;
+    }
+    inits[3 + no + ni] = cnst(&F, tb, ti, 0), inits[3 + no + ni + 1] = cnst(&F, tb, to, 0);
+    rts[no + ni] = ti, rts[no + ni + 1] = to;
+    Inst *flat = ir_inst_new(f, tb, IR_FOR, inits, na, rts, no + ni + 2, L->span);
+    flat->attr.num_stages = I->attr.num_stages ? I->attr.num_stages : L->attr.num_stages;
+    free(inits);
+
+    /* the flat body */
+    Block *B = ir_block_new(f);
+    ir_block_arg(f, B, i64);
+    ValueId *oc = malloc(sizeof *oc * (size_t)(no + 1)), *ic = malloc(sizeof *ic * (size_t)(ni + 1));
+    for (int j = 0; j < no; j++) {
+        oc[j] = ir_block_arg(f, B, rts[j]);
+        f->values[oc[j]].name = f->values[Bo->args[1 + j]].name;
+        F.map[Bo->args[1 + j]] = oc[j];
+    }
+    for (int j = 0; j < ni; j++) {
+        ic[j] = ir_block_arg(f, B, rts[no + j]);
+        f->values[ic[j]].name = f->values[Bi->args[1 + j]].name;
+    }
+    ValueId ki = ir_block_arg(f, B, ti), o = ir_block_arg(f, B, to);
+    ValueId ov = emit(&F, B, IR_ADD, to, (ValueId[]){L->args[0], emit(&F, B, IR_MUL, to, (ValueId[]){o, L->args[2]}, 2)}, 2);
+    f->values[ov].name = f->values[Bo->args[0]].name;
+    F.map[Bo->args[0]] = ov;
+    for (int i = 0; i < at; i++)
+        clone_into(&F, B, Bo->insts[i]);
+    ValueId first = cmp(&F, B, CMP_EQ, ki, cnst(&F, B, ti, 0));
+    for (int j = 0; j < ni; j++) {
+        Type t = rts[no + j];
+        ValueId c = t.rank ? emit(&F, B, IR_SPLAT, ir_with_dtype(t, DT_I1), &first, 1) : first;
+        ValueId cur = emit(&F, B, IR_SELECT, t, (ValueId[]){c, mapped(&F, I->args[3 + j]), ic[j]}, 3);
+        f->values[cur].name = f->values[Bi->args[1 + j]].name;
+        F.map[Bi->args[1 + j]] = cur;
+    }
+    ValueId kv = emit(&F, B, IR_ADD, ti, (ValueId[]){ib[0], emit(&F, B, IR_MUL, ti, (ValueId[]){ki, ib[2]}, 2)}, 2);
+    f->values[kv].name = f->values[Bi->args[0]].name;
+    F.map[Bi->args[0]] = kv;
+    for (int i = 0; i + 1 < Bi->ninsts; i++)
+        clone_into(&F, B, Bi->insts[i]);
+    const Inst *yi = Bi->insts[Bi->ninsts - 1];
+    ValueId *next = malloc(sizeof *next * (size_t)(no + ni + 3));
+    for (int j = 0; j < ni; j++) {
+        next[no + j] = mapped(&F, yi->args[j]);
+        F.map[I->results[j]] = next[no + j];
+    }
+    /* the epilogue once per tile: if ki == Ti - 1 */
+    ValueId last = cmp(&F, B, CMP_EQ, ki, ti_last);
+    Block *qt = ir_block_new(f), *qe = ir_block_new(f);
+    for (int i = at + 1; i + 1 < Bo->ninsts; i++)
+        clone_into(&F, qt, Bo->insts[i]);
+    const Inst *yo = Bo->insts[Bo->ninsts - 1];
+    ValueId *ys = malloc(sizeof *ys * (size_t)(no + 1));
+    for (int j = 0; j < no; j++)
+        ys[j] = mapped(&F, yo->args[j]);
+    ir_inst_new(f, qt, IR_YIELD, ys, no, NULL, 0, F.sp);
+    ir_inst_new(f, qe, IR_YIELD, oc, no, NULL, 0, F.sp);
+    Inst *q = ir_inst_new(f, B, IR_IF, &last, 1, rts, no, F.sp);
+    ir_set_regions(q, qt, qe);
+    for (int j = 0; j < no; j++) {
+        next[j] = q->results[j];
+        f->values[next[j]].name = f->values[L->results[j]].name;
+    }
+    /* the next (ki, o) */
+    ValueId k1 = emit(&F, B, IR_ADD, ti, (ValueId[]){ki, cnst(&F, B, ti, 1)}, 2);
+    ValueId wrap = cmp(&F, B, CMP_EQ, k1, Ti);
+    next[no + ni] = emit(&F, B, IR_SELECT, ti, (ValueId[]){wrap, cnst(&F, B, ti, 0), k1}, 3);
+    ValueId step = emit(&F, B, IR_SELECT, to, (ValueId[]){wrap, cnst(&F, B, to, 1), cnst(&F, B, to, 0)}, 3);
+    next[no + ni + 1] = emit(&F, B, IR_ADD, to, (ValueId[]){o, step}, 2);
+    ir_inst_new(f, B, IR_YIELD, next, no + ni + 2, NULL, 0, F.sp);
+    ir_set_regions(flat, B, NULL);
+    ir_inst_new(f, tb, IR_YIELD, flat->results, no, NULL, 0, F.sp);
+    free(oc), free(ic), free(next), free(ys);
+
+    /* the versioning if replaces F; F, with I gone, is its else branch */
+    Inst *v = ir_inst_new(f, pre, IR_IF, &any, 1, rts, no, F.sp);
+    ir_set_regions(v, tb, eb);
+    free(rts);
+    for (int j = 0; j < no; j++) {
+        f->values[v->results[j]].name = f->values[L->results[j]].name;
+        replace_uses(f->body, L->results[j], v->results[j]);
+    }
+    for (int j = 0; j < ni; j++)
+        replace_uses(Bo, I->results[j], I->args[3 + j]);
+    ir_remove_inst(Bo, I);
+    ir_remove_inst(parent, L);
+    L->attr.flatten = false; /* nothing left to flatten in it */
+    insert_at(f, eb, 0, &L, 1);
+    ir_inst_new(f, eb, IR_YIELD, L->results, no, NULL, 0, F.sp);
+    insert_at(f, parent, pos, pre->insts, pre->ninsts); /* the trip counts and the if, where F was */
+    free(F.map);
+    return true;
+}
+
+static void walk(Function *f, Block *b) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            walk(f, in->regions[r]);
+        if (in->op == IR_FOR && in->attr.flatten) {
+            int before = b->ninsts;
+            if (flatten_loop(f, b, i))
+                i += b->ninsts - before; /* past the trip counts and the if */
+        }
+    }
+}
+
+bool flatten_pass(Diag *d, Function *f, int sm) {
+    (void)d;
+    if (sm >= 80) /* only a pipelined loop gains from it */
+        walk(f, f->body);
+    return true;
+}
