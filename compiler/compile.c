@@ -75,7 +75,9 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
     return combine_pass(d, f);
 }
 
-static bool run_flatten(Diag *d, Function *f, const PtxArch *t) { return flatten_pass(d, f, t->sm); }
+static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
+    return flatten_pass(d, f, t->sm, t->max_shared);
+}
 
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;

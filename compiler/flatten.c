@@ -78,36 +78,7 @@ static ValueId cmp(Flat *F, Block *b, int pred, ValueId x, ValueId y) {
 
 /* Append a copy of `in` (its regions too) to b, operands through the map;
  * its results and block arguments join the map. */
-static void clone_into(Flat *F, Block *b, const Inst *in) {
-    Function *f = F->f;
-    ValueId *args = in->nargs ? malloc(sizeof *args * (size_t)in->nargs) : NULL;
-    Type *rt = in->nresults ? malloc(sizeof *rt * (size_t)in->nresults) : NULL;
-    for (int i = 0; i < in->nargs; i++)
-        args[i] = mapped(F, in->args[i]);
-    for (int i = 0; i < in->nresults; i++)
-        rt[i] = vt(F, in->results[i]);
-    Inst *c = ir_inst_new(f, b, in->op, args, in->nargs, rt, in->nresults, in->span);
-    free(args), free(rt);
-    c->attr = in->attr;
-    for (int i = 0; i < in->nresults; i++) {
-        f->values[c->results[i]].name = f->values[in->results[i]].name;
-        F->map[in->results[i]] = c->results[i];
-    }
-    Block *r[2] = {NULL, NULL};
-    for (int k = 0; k < in->nregions; k++) {
-        const Block *src = in->regions[k];
-        r[k] = ir_block_new(f);
-        for (int a = 0; a < src->nargs; a++) {
-            ValueId na = ir_block_arg(f, r[k], vt(F, src->args[a]));
-            f->values[na].name = f->values[src->args[a]].name;
-            F->map[src->args[a]] = na;
-        }
-        for (int i = 0; i < src->ninsts; i++)
-            clone_into(F, r[k], src->insts[i]);
-    }
-    if (in->nregions)
-        ir_set_regions(c, r[0], r[1]);
-}
+static void clone_into(Flat *F, Block *b, const Inst *in) { ir_clone_inst(F->f, b, in, F->map, F->n0); }
 
 /* Mark every value `b` defines (results, block arguments, regions too). */
 static void mark_defs(const Block *b, uint8_t *in) {
@@ -187,8 +158,47 @@ static ValueId hoist(Flat *F, Block *b, const uint8_t *inside, ValueId v) {
     return mapped(F, v);
 }
 
+static int64_t block_bytes(Type t) {
+    return t.rank ? ir_numel(t) * (t.dtype == DT_I1 ? 1 : dt_bits((DType)t.dtype) / 8) : 0;
+}
+
+/* The largest block b or its regions store: an epilogue's staging through
+ * shared memory (the convert before a coalesced store) is about that. */
+static int64_t stored_bytes(const Function *f, const Block *b) {
+    int64_t m = 0;
+    for (int i = 0; i < b->ninsts; i++) {
+        const Inst *x = b->insts[i];
+        int64_t s = x->op == IR_STORE && x->nargs > 1 ? block_bytes(f->values[x->args[1]].type) : 0;
+        for (int k = 0; k < x->nregions; k++) {
+            int64_t r = stored_bytes(f, x->regions[k]);
+            s = r > s ? r : s;
+        }
+        m = s > m ? s : m;
+    }
+    return m;
+}
+
+/* Clone S (the ops of P marked in inS) into b, with the invariant values of
+ * P they read (constants) where the map has none yet. */
+static void clone_s(Flat *F, Block *b, const Block *Bo, int at, const uint8_t *inS, const uint8_t *inside) {
+    for (int i = 0; i < at; i++) {
+        const Inst *x = Bo->insts[i];
+        if (!inS[i])
+            continue;
+        for (int a = 0; a < x->nargs; a++) {
+            const Inst *d = F->f->values[x->args[a]].def;
+            int k = 0;
+            while (k < at && Bo->insts[k] != d)
+                k++;
+            if (k < at && !inS[k])
+                hoist(F, b, inside, x->args[a]);
+        }
+        clone_into(F, b, x);
+    }
+}
+
 /* Flatten F (parent->insts[pos]) if it has the shape above; true if done. */
-static bool flatten_loop(Function *f, Block *parent, int pos) {
+static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     Inst *L = parent->insts[pos];
     Block *Bo = L->regions[0];
     if (!Bo || !Bo->ninsts || Bo->insts[Bo->ninsts - 1]->op != IR_YIELD)
@@ -211,6 +221,24 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
     Block *Bi = I->regions[0];
     if (!Bi || !Bi->ninsts || Bi->insts[Bi->ninsts - 1]->op != IR_YIELD)
         return false;
+    /* In one loop the epilogue's staging cannot reuse the rings' bytes, as
+     * it does after a K loop: flatten only when both fit at the stages asked
+     * for (a wgmma ring's extra slot counted), so flattening never costs
+     * pipeline depth (measured on an H100: a descriptor kernel whose rings
+     * lost a stage to its epilogue ran 20% slower flattened). */
+    int S = I->attr.num_stages ? I->attr.num_stages : L->attr.num_stages ? L->attr.num_stages : f->num_stages;
+    int64_t ring = 0;
+    for (int i = 0; i < Bi->ninsts; i++)
+        if (Bi->insts[i]->op == IR_LOAD)
+            ring += block_bytes(f->values[Bi->insts[i]->results[0]].type);
+    int64_t epi = 0;
+    for (int i = at + 1; i < Bo->ninsts; i++) {
+        Block tmp = {.insts = &Bo->insts[i], .ninsts = 1};
+        int64_t s = stored_bytes(f, &tmp);
+        epi = s > epi ? s : epi;
+    }
+    if (ring * (S + 1) + epi > max_shared)
+        return false;
     uint8_t *inside = calloc((size_t)f->nvalues, 1);
     if (!inside)
         return false;
@@ -231,22 +259,54 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
         free(inside);
         return false;
     }
+    /* S: P's scalar ops that follow the tile (its index, F's carried values),
+     * computed once per tile instead of every step; the frontier: those of
+     * their results something else reads, carried by the flat loop */
+    uint8_t *inS = calloc((size_t)at + 1, 1), *dep = calloc((size_t)F.n0, 1);
+    int *uses = calloc((size_t)F.n0, sizeof *uses), *suses = calloc((size_t)F.n0, sizeof *suses);
+    ValueId *front = malloc(sizeof *front * (size_t)F.n0);
+    int nf = 0;
+    if (!inS || !dep || !uses || !suses || !front) {
+        free(inS), free(dep), free(uses), free(suses), free(front), free(F.map), free(inside);
+        return false;
+    }
+    for (int a = 0; a < Bo->nargs; a++)
+        dep[Bo->args[a]] = 2; /* 2: a value S may read */
+    for (int i = 0; i < at; i++) {
+        const Inst *x = Bo->insts[i];
+        bool d = false, s = x->nresults == 1 && !vt(&F, x->results[0]).rank;
+        for (int a = 0; a < x->nargs; a++) {
+            d |= dep[x->args[a]] != 0;
+            s &= dep[x->args[a]] != 1; /* not from a tile-dependent block */
+        }
+        inS[i] = d && s;
+        for (int r = 0; r < x->nresults; r++)
+            dep[x->results[r]] = d ? (inS[i] ? 2 : 1) : 0;
+    }
+    ir_count_uses(f->body, uses);
+    for (int i = 0; i < at; i++)
+        for (int a = 0; inS[i] && a < Bo->insts[i]->nargs; a++)
+            suses[Bo->insts[i]->args[a]]++;
+    for (int i = 0; i < at; i++)
+        if (inS[i] && uses[Bo->insts[i]->results[0]] > suses[Bo->insts[i]->results[0]])
+            front[nf++] = Bo->insts[i]->results[0];
+    free(uses), free(suses), free(dep);
     Type to = vt(&F, L->args[0]), ti = vt(&F, I->args[0]), i64 = ir_scalar(DT_I64);
     /* before F: the trip counts (I's bounds cloned here where P has them) */
     Block *pre = ir_block_new(f);
     ValueId ib[3];
     for (int k = 0; k < 3; k++)
         ib[k] = hoist(&F, pre, inside, I->args[k]);
-    free(inside);
     ValueId To = trips(&F, pre, L->args[0], L->args[1], L->args[2], to);
     ValueId Ti = trips(&F, pre, ib[0], ib[1], ib[2], ti);
     ValueId total = emit(&F, pre, IR_MUL, i64, (ValueId[]){widen(&F, pre, To, i64), widen(&F, pre, Ti, i64)}, 2);
     ValueId ti_last = emit(&F, pre, IR_SUB, ti, (ValueId[]){Ti, cnst(&F, pre, ti, 1)}, 2);
     ValueId any = cmp(&F, pre, CMP_GT, Ti, cnst(&F, pre, ti, 0));
-    /* the flat loop's operands: 0, total, 1, F's inits, I's (or zeros), ki, o */
-    int na = 3 + no + ni + 2;
+    /* the flat loop's operands: 0, total, 1, F's inits, I's (or zeros), ki,
+     * o, the frontier of the first tile */
+    int na = 3 + no + ni + 2 + nf;
     ValueId *inits = malloc(sizeof *inits * (size_t)na);
-    Type *rts = malloc(sizeof *rts * (size_t)(no + ni + 2));
+    Type *rts = malloc(sizeof *rts * (size_t)(no + ni + 2 + nf));
     Block *tb = ir_block_new(f), *eb = ir_block_new(f);
     inits[0] = cnst(&F, tb, i64, 0), inits[1] = total, inits[2] = cnst(&F, tb, i64, 1);
     for (int j = 0; j < no; j++)
@@ -266,7 +326,13 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
     }
     inits[3 + no + ni] = cnst(&F, tb, ti, 0), inits[3 + no + ni + 1] = cnst(&F, tb, to, 0);
     rts[no + ni] = ti, rts[no + ni + 1] = to;
-    Inst *flat = ir_inst_new(f, tb, IR_FOR, inits, na, rts, no + ni + 2, L->span);
+    F.map[Bo->args[0]] = L->args[0];
+    for (int j = 0; j < no; j++)
+        F.map[Bo->args[1 + j]] = L->args[3 + j];
+    clone_s(&F, tb, Bo, at, inS, inside);
+    for (int k = 0; k < nf; k++)
+        inits[3 + no + ni + 2 + k] = mapped(&F, front[k]), rts[no + ni + 2 + k] = vt(&F, front[k]);
+    Inst *flat = ir_inst_new(f, tb, IR_FOR, inits, na, rts, no + ni + 2 + nf, L->span);
     flat->attr.num_stages = I->attr.num_stages ? I->attr.num_stages : L->attr.num_stages;
     free(inits);
 
@@ -284,11 +350,19 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
         f->values[ic[j]].name = f->values[Bi->args[1 + j]].name;
     }
     ValueId ki = ir_block_arg(f, B, ti), o = ir_block_arg(f, B, to);
+    ValueId *fc = malloc(sizeof *fc * (size_t)(nf + 1));
+    for (int k = 0; k < nf; k++) {
+        fc[k] = ir_block_arg(f, B, rts[no + ni + 2 + k]);
+        f->values[fc[k]].name = f->values[front[k]].name;
+    }
     ValueId ov = emit(&F, B, IR_ADD, to, (ValueId[]){L->args[0], emit(&F, B, IR_MUL, to, (ValueId[]){o, L->args[2]}, 2)}, 2);
     f->values[ov].name = f->values[Bo->args[0]].name;
     F.map[Bo->args[0]] = ov;
+    for (int k = 0; k < nf; k++)
+        F.map[front[k]] = fc[k];
     for (int i = 0; i < at; i++)
-        clone_into(&F, B, Bo->insts[i]);
+        if (!inS[i])
+            clone_into(&F, B, Bo->insts[i]);
     ValueId first = cmp(&F, B, CMP_EQ, ki, cnst(&F, B, ti, 0));
     for (int j = 0; j < ni; j++) {
         Type t = rts[no + j];
@@ -303,7 +377,7 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
     for (int i = 0; i + 1 < Bi->ninsts; i++)
         clone_into(&F, B, Bi->insts[i]);
     const Inst *yi = Bi->insts[Bi->ninsts - 1];
-    ValueId *next = malloc(sizeof *next * (size_t)(no + ni + 3));
+    ValueId *next = malloc(sizeof *next * (size_t)(no + ni + 3 + nf));
     for (int j = 0; j < ni; j++) {
         next[no + j] = mapped(&F, yi->args[j]);
         F.map[I->results[j]] = next[no + j];
@@ -331,10 +405,33 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
     next[no + ni] = emit(&F, B, IR_SELECT, ti, (ValueId[]){wrap, cnst(&F, B, ti, 0), k1}, 3);
     ValueId step = emit(&F, B, IR_SELECT, to, (ValueId[]){wrap, cnst(&F, B, to, 1), cnst(&F, B, to, 0)}, 3);
     next[no + ni + 1] = emit(&F, B, IR_ADD, to, (ValueId[]){o, step}, 2);
-    ir_inst_new(f, B, IR_YIELD, next, no + ni + 2, NULL, 0, F.sp);
+    /* the next tile's frontier, when the tile changes: S for o + 1 and F's
+     * values the epilogue just yielded (a pure if the pipeliner can run
+     * ahead, pipeline.c) */
+    if (nf) {
+        Block *st = ir_block_new(f), *se = ir_block_new(f);
+        ValueId on = next[no + ni + 1];
+        F.map[Bo->args[0]] = emit(&F, st, IR_ADD, to, (ValueId[]){L->args[0], emit(&F, st, IR_MUL, to, (ValueId[]){on, L->args[2]}, 2)}, 2);
+        for (int j = 0; j < no; j++)
+            F.map[Bo->args[1 + j]] = next[j];
+        clone_s(&F, st, Bo, at, inS, inside);
+        ValueId *fy = malloc(sizeof *fy * (size_t)nf);
+        for (int k = 0; k < nf; k++)
+            fy[k] = mapped(&F, front[k]);
+        ir_inst_new(f, st, IR_YIELD, fy, nf, NULL, 0, F.sp);
+        ir_inst_new(f, se, IR_YIELD, fc, nf, NULL, 0, F.sp);
+        free(fy);
+        Inst *u = ir_inst_new(f, B, IR_IF, &wrap, 1, rts + no + ni + 2, nf, F.sp);
+        ir_set_regions(u, st, se);
+        for (int k = 0; k < nf; k++) {
+            next[no + ni + 2 + k] = u->results[k];
+            f->values[u->results[k]].name = f->values[front[k]].name;
+        }
+    }
+    ir_inst_new(f, B, IR_YIELD, next, no + ni + 2 + nf, NULL, 0, F.sp);
     ir_set_regions(flat, B, NULL);
     ir_inst_new(f, tb, IR_YIELD, flat->results, no, NULL, 0, F.sp);
-    free(oc), free(ic), free(next), free(ys);
+    free(oc), free(ic), free(next), free(ys), free(fc), free(front), free(inS), free(inside);
 
     /* the versioning if replaces F; F, with I gone, is its else branch */
     Inst *v = ir_inst_new(f, pre, IR_IF, &any, 1, rts, no, F.sp);
@@ -356,22 +453,22 @@ static bool flatten_loop(Function *f, Block *parent, int pos) {
     return true;
 }
 
-static void walk(Function *f, Block *b) {
+static void walk(Function *f, Block *b, int max_shared) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
-            walk(f, in->regions[r]);
+            walk(f, in->regions[r], max_shared);
         if (in->op == IR_FOR && in->attr.flatten) {
             int before = b->ninsts;
-            if (flatten_loop(f, b, i))
+            if (flatten_loop(f, b, i, max_shared))
                 i += b->ninsts - before; /* past the trip counts and the if */
         }
     }
 }
 
-bool flatten_pass(Diag *d, Function *f, int sm) {
+bool flatten_pass(Diag *d, Function *f, int sm, int max_shared) {
     (void)d;
     if (sm >= 80) /* only a pipelined loop gains from it */
-        walk(f, f->body);
+        walk(f, f->body, max_shared);
     return true;
 }

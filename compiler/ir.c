@@ -249,3 +249,46 @@ void ir_remove_inst(Block *b, const Inst *in) {
             return;
         }
 }
+
+Inst *ir_clone_inst(Function *f, Block *b, const Inst *in, ValueId *map, int nmap) {
+    ValueId *args = in->nargs ? arena_alloc(f->arena, sizeof *args * (size_t)in->nargs) : NULL;
+    Type *rt = in->nresults ? arena_alloc(f->arena, sizeof *rt * (size_t)in->nresults) : NULL;
+    for (int i = 0; i < in->nargs; i++) {
+        ValueId v = in->args[i];
+        args[i] = v < nmap && map[v] ? map[v] : v;
+    }
+    for (int i = 0; i < in->nresults; i++)
+        rt[i] = f->values[in->results[i]].type;
+    Inst *c = ir_inst_new(f, NULL, in->op, args, in->nargs, rt, in->nresults, in->span);
+    c->attr = in->attr;
+    for (int i = 0; i < in->nresults; i++) {
+        f->values[c->results[i]].name = f->values[in->results[i]].name;
+        f->values[c->results[i]].layout = f->values[in->results[i]].layout;
+        if (in->results[i] < nmap)
+            map[in->results[i]] = c->results[i];
+    }
+    Block *r[2] = {NULL, NULL};
+    for (int k = 0; k < in->nregions; k++) {
+        const Block *src = in->regions[k];
+        r[k] = ir_block_new(f);
+        for (int a = 0; a < src->nargs; a++) {
+            ValueId na = ir_block_arg(f, r[k], f->values[src->args[a]].type);
+            f->values[na].name = f->values[src->args[a]].name;
+            f->values[na].layout = f->values[src->args[a]].layout;
+            if (src->args[a] < nmap)
+                map[src->args[a]] = na;
+        }
+        for (int i = 0; i < src->ninsts; i++) {
+            Inst *x = ir_clone_inst(f, NULL, src->insts[i], map, nmap);
+            r[k]->insts = grow(f->arena, r[k]->insts, r[k]->ninsts, &r[k]->cap, sizeof(Inst *));
+            r[k]->insts[r[k]->ninsts++] = x;
+        }
+    }
+    if (in->nregions)
+        ir_set_regions(c, r[0], r[1]);
+    if (b) {
+        b->insts = grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
+        b->insts[b->ninsts++] = c;
+    }
+    return c;
+}

@@ -368,5 +368,9 @@ bool ir_is_zero(const Function *f, ValueId v);
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */
 void ir_remove_inst(Block *b, const Inst *in);
+/* A copy of `in` (its regions too), appended to b (NULL: to no block), its
+ * operands through map (map[v] != 0 for v < nmap: use that), its results
+ * and block arguments entered in the map; names and layouts copied. */
+Inst *ir_clone_inst(Function *f, Block *b, const Inst *in, ValueId *map, int nmap);
 
 #endif

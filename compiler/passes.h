@@ -14,7 +14,7 @@ bool combine_pass(Diag *d, Function *f);
 /* flatten.c: a `for {flatten = true}` holding one loop becomes one loop over
  * both, its epilogue under an if (before the layout pass; sm >= 80, where
  * the pipeliner can use it). */
-bool flatten_pass(Diag *d, Function *f, int sm);
+bool flatten_pass(Diag *d, Function *f, int sm, int max_shared);
 
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
  * of shared buffers filled num_stages-1 iterations ahead by async copies.

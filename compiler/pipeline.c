@@ -220,6 +220,17 @@ static void replace_uses(Block *b, ValueId from, ValueId to) {
 /* The address slice of v in loop body B: mark the body's ops (and carried
  * values) that v depends on; false when one cannot run ahead (not pure, owns
  * regions, a dot, or a carried value updated otherwise). */
+/* An if whose branches only compute (pure ops, no regions) and yield. */
+static bool pure_if(const Inst *in) {
+    for (int k = 0; k < in->nregions; k++)
+        for (int i = 0; i < in->regions[k]->ninsts; i++) {
+            const Inst *x = in->regions[k]->insts[i];
+            if (x->op != IR_YIELD && (x->nregions || !(ir_ops[x->op].flags & OPF_PURE)))
+                return false;
+        }
+    return true;
+}
+
 static bool slice_of(Pipe *P, Block *B, Inst *loop, ValueId v, uint8_t *carried) {
     if (v >= P->n0 || P->in_slice[v])
         return true;
@@ -237,6 +248,18 @@ static bool slice_of(Pipe *P, Block *B, Inst *loop, ValueId v, uint8_t *carried)
         carried[k - 1] = 1;
         const Inst *y = B->insts[B->ninsts - 1];
         return y->op == IR_YIELD && k - 1 < y->nargs && slice_of(P, B, loop, y->args[k - 1], carried);
+    }
+    if (def->op == IR_IF && pure_if(def)) { /* a flattened loop's next-tile values (flatten.c) */
+        for (int r = 0; r < def->nresults; r++)
+            P->in_slice[def->results[r]] = 1;
+        if (!slice_of(P, B, loop, def->args[0], carried))
+            return false;
+        for (int k = 0; k < def->nregions; k++) /* what its branches read from the body */
+            for (int i = 0; i < def->regions[k]->ninsts; i++)
+                for (int a = 0; a < def->regions[k]->insts[i]->nargs; a++)
+                    if (!slice_of(P, B, loop, def->regions[k]->insts[i]->args[a], carried))
+                        return false;
+        return true;
     }
     if (!(ir_ops[def->op].flags & OPF_PURE) || def->nregions || def->op == IR_DOT || def->nresults != 1)
         return false;
@@ -377,6 +400,11 @@ static void clone_slice(Pipe *P, Block *B, Cursor *c) {
     }
     for (int i = 0; i < n; i++) {
         Inst *in = todo[i];
+        if (in->nregions) { /* a pure if (slice_of): its branches too */
+            Inst *cl = ir_clone_inst(f, NULL, in, P->map, P->n0);
+            insert_at(f, c->b, c->at++, cl);
+            continue;
+        }
         ValueId args[8], *ap = in->nargs <= 8 ? args : arena_alloc(f->arena, sizeof *ap * (size_t)in->nargs);
         for (int a = 0; a < in->nargs; a++)
             ap[a] = P->map[in->args[a]] ? P->map[in->args[a]] : in->args[a];

@@ -336,11 +336,17 @@ static void bench_copy(size_t n) {
     tl_buffer_destroy(x), tl_buffer_destroy(z);
 }
 
-static void bench_grey(int h, int w, int bs0, int bs1) {
+static double bench_grey_warps(int h, int w, int bs0, int bs1, int warps);
+static void bench_grey(int h, int w, int bs0, int bs1) { bench_grey_warps(h, w, bs0, bs1, 0); }
+
+/* warps: num_warps (0: the default) */
+static double bench_grey_warps(int h, int w, int bs0, int bs1, int warps) {
     size_t n = (size_t)h * (size_t)w;
     TlBuffer *x = random_buffer(TL_U8, 3 * n), *o = ex_buffer(ctx, TL_U8, n, NULL);
     char opts[64];
-    snprintf(opts, sizeof opts, "-D bs0=%d -D bs1=%d", bs0, bs1);
+    int k = snprintf(opts, sizeof opts, "-D bs0=%d -D bs1=%d", bs0, bs1);
+    if (warps)
+        snprintf(opts + k, sizeof opts - (size_t)k, " --num-warps %d", warps);
     Launch l = {.k = ex_kernel(ctx, "grayscale.tl", opts)};
     l.grid[0] = ex_cdiv((size_t)h, (size_t)bs0), l.grid[1] = ex_cdiv((size_t)w, (size_t)bs1), l.grid[2] = 1;
     l.args[0] = tl_arg_buffer(x), l.args[1] = tl_arg_buffer(o), l.args[2] = tl_arg_i32(h), l.args[3] = tl_arg_i32(w);
@@ -356,12 +362,14 @@ static void bench_grey(int h, int w, int bs0, int bs1) {
         v = v + 0.1140f * in[2 * n + i];
         bad += abs((int)out[i] - (int)(unsigned char)v) > 1;
     }
-    printf("grey   u8 %dx%d tile %dx%d  tl %7.0f GB/s (3 planes read + 1 written; %s)\n", h, w, bs0, bs1,
-           4.0 * (double)n / t * 1e-6, bad ? "WRONG" : "checked");
+    double gbs = 4.0 * (double)n / t * 1e-6;
+    printf("grey   u8 %dx%d tile %dx%d%s  tl %7.0f GB/s (3 planes read + 1 written; %s)\n", h, w, bs0, bs1,
+           warps == 8 ? " w8" : "", gbs, bad ? "WRONG" : "checked");
     free(in);
     free(out);
     tl_kernel_destroy(l.k);
     tl_buffer_destroy(x), tl_buffer_destroy(o);
+    return bad ? 0 : gbs;
 }
 
 static void bench_launch(void) {
@@ -657,6 +665,15 @@ int main(int argc, char **argv) {
         for (int d = 0; d < 2; d++)
             for (int n = 4096; n <= 8192; n *= 2)
                 bench_matmul(&tutorial, d ? TL_BF16 : TL_F16, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--grey")) { /* wide-row tiles against the copy */
+        bench_copy((size_t)1 << 28);
+        static const int tiles[][2] = {{8, 512}, {16, 512}, {4, 1024}, {8, 1024}, {16, 1024}, {2, 2048}, {4, 2048}, {1, 4096}};
+        for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
+            for (int w = 4; w <= 8; w += 4)
+                bench_grey_warps(4320, 7680, tiles[i][0], tiles[i][1], w);
         tl_context_destroy(ctx);
         return 0;
     }
