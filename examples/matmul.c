@@ -245,6 +245,11 @@ int main(void) {
          TL_F16, TL_F16, 512, 512, 512, 128, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
         {"tutorial fp16 300x200x128 leaky_relu", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 4 -D ACTIVATION=leaky_relu",
          TL_F16, TL_F16, 300, 200, 128, 128, 128, GRID_1D, 1, 0, ACT_LEAKY_RELU, FP16_TOL},
+        /* fp32 inputs: tl.dot's tf32 (on sm_90a a wgmma whose B ring is K-major); K a multiple of BK (no K mask) */
+        {"tutorial tf32 300x200x160 config 1", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 1 -D ACTIVATION=None",
+         TL_F32, TL_F16, 300, 200, 160, 256, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
+        {"tutorial tf32 257x129x96 config 4", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 4 -D ACTIVATION=None",
+         TL_F32, TL_F16, 257, 129, 96, 128, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
         {"puzzle fp32 512x512x512", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",
          TL_F32, TL_F32, 512, 512, 512, 128, 128, GRID_2D, 0, 0, ACT_NONE, FP32_TOL},
         {"puzzle fp32 37x42x73", "matmul_puzzle.tl", "--kernel matmul_kernel --autotune-config 2",

@@ -677,6 +677,12 @@ int main(int argc, char **argv) {
         tl_context_destroy(ctx);
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--tf32")) { /* the tutorial kernel on fp32 (tl.dot's tf32) */
+        for (int n = 4096; n <= 8192; n *= 2)
+            bench_matmul(&tutorial, TL_F32, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
     if (persistent_only) {
         for (int n = 4096; n <= 8192; n *= 2) {
             bench_matmul(&tutorial, TL_F16, n, n, n);
