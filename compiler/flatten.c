@@ -97,17 +97,6 @@ static void mark_defs(const Block *b, uint8_t *in) {
  * it (a block or scalar of numbers: zeros)? */
 static bool zero_ok(Type t) { return t.dtype != DT_PTR; }
 
-/* Replace the uses of `from` by `to` in b and its regions. */
-static void replace_uses(Block *b, ValueId from, ValueId to) {
-    for (int i = 0; b && i < b->ninsts; i++) {
-        Inst *x = b->insts[i];
-        for (int a = 0; a < x->nargs; a++)
-            if (x->args[a] == from)
-                x->args[a] = to;
-        for (int k = 0; k < x->nregions; k++)
-            replace_uses(x->regions[k], from, to);
-    }
-}
 
 /* Trip count of `for lb, ub, st` (st > 0), in t, before the loop: cdiv(ub -
  * lb, st), 0 when ub <= lb. */
@@ -439,10 +428,10 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     free(rts);
     for (int j = 0; j < no; j++) {
         f->values[v->results[j]].name = f->values[L->results[j]].name;
-        replace_uses(f->body, L->results[j], v->results[j]);
+        ir_replace_uses(f->body, L->results[j], v->results[j]);
     }
     for (int j = 0; j < ni; j++)
-        replace_uses(Bo, I->results[j], I->args[3 + j]);
+        ir_replace_uses(Bo, I->results[j], I->args[3 + j]);
     ir_remove_inst(Bo, I);
     ir_remove_inst(parent, L);
     L->attr.flatten = false; /* nothing left to flatten in it */

@@ -292,3 +292,14 @@ Inst *ir_clone_inst(Function *f, Block *b, const Inst *in, ValueId *map, int nma
     }
     return c;
 }
+
+void ir_replace_uses(Block *b, ValueId from, ValueId to) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++)
+            if (in->args[a] == from)
+                in->args[a] = to;
+        for (int r = 0; r < in->nregions; r++)
+            ir_replace_uses(in->regions[r], from, to);
+    }
+}

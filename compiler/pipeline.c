@@ -204,16 +204,6 @@ static Inst *sole_user(const Block *b, ValueId v, int *k) {
     return NULL;
 }
 
-static void replace_uses(Block *b, ValueId from, ValueId to) {
-    for (int i = 0; b && i < b->ninsts; i++) {
-        Inst *in = b->insts[i];
-        for (int a = 0; a < in->nargs; a++)
-            if (in->args[a] == from)
-                in->args[a] = to;
-        for (int r = 0; r < in->nregions; r++)
-            replace_uses(in->regions[r], from, to);
-    }
-}
 
 /* ---- which loads ---- */
 
@@ -987,7 +977,7 @@ retry:
         }
         ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), ll, cs[i].load->span);
         f->values[v].name = f->values[cs[i].out].name;
-        replace_uses(B, cs[i].out, v);
+        ir_replace_uses(B, cs[i].out, v);
     }
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};

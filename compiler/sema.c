@@ -1577,17 +1577,6 @@ static void unroll(Sema *s, const Node *n, int64_t lb, int64_t step, int64_t fro
     s->no_recover--;
 }
 
-/* Uses of `from` in b and the regions below it become uses of `to`. */
-static void replace_uses(Block *b, ValueId from, ValueId to) {
-    for (int i = 0; i < b->ninsts; i++) {
-        Inst *in = b->insts[i];
-        for (int j = 0; j < in->nargs; j++)
-            if (in->args[j] == from)
-                in->args[j] = to;
-        for (int r = 0; r < in->nregions; r++)
-            replace_uses(in->regions[r], from, to);
-    }
-}
 
 /* A for loop carries every runtime field of a block pointer or descriptor
  * (tl.advance changes only the offsets, but the body may rebuild it): the
@@ -1605,7 +1594,7 @@ static void prune_struct_slots(Sema *s, Inst *in, const Carried *c, int nc, Valu
                 outs[slot] = in->results[kept++];
                 continue;
             }
-            replace_uses(body, arg, init);
+            ir_replace_uses(body, arg, init);
             outs[slot] = init;
             int rest = in->nresults - kept - 1;
             memmove(&body->args[1 + kept], &body->args[2 + kept], sizeof(ValueId) * (size_t)rest);
