@@ -245,6 +245,12 @@ int main(void) {
          TL_F16, TL_F16, 512, 512, 512, 128, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},
         {"tutorial fp16 300x200x128 leaky_relu", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 4 -D ACTIVATION=leaky_relu",
          TL_F16, TL_F16, 300, 200, 128, 128, 128, GRID_1D, 1, 0, ACT_LEAKY_RELU, FP16_TOL},
+        /* tutorial 09's persistent kernel, flattened (flatten.c): NUM_SMS 4,
+         * so programs 0 and 1 take two tiles each (the grid covers every tile,
+         * so programs 4 and 5 redo tiles 4 and 5: the same values) */
+        {"persistent flattened fp16 300x200x160", "tutorial_09_persistent_matmul.tl",
+         "--kernel matmul_kernel_persistent --autotune-config 5 -D NUM_SMS=4",
+         TL_F16, TL_F16, 300, 200, 160, 128, 128, GRID_1D, 0, 0, ACT_NONE, FP16_TOL},
         /* fp32 inputs: tl.dot's tf32 (on sm_90a a wgmma whose B ring is K-major); K a multiple of BK (no K mask) */
         {"tutorial tf32 300x200x160 config 1", "matmul_tutorial.tl", "--kernel matmul_kernel --autotune-config 1 -D ACTIVATION=None",
          TL_F32, TL_F16, 300, 200, 160, 256, 128, GRID_1D, 1, 0, ACT_NONE, FP16_TOL},

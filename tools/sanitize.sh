@@ -11,7 +11,7 @@ export LD_LIBRARY_PATH=build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fail=0
 for tool in memcheck racecheck; do
     for only in "tutorial fp16 300x200x128" "puzzle fp32 37x42x73" "block_ptr fp16 257x131x67" \
-                "descriptor (from the host) fp16 257x131x67"; do
+                "descriptor (from the host) fp16 257x131x67" "persistent flattened fp16 300x200x160"; do
         log=$(mktemp)
         EX_ONLY=$only "$cs" --tool $tool --error-exitcode 3 "$bin" > "$log" 2>&1
         rc=$?
