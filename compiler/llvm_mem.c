@@ -6,12 +6,16 @@
  * constancy) become one access of v elements, at most 16 bytes
  * (ld.global.v4.b32 / st.global.v4.b32), aligned to its size. A mask is taken
  * per vector (its first register: the layout pass only widens vectors over
- * which the mask is constant) and becomes a branch around the access, `other`
- * (or zero) flowing in on the masked-off path.
+ * which the mask is constant): an access of 4, 8 or 16 bytes is one
+ * predicated instruction (`@p ld.global.v4.b32`, its registers starting as
+ * `other` or zero), a narrower one a branch around the access.
  *
  * Replicated layouts hold an element in several threads (or registers); stores
  * and atomics run only in its owner (llvm_owner), and an atomic's old values
  * are then shared with the copies through shared memory. */
+#include <stdio.h>
+#include <string.h>
+
 #include "llvm_int.h"
 
 static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
@@ -104,6 +108,99 @@ static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs
     }
 }
 
+/* ---- predicated accesses ----
+ * A masked access of 4, 8 or 16 bytes is one predicated instruction, as
+ * Triton emits it: `@p ld.global.v4.b32` whose destination registers start
+ * as `other` (tied), `@p st.global.v4.b32`; no branch. Narrower ones keep a
+ * branch around the access. */
+
+static bool predicated(int tb) { return tb == 4 || tb == 8 || tb == 16; }
+
+/* x (an access of tb bytes) as tb/4 32-bit words, and back. */
+static void to_words(Lower *L, LLVMValueRef x, int tb, LLVMValueRef *w) {
+    int n = tb / 4;
+    LLVMValueRef v = LLVMBuildBitCast(L->b, x, n == 1 ? L->t_i32 : LLVMVectorType(L->t_i32, (unsigned)n), "");
+    for (int i = 0; i < n; i++)
+        w[i] = n == 1 ? v : LLVMBuildExtractElement(L->b, v, llvm_i32(L, i), "");
+}
+
+static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int n, LLVMTypeRef at) {
+    if (n == 1)
+        return LLVMBuildBitCast(L->b, w[0], at, "");
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(L->t_i32, (unsigned)n));
+    for (int i = 0; i < n; i++)
+        v = LLVMBuildInsertElement(L->b, v, w[i], llvm_i32(L, i), "");
+    return LLVMBuildBitCast(L->b, v, at, "");
+}
+
+/* `@$P OP;` as inline asm, $P a predicate register (constraint "b"); the
+ * memory clobber keeps it in order with the kernel's other accesses. */
+static LLVMValueRef pred_asm(Lower *L, const char *op, int pidx, const char *cons, LLVMTypeRef rt, LLVMValueRef *args,
+                             int n) {
+    char text[256];
+    snprintf(text, sizeof text, "@$%d %s;", pidx, op);
+    LLVMTypeRef at[16];
+    for (int i = 0; i < n; i++)
+        at[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(rt, at, (unsigned)n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(L->b, fty, fn, args, (unsigned)n, "");
+}
+
+static const char *const vec_suffix[] = {"", ".b32", ".v2.b32", "", ".v4.b32"};
+
+/* if (pred) x = *p (tb bytes); else x = dflt */
+static LLVMValueRef load_pred(Lower *L, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred, LLVMValueRef dflt) {
+    int n = tb / 4;
+    LLVMValueRef args[16], w[4];
+    to_words(L, dflt, tb, w);
+    char op[96], cons[96];
+    int o = snprintf(op, sizeof op, "ld.global%s %s", vec_suffix[n], n > 1 ? "{" : "");
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=r", i ? "," : "");
+    }
+    snprintf(op + o, sizeof op - (size_t)o, "%s, [$%d]", n > 1 ? "}" : "", n);
+    c += snprintf(cons + c, sizeof cons - (size_t)c, ",l,b");
+    for (int i = 0; i < n; i++)
+        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+    snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
+    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    args[1] = pred;
+    for (int i = 0; i < n; i++)
+        args[2 + i] = w[i];
+    LLVMTypeRef rt = n == 1 ? L->t_i32 : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){L->t_i32, L->t_i32, L->t_i32, L->t_i32}, (unsigned)n, 0);
+    LLVMValueRef r = pred_asm(L, op, n + 1, cons, rt, args, 2 + n);
+    for (int i = 0; n > 1 && i < n; i++)
+        w[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+    if (n == 1)
+        w[0] = r;
+    return from_words(L, w, n, at);
+}
+
+/* if (pred) *p = x (tb bytes) */
+static void store_pred(Lower *L, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
+    int n = tb / 4;
+    LLVMValueRef args[16], w[4];
+    to_words(L, x, tb, w);
+    char op[96], cons[96];
+    int o = snprintf(op, sizeof op, "st.global%s [$0], %s", vec_suffix[n], n > 1 ? "{" : "");
+    int c = snprintf(cons, sizeof cons, "l,b");
+    for (int i = 0; i < n; i++) {
+        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", 2 + i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, ",r");
+    }
+    snprintf(op + o, sizeof op - (size_t)o, "%s", n > 1 ? "}" : "");
+    snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
+    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    args[1] = pred;
+    for (int i = 0; i < n; i++)
+        args[2 + i] = w[i];
+    pred_asm(L, op, 1, cons, L->t_void, args, 2 + n);
+}
+
 /* ---- load ---- */
 
 static LLVMValueRef load_vec(Lower *L, LLVMValueRef p, LLVMTypeRef at, int align) {
@@ -135,6 +232,10 @@ void llvm_lower_load(Lower *L, Inst *in) {
             dflt = pack(L, dt, o, v, at);
         } else {
             dflt = LLVMConstNull(at);
+        }
+        if (predicated(v * bytes)) {
+            unpack(L, dt, load_pred(L, pv->r[i], at, v * bytes, mask[i], dflt), v, &r[i]);
+            continue;
         }
         LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), ld = llvm_new_bb(L, "load"), cont = llvm_new_bb(L, "load.end");
         LLVMBuildCondBr(L->b, mask[i], ld, cont);
@@ -182,6 +283,10 @@ void llvm_lower_store(Lower *L, Inst *in) {
     for (int i = 0; i < n; i += v) {
         LLVMValueRef pred = and_pred(L, tm ? llvm_owner(L, tm, i) : thread0(L), mask ? mask[i] : NULL);
         LLVMValueRef x = pack(L, dt, val + i, v, at);
+        if (pred && predicated(v * bytes)) {
+            store_pred(L, pv->r[i], x, v * bytes, pred);
+            continue;
+        }
         LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
         LLVMValueRef st = LLVMBuildStore(L->b, x, pv->r[i]);
         LLVMSetAlignment(st, (unsigned)(v * bytes));

@@ -85,8 +85,8 @@ cg_harness() {
         report codegen/harness/$k $ok $log
     done
     # what the hand-built kernels must contain (the .tl tests cover the rest)
-    cg_harness_check copy_v4 "ld.global.v4.f32" "st.global.v4.f32"
-    cg_harness_check copy_v1 "ld.global.f32"
+    cg_harness_check copy_v4 "ld.global.v4.b32" "st.global.v4.b32"
+    cg_harness_check copy_v1 "ld.global.b32"
     cg_harness_check mm_f16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
     cg_harness_check mm_tf32x3 "cvt.rna.tf32.f32" "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     cg_harness_check mm_i8 "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
