@@ -15,13 +15,16 @@
  *
  *               Ti = trip count of I, To = trip count of F
  *               if Ti > 0:
+ *                 S (P's scalar ops that follow the tile) for tile 0
  *                 for it in [0, To * Ti) carrying F's values, I's values,
- *                                         ki (I's index) and o (F's):
- *                   P for F's iv lb + o * step
+ *                                         ki (I's index), o (F's) and the
+ *                                         results of S others read:
+ *                   the rest of P for F's iv lb + o * step
  *                   each value I carries: ki == 0 ? its init (from P) : carried
  *                   I's body for I's iv lb' + ki * step'
  *                   if ki == Ti - 1: Q, yield F's next values   else: F's values
  *                   ki, o <- the next pair
+ *                   if ki wrapped: S for the next tile   else: S's carried
  *               else:
  *                 F with I removed (I's results are its inits: no iteration)
  *
@@ -29,9 +32,15 @@
  *           first K steps while this tile's epilogue runs, with no prologue
  *           and drain per tile. An accumulator chosen by `ki == 0 ? zeros :
  *           acc` costs nothing on wgmma, whose scale-d flag is that
- *           condition (llvm_dot.c). A loop that does not have this shape is
- *           left as written (the flag is a hint, as in Triton). The
- *           interpreter never sees this pass: it runs the loops as written.
+ *           condition (llvm_dot.c). S runs once per tile (its divisions
+ *           cost 20% when every K step ran them), in a pure `if` the
+ *           pipeliner's address slice clones to run ahead. A loop that does
+ *           not have this shape, or whose rings at the stages asked for and
+ *           epilogue would not fit shared memory together (in one loop they
+ *           cannot share bytes; a stage lost cost more than flattening
+ *           gained), is left as written (the flag is a hint, as in Triton).
+ *           The interpreter never sees this pass: it runs the loops as
+ *           written.
  *
  * Algorithm: find the shape -> trip counts before F -> build the flat loop
  * by cloning P, I's body and Q with a value map -> the versioning if, F
@@ -96,7 +105,6 @@ static void mark_defs(const Block *b, uint8_t *in) {
 /* Can the flat loop have a value of type t before its first iteration sets
  * it (a block or scalar of numbers: zeros)? */
 static bool zero_ok(Type t) { return t.dtype != DT_PTR; }
-
 
 /* Trip count of `for lb, ub, st` (st > 0), in t, before the loop: cdiv(ub -
  * lb, st), 0 when ub <= lb. */

@@ -30,7 +30,13 @@
  *           both come from rings (wgmma_dot says which) gets #nvmma rings of
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
  *           group the dot leaves in flight reads a slot no copy refills; its
- *           accumulator becomes MMA v3 (make_wgmma).
+ *           accumulator becomes MMA v3 (make_wgmma); a B written `b.T` of
+ *           an [N, K] tile is ringed as loaded and read through
+ *           memdesc_trans, K-major; every use of the dot's result but the
+ *           loop's yield gets a wgmma_wait before it (a flattened loop's
+ *           epilogue), so the dot may still leave its group in flight. When
+ *           even two stages and the extra slot do not fit, two slots with
+ *           the wgmma waited for in its iteration do.
  *           On sm_90a, such a ring fed by a host descriptor's load (its
  *           pointers come from desc_tile, sema_desc.c) is filled by TMA
  *           instead: a ring of R mbarriers (local_alloc !smem<R x 1 x i64>,
@@ -61,7 +67,8 @@
  * cp.async copies; layout_vector_width), and whose pointer and mask the body
  * computes from the induction variable, loop invariants and carried values
  * that are themselves updated only by pure ops of the body (the usual
- * `ptrs += BLOCK_K * stride`). That "address slice" is cloned for each
+ * `ptrs += BLOCK_K * stride`), or by a pure `if` (a flattened loop's next
+ * tile, flatten.c), cloned with its branches. That "address slice" is cloned for each
  * prologue iteration and once in the body, where it runs S-1 iterations
  * ahead on carried copies of those values; the originals are left to
  * themselves, and a dead-code sweep of the loop removes what only the old
