@@ -80,7 +80,6 @@
  * -> drain -> sweep dead carried values. */
 #include "passes.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
