@@ -750,6 +750,14 @@ int main(int argc, char **argv) {
                         act, plain);
         }
     }
+    /* the mma.sync path on the same GPU (--arch sm_80: cp.async rings,
+     * ldmatrix, mma.sync), beside the wgmma rows above */
+    MatmulKernel tutorial_sm80 = tutorial;
+    tutorial_sm80.name = "tutorial-sm80";
+    tutorial_sm80.opts = "--kernel matmul_kernel -D ACTIVATION=None --arch sm_80";
+    for (int d = 0; d < 2; d++)
+        for (int i = nsizes - 2; i < nsizes; i++)
+            bench_matmul(&tutorial_sm80, dts[d], sizes[i], sizes[i], sizes[i]);
     /* tutorial 09's persistent kernels beside the tutorial kernel, tutorial 08's group */
     for (int i = nsizes - 2; i < nsizes; i++) {
         bench_tutorial09(0, sizes[i]);
