@@ -1,8 +1,11 @@
 /* gpu_test.c: runtime tests on a real GPU (make gpu-test): the disk cache
  * (miss, hit, corrupted entry rebuilt), PTX the driver rejects, launch errors
- * and a kernel needing more shared memory than the device has. Prints
+ * and a kernel needing more shared memory than the device has; a flattened
+ * persistent loop (flatten.c) without a dot, whose epilogue reduces and
+ * whose tile loop carries a sum, against a C reference. Prints
  * [PASS]/[FAIL] lines; exits 3 with a message when there is no GPU. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,72 @@ static const char *big_smem_src =
     "    r = tl.arange(0, 256)\n"
     "    x = tl.load(x_ptr + r[:, None] * 256 + r[None, :])\n"
     "    tl.store(z_ptr + r[:, None] * 256 + r[None, :], tl.trans(x))\n";
+
+/* tl.range(..., flatten=True) over row tiles, a K loop summing columns into
+ * a carried block, an epilogue that reduces it and a running total carried
+ * by the tile loop (program pid's sum at out[M + pid]). */
+static const char *flat_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def flat_k(a_ptr, c_ptr, M, K, NUM_SMS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):\n"
+    "    total = 0.0\n"
+    "    for t in tl.range(tl.program_id(0), tl.cdiv(M, BM), NUM_SMS, flatten=True):\n"
+    "        rm = t * BM + tl.arange(0, BM)\n"
+    "        acc = tl.zeros((BM, BK), dtype=tl.float32)\n"
+    "        for k in range(0, tl.cdiv(K, BK)):\n"
+    "            rk = k * BK + tl.arange(0, BK)\n"
+    "            acc += tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K),\n"
+    "                           other=0.0)\n"
+    "        s = tl.sum(acc, axis=1)\n"
+    "        tl.store(c_ptr + rm, s, mask=rm < M)\n"
+    "        total += tl.sum(s, axis=0)\n"
+    "    tl.store(c_ptr + M + tl.program_id(0), total)\n";
+
+/* flat_k at M x K (rows of BM = 64 over 4 programs, K steps of 32). */
+static void run_flat(TlContext *ctx, int M, int K) {
+    char name[64], why[160] = "";
+    snprintf(name, sizeof name, "flatten_reduce_epilogue_%dx%d", M, K);
+    TlKernel *k;
+    if (tl_kernel_from_string(ctx, flat_src, "-D NUM_SMS=4 -D BM=64 -D BK=32", &k) != TL_SUCCESS) {
+        check(name, 0, tl_last_error(ctx));
+        return;
+    }
+    size_t n = (size_t)M * (size_t)K;
+    float *a = malloc(sizeof(float) * (n ? n : 1)), *c = malloc(sizeof(float) * (size_t)(M + 4));
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
+    TlBuffer *ba, *bc;
+    tl_buffer_create(ctx, TL_F32, n ? n : 1, &ba);
+    tl_buffer_create(ctx, TL_F32, (size_t)M + 4, &bc);
+    if (n)
+        tl_buffer_write(ba, 0, a, sizeof(float) * n);
+    TlArg args[] = {tl_arg_buffer(ba), tl_arg_buffer(bc), tl_arg_i32(M), tl_arg_i32(K)};
+    unsigned grid[3] = {4, 1, 1};
+    TlStatus s = tl_launch(k, grid, args, 4);
+    tl_buffer_read(bc, 0, c, sizeof(float) * (size_t)(M + 4));
+    int ok = s == TL_SUCCESS;
+    double tot[4] = {0, 0, 0, 0};
+    for (int r = 0; r < M && ok; r++) {
+        double want = 0;
+        for (int q = 0; q < K; q++)
+            want += a[(size_t)r * K + q];
+        tot[(r / 64) % 4] += want;
+        if (!(fabs(c[r] - want) <= 1e-4 * (1 + fabs(want)))) {
+            snprintf(why, sizeof why, "c[%d] = %g, want %g", r, c[r], want);
+            ok = 0;
+        }
+    }
+    for (int p = 0; p < 4 && ok; p++)
+        if (!(fabs(c[M + p] - tot[p]) <= 1e-3 * (1 + fabs(tot[p])))) {
+            snprintf(why, sizeof why, "program %d's total %g, want %g", p, c[M + p], tot[p]);
+            ok = 0;
+        }
+    check(name, ok, s != TL_SUCCESS ? tl_last_error(ctx) : why);
+    tl_buffer_destroy(ba), tl_buffer_destroy(bc);
+    tl_kernel_destroy(k);
+    free(a), free(c);
+}
 
 /* Copy n floats through copy_k with a fresh kernel; returns the status. */
 static TlStatus run_copy(TlContext *ctx, int n, int *correct) {
@@ -196,6 +265,12 @@ int main(void) {
     } else {
         check("too_much_shared_memory", 0, tl_last_error(ctx));
     }
+
+    /* five row tiles over four programs (one takes two), K ragged, one K
+     * step, and no K step at all (the loop as written: totals of zeros) */
+    run_flat(ctx, 300, 77);
+    run_flat(ctx, 130, 5);
+    run_flat(ctx, 70, 0);
 
     tl_buffer_destroy(b);
     tl_buffer_destroy(foreign);
