@@ -57,15 +57,6 @@ typedef struct Flat {
     Span sp;
 } Flat;
 
-/* Put n ops into b before index at (the block's array grows in the arena). */
-static void insert_at(Function *f, Block *b, int at, Inst *const *ins, int n) {
-    Inst **a = arena_alloc(f->arena, sizeof *a * (size_t)(b->ninsts + n));
-    memcpy(a, b->insts, sizeof *a * (size_t)at);
-    memcpy(a + at, ins, sizeof *a * (size_t)n);
-    memcpy(a + at + n, b->insts + at, sizeof *a * (size_t)(b->ninsts - at));
-    b->insts = a, b->ninsts += n, b->cap = b->ninsts;
-}
-
 static ValueId mapped(const Flat *F, ValueId v) { return v < F->n0 && F->map[v] ? F->map[v] : v; }
 static Type vt(const Flat *F, ValueId v) { return F->f->values[v].type; }
 
@@ -159,15 +150,16 @@ static int64_t block_bytes(Type t) {
     return t.rank ? ir_numel(t) * (t.dtype == DT_I1 ? 1 : dt_bits((DType)t.dtype) / 8) : 0;
 }
 
-/* The largest block b or its regions store: an epilogue's staging through
- * shared memory (the convert before a coalesced store) is about that. */
-static int64_t stored_bytes(const Function *f, const Block *b) {
+/* The largest block the n ops (their regions too) store: an epilogue's
+ * staging through shared memory (the convert before a coalesced store) is
+ * about that. */
+static int64_t stored_bytes(const Function *f, Inst *const *ins, int n) {
     int64_t m = 0;
-    for (int i = 0; i < b->ninsts; i++) {
-        const Inst *x = b->insts[i];
+    for (int i = 0; i < n; i++) {
+        const Inst *x = ins[i];
         int64_t s = x->op == IR_STORE && x->nargs > 1 ? block_bytes(f->values[x->args[1]].type) : 0;
         for (int k = 0; k < x->nregions; k++) {
-            int64_t r = stored_bytes(f, x->regions[k]);
+            int64_t r = stored_bytes(f, x->regions[k]->insts, x->regions[k]->ninsts);
             s = r > s ? r : s;
         }
         m = s > m ? s : m;
@@ -228,13 +220,7 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     for (int i = 0; i < Bi->ninsts; i++)
         if (Bi->insts[i]->op == IR_LOAD)
             ring += block_bytes(f->values[Bi->insts[i]->results[0]].type);
-    int64_t epi = 0;
-    for (int i = at + 1; i < Bo->ninsts; i++) {
-        Block tmp = {.insts = &Bo->insts[i], .ninsts = 1};
-        int64_t s = stored_bytes(f, &tmp);
-        epi = s > epi ? s : epi;
-    }
-    if (ring * (S + 1) + epi > max_shared)
+    if (ring * (S + 1) + stored_bytes(f, Bo->insts + at + 1, Bo->ninsts - at - 1) > max_shared)
         return false;
     uint8_t *inside = calloc((size_t)f->nvalues, 1);
     if (!inside)
@@ -311,14 +297,7 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     for (int j = 0; j < ni; j++) {
         ValueId init = I->args[3 + j];
         Type t = vt(&F, I->results[j]);
-        bool from_p = false;
-        for (int i = 0; i < at && !from_p; i++)
-            for (int r = 0; r < Bo->insts[i]->nresults; r++)
-                from_p |= Bo->insts[i]->results[r] == init;
-        from_p |= init == Bo->args[0];
-        for (int a = 1; a < Bo->nargs; a++)
-            from_p |= init == Bo->args[a];
-        inits[3 + no + j] = from_p ? cnst(&F, tb, t, 0) : init;
+        inits[3 + no + j] = inside[init] ? cnst(&F, tb, t, 0) : init; /* P's (or F's arguments) */
         rts[no + j] = t;
     }
     inits[3 + no + ni] = cnst(&F, tb, ti, 0), inits[3 + no + ni + 1] = cnst(&F, tb, to, 0);
@@ -443,9 +422,9 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     ir_remove_inst(Bo, I);
     ir_remove_inst(parent, L);
     L->attr.flatten = false; /* nothing left to flatten in it */
-    insert_at(f, eb, 0, &L, 1);
+    ir_insert_insts(f, eb, 0, &L, 1);
     ir_inst_new(f, eb, IR_YIELD, L->results, no, NULL, 0, F.sp);
-    insert_at(f, parent, pos, pre->insts, pre->ninsts); /* the trip counts and the if, where F was */
+    ir_insert_insts(f, parent, pos, pre->insts, pre->ninsts); /* the trip counts and the if, where F was */
     free(F.map);
     return true;
 }

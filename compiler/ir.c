@@ -303,3 +303,20 @@ void ir_replace_uses(Block *b, ValueId from, ValueId to) {
             ir_replace_uses(in->regions[r], from, to);
     }
 }
+
+void ir_insert_insts(Function *f, Block *b, int at, Inst *const *ins, int n) {
+    if (b->ninsts + n > b->cap) {
+        int cap = b->cap ? b->cap : 8;
+        while (cap < b->ninsts + n)
+            cap *= 2;
+        Inst **a = arena_alloc(f->arena, sizeof *a * (size_t)cap);
+        if (!a)
+            return;
+        if (b->ninsts)
+            memcpy(a, b->insts, sizeof *a * (size_t)b->ninsts);
+        b->insts = a, b->cap = cap;
+    }
+    memmove(b->insts + at + n, b->insts + at, sizeof *b->insts * (size_t)(b->ninsts - at));
+    memcpy(b->insts + at, ins, sizeof *b->insts * (size_t)n);
+    b->ninsts += n;
+}

@@ -368,6 +368,8 @@ bool ir_is_zero(const Function *f, ValueId v);
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */
 void ir_remove_inst(Block *b, const Inst *in);
+/* Put the n ops ins[] into b before index at (0 .. b->ninsts). */
+void ir_insert_insts(Function *f, Block *b, int at, Inst *const *ins, int n);
 /* Uses of `from` in b (NULL: none) and the regions below it become uses of `to`. */
 void ir_replace_uses(Block *b, ValueId from, ValueId to);
 /* A copy of `in` (its regions too), appended to b (NULL: to no block), its

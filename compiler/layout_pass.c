@@ -933,24 +933,11 @@ static void record_block(Pass *P, ValueId v, Block *b) {
 
 /* Insert `in` into b right after `after` (NULL: at the start). */
 static void insert_after(Pass *P, Block *b, const Inst *after, Inst *in) {
-    if (b->ninsts == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 8;
-        Inst **ni = arena_alloc(P->f->arena, sizeof *ni * (size_t)cap);
-        if (!ni)
-            return;
-        if (b->ninsts)
-            memcpy(ni, b->insts, sizeof *ni * (size_t)b->ninsts);
-        b->insts = ni;
-        b->cap = cap;
-    }
     int pos = 0;
     if (after)
         for (pos = 0; pos < b->ninsts && b->insts[pos] != after; pos++)
             ;
-    pos += after != NULL;
-    memmove(b->insts + pos + 1, b->insts + pos, sizeof *b->insts * (size_t)(b->ninsts - pos));
-    b->insts[pos] = in;
-    b->ninsts++;
+    ir_insert_insts(P->f, b, pos + (after != NULL), &in, 1);
 }
 
 /* A new one-result op right after v's definition (block start for a block
@@ -1331,15 +1318,9 @@ static void sink_converts(Function *f, Block *b, const int *uses) {
                 ValueId v = c->op == IR_CONVERT_LAYOUT ? c->results[0] : 0;
                 if (!v || !uses[v] || in_r[v] != uses[v])
                     continue;
-                memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
-                Block *t = q->regions[r];
-                b->insts[b->ninsts - 1] = NULL;
-                b->ninsts--;
+                ir_remove_inst(b, c);
                 j--;
-                Inst **a = arena_alloc(f->arena, sizeof *a * (size_t)(t->ninsts + 1));
-                a[0] = c;
-                memcpy(a + 1, t->insts, sizeof *a * (size_t)t->ninsts);
-                t->insts = a, t->ninsts++, t->cap = t->ninsts;
+                ir_insert_insts(f, q->regions[r], 0, &c, 1);
             }
         }
         free(in_r);

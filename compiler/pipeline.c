@@ -132,19 +132,6 @@ static void remove_at(Block *b, int i) {
     b->ninsts--;
 }
 
-static void insert_at(Function *f, Block *b, int at, Inst *in) {
-    if (b->ninsts == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 8;
-        Inst **ni = arena_alloc(f->arena, sizeof *ni * (size_t)cap);
-        if (b->ninsts)
-            memcpy(ni, b->insts, sizeof *ni * (size_t)b->ninsts);
-        b->insts = ni;
-        b->cap = cap;
-    }
-    memmove(b->insts + at + 1, b->insts + at, sizeof *b->insts * (size_t)(b->ninsts - at));
-    b->insts[at] = in;
-    b->ninsts++;
-}
 
 /* Where new ops go: block b before index at (which advances). */
 typedef struct Cursor {
@@ -156,7 +143,7 @@ static Inst *put(Pipe *P, Cursor *c, OpCode op, const ValueId *args, int n, cons
     Inst *in = ir_inst_new(P->f, NULL, op, args, n, t, t ? 1 : 0, sp);
     if (t)
         P->f->values[in->results[0]].layout = layout;
-    insert_at(P->f, c->b, c->at++, in);
+    ir_insert_insts(P->f, c->b, c->at++, &in, 1);
     return in;
 }
 
@@ -398,7 +385,7 @@ static void clone_slice(Pipe *P, Block *B, Cursor *c) {
         Inst *in = todo[i];
         if (in->nregions) { /* a pure if (slice_of): its branches too */
             Inst *cl = ir_clone_inst(f, NULL, in, P->map, P->n0);
-            insert_at(f, c->b, c->at++, cl);
+            ir_insert_insts(f, c->b, c->at++, &cl, 1);
             continue;
         }
         ValueId args[8], *ap = in->nargs <= 8 ? args : arena_alloc(f->arena, sizeof *ap * (size_t)in->nargs);
