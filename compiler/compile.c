@@ -11,8 +11,10 @@
  *   layout    axis analysis (contiguity / divisibility / constancy), then
  *             which thread owns which element: blocked, slice, MMA, dot
  *             operand; convert_layout where they must change  [axis.c, layout_pass.c]
+ *   tma       pointer tiles proved to be boxes of a row-major tensor ->
+ *             read through a map the launch encodes (sm_90a)   [tma.c]
  *   pipeline  loads feeding a dot -> rings of shared buffers filled
- *             num_stages-1 iterations ahead by cp.async       [pipeline.c]
+ *             num_stages-1 iterations ahead by cp.async or TMA [pipeline.c]
  *   smem-alloc  offsets of buffers and scratch, the launch's shared
  *             memory, the arch's limit                         [smem.c]
  *   barriers  bar.sync where threads share shared memory       [smem.c]
@@ -29,7 +31,7 @@
 #include "layout.h"
 #include "passes.h"
 
-const char *const compile_pass_names[] = {"sema",       "combine",  "flatten", "layout", "pipeline",
+const char *const compile_pass_names[] = {"sema",       "combine",  "flatten", "layout", "tma", "pipeline",
                                           "smem-alloc", "barriers", NULL};
 
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
@@ -62,6 +64,8 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     CompileTimes *times = hooks ? hooks->times : NULL;
     double t0 = compile_clock();
     Function *f = sema_kernel(a, d, src, module, &so);
+    if (f)
+        f->auto_tma = o->auto_tma > 0; /* the tma pass may ask the launch for maps */
     bool ok = f && after_pass(d, f, "sema", hooks);
     compile_time(times, STAGE_SEMA, &t0);
     /* Target-independent, so the interpreter runs the folded dot too. */
@@ -86,6 +90,10 @@ static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     return axis && layout_pass(d, f, axis);
 }
 
+static bool run_tma(Diag *d, Function *f, const PtxArch *t) {
+    return tma_pass(d, f, !strcmp(t->name, "sm_90a"));
+}
+
 /* wgmma needs the arch-specific sm_90a target (plain sm_90 keeps mma.sync). */
 static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) {
     return pipeline_pass(d, f, t->sm, t->max_shared, !strcmp(t->name, "sm_90a"));
@@ -106,7 +114,7 @@ static const struct {
 } pass_table[] = {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
     {"layout", run_layout, STAGE_LAYOUT},
-    {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
+    {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
     {"barriers", run_barriers, STAGE_BARRIERS},
 };
 enum { FIRST_GPU_PASS = 1 };

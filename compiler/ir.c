@@ -153,6 +153,43 @@ ValueId ir_param(Function *f, const char *name, Type t) {
     return v;
 }
 
+/* Every value id >= from in b and below moves by delta. */
+static void shift_ids(Block *b, ValueId from, int delta) {
+    for (int i = 0; b && i < b->nargs; i++)
+        b->args[i] += b->args[i] >= from ? delta : 0;
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int k = 0; k < in->nargs; k++)
+            in->args[k] += in->args[k] >= from ? delta : 0;
+        for (int k = 0; k < in->nresults; k++)
+            in->results[k] += in->results[k] >= from ? delta : 0;
+        for (int r = 0; r < in->nregions; r++)
+            shift_ids(in->regions[r], from, delta);
+    }
+}
+
+ValueId ir_param_late(Function *f, const char *name, Type t) {
+    ValueId at = f->nparams + 1;
+    shift_ids(f->body, at, 1);
+    ir_param(f, name, t); /* appended as the last value: rotate it into place */
+    Value nv = f->values[f->nvalues - 1];
+    memmove(&f->values[at + 1], &f->values[at], sizeof(Value) * (size_t)(f->nvalues - 1 - at));
+    f->values[at] = nv;
+    return at;
+}
+
+void ir_param_remove(Function *f, int i) {
+    ValueId v = i + 1;
+    memmove(&f->values[v], &f->values[v + 1], sizeof(Value) * (size_t)(f->nvalues - v - 1));
+    f->nvalues--;
+    shift_ids(f->body, v + 1, -1);
+    memmove(&f->params[i], &f->params[i + 1], sizeof(Param) * (size_t)(f->nparams - i - 1));
+    f->nparams--;
+    for (int p = 0; p < f->nparams; p++)
+        for (int k = 0; k < 4 && f->params[p].tma[0]; k++)
+            f->params[p].tma[k] -= f->params[p].tma[k] > v ? 1 : 0;
+}
+
 Block *ir_block_new(Function *f) { return arena_alloc(f->arena, sizeof(Block)); }
 
 ValueId ir_block_arg(Function *f, Block *b, Type t) {

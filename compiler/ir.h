@@ -298,6 +298,14 @@ typedef struct Param {
     bool tensormap;    /* an i64 standing for a host descriptor's CUtensorMap: passed as a
                           128-byte, 64-aligned grid-constant .param; its value is the map's
                           generic address (TMA's operand) */
+    bool nonneg;       /* the tma pass's proofs take this integer parameter as >= 0: a
+                          launch where it is not runs the kernel without the maps */
+    int32_t tma[6];    /* a map the pointer-tile TMA pass (tma.c) asked for, which the launch
+                          encodes from the kernel's own arguments; tma[0] == 0: none. Else
+                          [base, rows, cols, row stride, box rows, box cols]: base is the
+                          value of a pointer parameter (16-byte aligned); rows, cols and the
+                          row stride (elements) are each the value of an integer parameter
+                          (> 0) or -c for the constant c; the box is the load's tile */
 } Param;
 
 typedef struct Function {
@@ -311,6 +319,8 @@ typedef struct Function {
     struct Layout *layouts;    /* layout table (layout.h), layouts[0] unused; set by the layout pass */
     int nlayouts;
     int shared_bytes;          /* dynamic shared memory of a launch (set by smem_alloc_pass) */
+    bool auto_tma;             /* the tma pass may give pointer tiles TMA (tma.c): the
+                                  launch then passes the maps it asks for (--auto-tma) */
     bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */
     Arena *arena;
     const Source *src;
@@ -328,6 +338,15 @@ ValueId ir_param(Function *f, const char *name, Type t); /* appends a param + it
 ValueId ir_value_new(Function *f, Type t);
 Block *ir_block_new(Function *f);
 ValueId ir_block_arg(Function *f, Block *b, Type t);
+/* A parameter added after the body exists: it becomes value nparams+1 and
+ * every later value moves up one (params[i] is value i+1), in the value table
+ * and in every block. Callers holding value ids renumber them with
+ * ir_param_shift. */
+ValueId ir_param_late(Function *f, const char *name, Type t);
+static inline ValueId ir_param_shift(ValueId v, int nparams_before) { return v > nparams_before ? v + 1 : v; }
+/* Remove parameter i (0-based), which nothing may use; later values move
+ * down one. */
+void ir_param_remove(Function *f, int i);
 /* Append an op with the given operands and result types to block b. */
 Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nargs,
                   const Type *rtypes, int nresults, Span sp);

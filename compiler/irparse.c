@@ -1158,7 +1158,7 @@ static bool parse_insts(Parser *P, Block *b, int depth) {
 
 /* ---- functions ---- */
 
-/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, tensormap)
+/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, tensormap, tma, box)
  * Parameters are %1, %2, ... in order: Function.params[i] is value i+1. */
 static bool parse_param(Parser *P) {
     Function *f = P->f;
@@ -1188,6 +1188,21 @@ static bool parse_param(Parser *P) {
         } else if (!strcmp(es[i].key, "tensormap")) {
             if (!bool_of(P, &es[i].val, &p->tensormap))
                 return false;
+        } else if (!strcmp(es[i].key, "nonneg")) {
+            if (!bool_of(P, &es[i].val, &p->nonneg))
+                return false;
+        } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box")) {
+            /* tma = [base, rows, cols, row stride], box = [rows, cols] (ir.h Param.tma) */
+            bool box = es[i].key[0] == 'b';
+            const Lit *l = &es[i].val;
+            if (l->kind != L_LIST || l->nlist != (box ? 2 : 4))
+                return error_at(P, es[i].span, "'%s' needs a list of %d integers", es[i].key, box ? 2 : 4);
+            for (int k = 0; k < l->nlist; k++) {
+                if (l->list[k] < INT32_MIN || l->list[k] > INT32_MAX || (box && (l->list[k] < 1 || l->list[k] > 256)) ||
+                    (!box && ((k == 0 && l->list[k] < 1) || l->list[k] == 0)))
+                    return error_at(P, es[i].span, "'%s' entry %d is out of range", es[i].key, k + 1);
+                p->tma[(box ? 4 : 0) + k] = (int32_t)l->list[k];
+            }
         } else {
             return error_at(P, es[i].span, "unknown parameter attribute '%s'", es[i].key);
         }
@@ -1196,7 +1211,7 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages; shared: the bytes smem_alloc_pass gave) */
+ * (attributes: num_warps, num_stages, auto_tma; shared: the bytes smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
         return NULL;
@@ -1223,6 +1238,11 @@ static Function *parse_func(Parser *P) {
         return NULL;
     for (int i = 0; i < n; i++) {
         bool warps = !strcmp(es[i].key, "num_warps"), shared = !strcmp(es[i].key, "shared");
+        if (!strcmp(es[i].key, "auto_tma")) {
+            if (!bool_of(P, &es[i].val, &f->auto_tma))
+                return NULL;
+            continue;
+        }
         if (!warps && !shared && strcmp(es[i].key, "num_stages")) {
             error_at(P, es[i].span, "unknown function attribute '%s'", es[i].key);
             return NULL;

@@ -309,10 +309,19 @@ void ir_print_func(Buf *out, const Function *f) {
             buf_printf(out, "%stensormap = true", sep);
             sep = ", ";
         }
+        if (p->nonneg) {
+            buf_printf(out, "%snonneg = true", sep);
+            sep = ", ";
+        }
+        if (p->tma[0])
+            buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", p->tma[0], p->tma[1], p->tma[2], p->tma[3],
+                       p->tma[4], p->tma[5]);
         if (*sep == ',')
             buf_putc(out, '}');
     }
     buf_printf(out, ") {num_warps = %d, num_stages = %d", f->num_warps, f->num_stages);
+    if (f->auto_tma)
+        buf_puts(out, ", auto_tma = true");
     if (f->smem_allocated)
         buf_printf(out, ", shared = %d", f->shared_bytes);
     buf_puts(out, "} {\n");

@@ -24,6 +24,8 @@ const OptionSpec option_specs[] = {
      .help = "use the I-th config (from 0) of the kernel's @triton.autotune", .lo = 0, .hi = 1000},
     {.name = "max-errors", .metavar = "N",
      .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
+    {.name = "auto-tma", .metavar = "on|off",
+     .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps (default: on in the C API, off in tlc, whose kernels other launchers call)"},
     {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
@@ -32,6 +34,7 @@ void options_init(CompileOptions *o) {
     memset(o, 0, sizeof *o);
     o->autotune_config = -1;
     o->opt_level = 3;
+    o->auto_tma = -1;
 }
 
 bool options_check_int(const char *name, long v, Buf *err) {
@@ -87,6 +90,12 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             return false;
         }
         o->arch = arch;
+    } else if (!strcmp(name, "auto-tma")) {
+        if (strcmp(arg, "on") && strcmp(arg, "off")) {
+            buf_printf(err, "--auto-tma expects on or off, got '%s'", arg);
+            return false;
+        }
+        o->auto_tma = !strcmp(arg, "on");
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
                !strcmp(name, "max-errors") || !strcmp(name, "O")) {
         const char *dash = name[1] ? "--" : "-";

@@ -18,6 +18,8 @@ typedef struct CompileOptions {
     int num_stages;          /* 0 = default (autotune config or 3) */
     int autotune_config;     /* -1 = none */
     int max_errors;          /* 0 = default */
+    int auto_tma;            /* --auto-tma on|off: 1 / 0; -1: the default, on for the C API
+                                (whose launches pass the maps tma.c asks for), off for tlc */
     bool runtime_signature;  /* the signature lists the runtime parameters only (API launches) */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;

@@ -16,6 +16,12 @@ bool combine_pass(Diag *d, Function *f);
  * the pipeliner can use it). */
 bool flatten_pass(Diag *d, Function *f, int sm, int max_shared);
 
+/* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
+ * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune takes
+ * back what the pipeliner did not use. */
+bool tma_pass(Diag *d, Function *f, bool wgmma);
+void tma_prune(Function *f);
+
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
  * of shared buffers filled num_stages-1 iterations ahead by async copies.
  * sm: the target's compute capability (nothing before sm_80); wgmma (sm_90a):

@@ -1036,6 +1036,7 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (ok) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
+        tma_prune(f);
     } else {
         diag_internal(d, "pipeline: out of memory");
     }

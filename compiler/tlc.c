@@ -50,7 +50,7 @@ static void usage(FILE *f) {
           "  --embed=FORM         for --emit=c: ptx (default) or cubin images\n"
           "  --ir-in              the input is IR text: parse, verify and print it\n"
           "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
-          "  --dump-after=PASS    also print the IR after PASS (sema, combine, flatten, layout, pipeline,\n"
+          "  --dump-after=PASS    also print the IR after PASS (sema, combine, flatten, layout, tma, pipeline,\n"
           "                       smem-alloc, barriers) to stderr\n"
           "  --time-passes        print the time each compile stage took to stderr\n",
           f);
@@ -680,6 +680,8 @@ int main(int argc, char **argv) {
         return usage_error("%s", "several architectures in --arch need --emit=c (one image each)");
     if (dr.embed_cubin && dr.emit != EMIT_C)
         return usage_error("%s", "--embed is for --emit=c");
+    if (dr.opts.auto_tma > 0 && dr.emit == EMIT_C)
+        return usage_error("%s", "--auto-tma on is not for --emit=c: its launchers pass no tensor maps");
     if (dr.emit == EMIT_CUBIN && !dr.out_path && isatty(1))
         return usage_error("%s", "not writing a cubin to a terminal: give -o FILE.cubin");
     const char *path = dr.input = argv[optind];

@@ -1096,6 +1096,23 @@ static void verify_params(Verifier *V) {
             fail(V, NULL, "parameter %d has divisibility %d", i + 1, p->divisibility);
         if (p->equal_to_1 && dtype_class(t.dtype) != C_INT)
             fail(V, NULL, "parameter %d is equal_to_1 but not an integer", i + 1);
+        if (p->nonneg && (dtype_class(t.dtype) != C_INT || p->tensormap))
+            fail(V, NULL, "parameter %d is nonneg but not an integer argument", i + 1);
+        if (p->tma[0]) { /* its base, rows, cols and stride: earlier parameters (or constants) */
+            if (!p->tensormap)
+                fail(V, NULL, "parameter %d has a tma source but is not a tensor map", i + 1);
+            for (int k = 0; k < 4; k++) {
+                int r = p->tma[k];
+                bool ok = k ? (r < 0 || (r > 0 && r <= i && dtype_class(f->params[r - 1].type.dtype) == C_INT &&
+                                         !f->params[r - 1].tensormap))
+                            : r > 0 && r <= i && f->params[r - 1].type.dtype == DT_PTR;
+                if (!ok)
+                    fail(V, NULL, "parameter %d: tma entry %d (%d) is not %s", i + 1, k + 1, r,
+                         k ? "an earlier integer parameter or a constant" : "an earlier pointer parameter");
+            }
+            if (p->tma[4] < 1 || p->tma[4] > 256 || p->tma[5] < 1)
+                fail(V, NULL, "parameter %d: box [%d, %d] is not a TMA box", i + 1, p->tma[4], p->tma[5]);
+        }
     }
 }
 

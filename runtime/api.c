@@ -285,6 +285,8 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
         s = fail(ctx, TL_ERROR_INVALID_ARGUMENT, "invalid options: %s", err.data);
         goto out;
     }
+    if (k->opts.auto_tma < 0)
+        k->opts.auto_tma = 1; /* our launches pass the maps the tma pass asks for */
     Diag d = {.max_errors = k->opts.max_errors};
     CompileTimes times = {0};
     k->module = compile_parse(&k->arena, &d, &k->src, &times);
@@ -399,7 +401,7 @@ const char *tl_kernel_name(const TlKernel *k) { return k && k->name ? k->name : 
 int tl_kernel_num_params(const TlKernel *k) { return k ? k->info.nruntime : 0; }
 
 /* TlDType of an IR element type; 0 if none matches. */
-static TlDType tl_dtype_of(DType dt) {
+TlDType api_dtype_of(DType dt) {
     for (int i = TL_I1; i <= TL_DTYPE_LAST; i++)
         if (dtypes[i].dt == dt)
             return (TlDType)i;
@@ -415,7 +417,7 @@ TlStatus tl_kernel_param(const TlKernel *k, int i, TlParamInfo *out) {
     const KernelParam *p = k->rt[i];
     bool ptr = p->type.dtype == DT_PTR;
     *out = (TlParamInfo){.name = p->name, .is_pointer = ptr && !p->desc_rank,
-                         .dtype = tl_dtype_of((DType)(ptr ? p->type.pointee : p->type.dtype)), .hint = p->hint,
+                         .dtype = api_dtype_of((DType)(ptr ? p->type.pointee : p->type.dtype)), .hint = p->hint,
                          .tensordesc_rank = p->desc_rank};
     for (int d = 0; d < p->desc_rank; d++)
         out->block_shape[d] = p->desc_block[d];
@@ -522,7 +524,7 @@ static void desc_type(Buf *b, TlDType dt, int rank, const int32_t *block) {
 static const char *param_type_name(const KernelParam *p, char *out, size_t n) {
     Buf b = {0};
     if (p->desc_rank)
-        desc_type(&b, tl_dtype_of((DType)p->type.pointee), p->desc_rank, p->desc_block);
+        desc_type(&b, api_dtype_of((DType)p->type.pointee), p->desc_rank, p->desc_block);
     else
         ir_type_print(&b, p->type);
     snprintf(out, n, "%s", b.data ? b.data : "?");
@@ -698,7 +700,7 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
         return BAD("%s: argument %d ('%s') is %s (%s), but the parameter is %s; pass it with tl_arg_convert() to "
                    "convert it",
                    k->name, i + 1, pn, kind_name(a), dtypes[a->dtype].sig, w);
-    out->dtype = tl_dtype_of(pdt);
+    out->dtype = api_dtype_of(pdt);
     if (par_int) {
         int64_t x = a->v.i;
         if (!arg_int) {
@@ -1028,7 +1030,23 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
     int nflat;
     if (!flatten_args(k, k->norm, nargs, &flat, &nflat))
         return TL_ERROR_OUT_OF_MEMORY;
-    int want = k->ctx->kind == TL_DEVICE_CUDA ? v->nparams : v->fn->nparams;
+    if (k->ctx->kind == TL_DEVICE_CUDA && v->nauto) {
+        /* the maps the tma pass asked for, from this launch's values; values
+         * TMA cannot take run the variant compiled without them */
+        bool ok;
+        TlStatus s = gpu_encode_auto_maps(k, v, flat, nflat, &ok);
+        if (s != TL_SUCCESS)
+            return s;
+        if (!ok) {
+            Buf key = {0};
+            buf_printf(&key, "%s\n%s", v->key, API_NO_AUTO_TMA);
+            s = key.data ? api_get_variant(k, key.data, &v) : fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+            buf_free(&key);
+            if (s != TL_SUCCESS)
+                return s;
+        }
+    }
+    int want = k->ctx->kind == TL_DEVICE_CUDA ? v->nparams - v->nauto : v->fn->nparams;
     if (nflat != want)
         return fail(k->ctx, TL_ERROR_INTERNAL, "%s: the launch has %d kernel parameters, the kernel %d", k->name, nflat,
                     want);

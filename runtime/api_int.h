@@ -48,6 +48,8 @@ struct TlBuffer {
 
 /* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */
 enum { GPU_PARAM_TMAP = DT__COUNT };
+/* Or-ed into Variant.dtypes: an integer the tma pass took as >= 0 (Param.nonneg). */
+enum { GPU_PARAM_NONNEG = 0x80 };
 
 typedef struct Variant {
     char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
@@ -56,7 +58,13 @@ typedef struct Variant {
     /* CUDA device: what a launch needs, from fn or from the cache entry */
     const char *func_name;
     int nparams, num_warps, shared_bytes;
-    uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP */
+    uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP; | GPU_PARAM_NONNEG */
+    /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
+     * which the launch encodes from the others (gpu_encode_auto_maps) */
+    int nauto;
+    int32_t (*auto_src)[7]; /* Param.tma's six entries and the element's TlDType */
+    void *auto_maps;    /* 128 bytes each, 64-aligned */
+    int64_t (*auto_last)[4]; /* the base, rows, cols, stride each was last encoded for */
     CUmodule mod;       /* CUDA device: the loaded cubin */
     CUfunction func;
     uint64_t *slots;    /* CUDA device: one 8-byte slot per parameter, reused by every */
@@ -147,6 +155,11 @@ bool api_dump_enabled(void);
 void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
 
 /* ---- the CUDA device (gpu.c) ---- */
+/* A variant key's last line asking for the kernel without automatic TMA
+ * maps (heur_split_key reads it): the launches whose values TMA cannot take. */
+#define API_NO_AUTO_TMA "!no-auto-tma"
+/* The TlDType of an IR element type; 0 if none matches. */
+TlDType api_dtype_of(DType dt);
 TlStatus gpu_open(TlContext *ctx);
 void gpu_close(TlContext *ctx);
 TlStatus gpu_alloc(TlBuffer *b);
@@ -167,6 +180,11 @@ TlStatus gpu_synchronize(TlContext *ctx);
  * otherwise: such a driver runs no sm_90 kernel, the only ones that read
  * them); a 2-D map (a TMA source) the driver refuses fails the launch. */
 TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
+/* Encode v's automatic maps from the kernel's flattened arguments; *ok false
+ * (TL_SUCCESS still) when this launch's values are not a TMA tensor (a bound
+ * below 1, a stride TMA cannot take): the caller then launches the variant
+ * without them. */
+TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok);
 void gpu_unload(TlContext *ctx, Variant *v);
 /* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);

@@ -136,9 +136,9 @@ static const PtxArch *target_of(const TlKernel *k) {
  * every helper), the kernel, its specialisation and options, the target. */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d\n",
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d\n",
                TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, sig,
-               o->num_warps, o->num_stages, o->autotune_config);
+               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
     buf_printf(key, "source %zu\n", k->src.len);
@@ -190,13 +190,27 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
 }
 
 /* A cache entry: this header, each parameter's DType (a byte each), the
- * kernel's name, then the cubin. A warm start needs nothing else: no front
+ * kernel's name, the automatic maps' sources (7 int32 each), then the cubin. A warm start needs nothing else: no front
  * end, no sema, no IR. */
 typedef struct CubinHeader {
-    uint32_t shared_bytes, num_warps, nparams, name_len;
+    uint32_t shared_bytes, num_warps, nparams, name_len, nauto;
 } CubinHeader;
 
 static bool use_cache(Buf *dir) { return !env_on("TL_ALWAYS_COMPILE") && cache_dir(dir); }
+
+/* Room for n automatic maps (Variant.auto_src ...). */
+static bool auto_alloc(Variant *v, int n) {
+    v->nauto = n;
+    if (!n)
+        return true;
+    v->auto_src = arena_alloc(&v->arena, sizeof *v->auto_src * (size_t)n);
+    v->auto_last = arena_alloc(&v->arena, sizeof *v->auto_last * (size_t)n);
+    char *m = arena_alloc(&v->arena, 128 * (size_t)n + 64);
+    v->auto_maps = m ? m + (64 - (uintptr_t)m % 64) % 64 : NULL;
+    if (v->auto_last)
+        memset(v->auto_last, 0, sizeof *v->auto_last * (size_t)n);
+    return v->auto_src && v->auto_last && v->auto_maps;
+}
 
 /* Load the cubin and fill in what a launch needs. */
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
@@ -243,8 +257,8 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     bool found = cache_get(dir.data, key.data, &blob, &len, &corrupt) && len > sizeof h;
     if (found) {
         memcpy(&h, blob, sizeof h);
-        found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 &&
-                len > sizeof h + h.nparams + h.name_len;
+        found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 && h.nauto <= h.nparams &&
+                len > sizeof h + h.nparams + h.name_len + 28 * (size_t)h.nauto;
     }
     if (corrupt)
         api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
@@ -258,11 +272,12 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
         v->nparams = (int)h.nparams, v->num_warps = (int)h.num_warps, v->shared_bytes = (int)h.shared_bytes;
         v->dtypes = arena_alloc(&v->arena, h.nparams + 1);
         v->func_name = arena_strndup(&v->arena, p + h.nparams, h.name_len);
-        if (!v->dtypes || !v->func_name) {
+        if (!v->dtypes || !v->func_name || !auto_alloc(v, (int)h.nauto)) {
             s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         } else {
             memcpy(v->dtypes, p, h.nparams);
-            s = load(k, v, p + h.nparams + h.name_len);
+            memcpy(v->auto_src, p + h.nparams + h.name_len, 28 * (size_t)h.nauto);
+            s = load(k, v, p + h.nparams + h.name_len + 28 * (size_t)h.nauto);
             *hit = s == TL_SUCCESS;
         }
         CompileTimes times = {0};
@@ -291,18 +306,32 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
-    for (int i = 0; i < f->nparams; i++)
+    int nauto = 0;
+    for (int i = 0; i < f->nparams; i++) {
         v->dtypes[i] = f->params[i].tensormap ? GPU_PARAM_TMAP : f->params[i].type.dtype;
+        v->dtypes[i] |= f->params[i].nonneg ? GPU_PARAM_NONNEG : 0;
+        nauto += f->params[i].tma[0] != 0;
+    }
+    if (!auto_alloc(v, nauto)) {
+        s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    for (int i = f->nparams - nauto, j = 0; i < f->nparams; i++, j++) { /* tma.c appends them */
+        const Param *p = &f->params[i];
+        memcpy(v->auto_src[j], p->tma, sizeof p->tma);
+        v->auto_src[j][6] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
+    }
     if (use_cache(&dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)f->num_warps, (uint32_t)f->nparams,
-                         (uint32_t)strlen(f->name)};
-        size_t n = sizeof h + h.nparams + h.name_len + cubin_len;
+                         (uint32_t)strlen(f->name), (uint32_t)nauto};
+        size_t na = 28 * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
         char *blob = malloc(n);
         if (blob) {
             memcpy(blob, &h, sizeof h);
             memcpy(blob + sizeof h, v->dtypes, h.nparams);
             memcpy(blob + sizeof h + h.nparams, f->name, h.name_len);
-            memcpy(blob + sizeof h + h.nparams + h.name_len, cubin, cubin_len);
+            memcpy(blob + sizeof h + h.nparams + h.name_len, v->auto_src, na);
+            memcpy(blob + sizeof h + h.nparams + h.name_len + na, cubin, cubin_len);
             gpu_cache_key(k, v->key, &key);
             cache_put(dir.data, key.data, blob, n);
             free(blob);
@@ -345,6 +374,8 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     /* Each slot holds the value in the parameter's own type, at its start; a
      * tensor map's parameter is its 128 bytes, which the driver copies */
     static const _Alignas(64) uint8_t no_map[128];
+    for (int i = nargs; i < v->nparams && i - nargs < v->nauto; i++) /* the automatic maps, last */
+        v->params[i] = (char *)v->auto_maps + 128 * (size_t)(i - nargs);
     for (int i = 0; i < nargs; i++) {
         void *s = &v->slots[i];
         const TlArg *a = &args[i];
@@ -353,7 +384,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
             v->params[i] = have ? (char *)k->tensor_maps + 128 * (size_t)a->v.i : (void *)no_map;
             continue;
         }
-        switch (v->dtypes[i]) {
+        switch (v->dtypes[i] & ~GPU_PARAM_NONNEG) {
         case DT_PTR: *(CUdeviceptr *)s = a->kind == TL_ARG_POINTER ? a->v.p.addr : a->v.buffer->dptr; break;
         case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
         case DT_I32: case DT_U32: *(int32_t *)s = (int32_t)a->v.i; break;
@@ -448,12 +479,34 @@ static int tma_dtype(TlDType dt) {
     return -1;
 }
 
-/* One 128-byte, 64-byte aligned CUtensorMap per descriptor argument, encoded
- * as TMA will read the descriptor: dims innermost first, byte strides of the
- * outer dims, the block as the box (each dim capped at TMA's 256), the
- * widest swizzle the box's inner row allows, zero or NaN fill. The launch
- * checks (api.c) make every descriptor encodable; a failure is logged, not
- * fatal, while no kernel reads the maps. */
+/* One CUtensorMap, encoded as TMA will read it: dims innermost first, byte
+ * strides of the outer dims, the block as the box (each dim capped at TMA's
+ * 256), the widest swizzle the box's inner row allows (arch.h: the one the
+ * kernel's rings assume), zero or NaN fill. Shape, strides (in elements) and
+ * block outermost first. */
+static CUresult encode_map(const CudaApi *cu, void *map, TlDType dt, int r, uint64_t base, const int64_t *shape,
+                           const int64_t *strides_in, const int32_t *block, bool nan) {
+    uint64_t es = tl_dtype_size(dt), dims[TL_TENSORDESC_MAX_RANK], strides[TL_TENSORDESC_MAX_RANK];
+    unsigned box[TL_TENSORDESC_MAX_RANK], estr[TL_TENSORDESC_MAX_RANK];
+    for (int j = 0; j < r; j++) {
+        int src = r - 1 - j; /* TMA counts dims from the innermost */
+        dims[j] = (uint64_t)shape[src];
+        box[j] = (unsigned)(block[src] > 256 ? 256 : block[src]);
+        estr[j] = 1;
+        if (j)
+            strides[j - 1] = (uint64_t)strides_in[src] * es;
+    }
+    int sw = arch_tma_swizzle((int)es, block[r - 1]);
+    if (sw)
+        box[0] = (unsigned)(sw / (int)es);
+    int swizzle = sw == 32 ? 1 : sw == 64 ? 2 : sw == 128 ? 3 : 0;
+    return cu->cuTensorMapEncodeTiled(map, tma_dtype(dt), (unsigned)r, (void *)(uintptr_t)base, dims, strides, box,
+                                      estr, 0, swizzle, 2 /* L2 128B */, nan ? 1 : 0);
+}
+
+/* One 128-byte, 64-byte aligned CUtensorMap per descriptor argument (as
+ * encode_map says). The launch checks (api.c) make every descriptor
+ * encodable; a failure is logged, not fatal, while no kernel reads the maps. */
 TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
     const CudaApi *cu = k->ctx->cu;
     if (!cu->cuTensorMapEncodeTiled)
@@ -475,27 +528,10 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
         if (!d)
             continue;
         TlDType dt = d->buffer && !d->dtype ? d->buffer->dtype : d->dtype;
-        uint64_t es = tl_dtype_size(dt), dims[TL_TENSORDESC_MAX_RANK], strides[TL_TENSORDESC_MAX_RANK];
-        unsigned box[TL_TENSORDESC_MAX_RANK], estr[TL_TENSORDESC_MAX_RANK];
         int r = d->rank;
-        for (int j = 0; j < r; j++) {
-            int src = r - 1 - j; /* TMA counts dims from the innermost */
-            dims[j] = (uint64_t)d->shape[src];
-            box[j] = (unsigned)(d->block_shape[src] > 256 ? 256 : d->block_shape[src]);
-            estr[j] = 1;
-            if (j)
-                strides[j - 1] = (uint64_t)d->strides[src] * es;
-        }
-        /* the swizzle and box the kernel's TMA copies assume (arch.h) */
-        int sw = arch_tma_swizzle((int)es, d->block_shape[r - 1]);
-        if (sw)
-            box[0] = (unsigned)(sw / (int)es);
-        int swizzle = sw == 32 ? 1 : sw == 64 ? 2 : sw == 128 ? 3 : 0;
         void *map = (char *)k->tensor_maps + 128 * (size_t)m++;
         uint64_t base = d->buffer ? d->buffer->dptr : d->addr;
-        CUresult res = cu->cuTensorMapEncodeTiled(map, tma_dtype(dt), (unsigned)r, (void *)(uintptr_t)base, dims,
-                                                  strides, box, estr, 0, swizzle, 2 /* L2 128B */,
-                                                  d->padding_nan ? 1 : 0);
+        CUresult res = encode_map(cu, map, dt, r, base, d->shape, d->strides, d->block_shape, d->padding_nan);
         if (res) {
             /* a 2-D map may be the kernel's TMA source (pipeline.c): no launch
              * without it; other ranks are only logged, their maps zeros */
@@ -515,6 +551,50 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
             continue;
         }
         api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
+    }
+    return TL_SUCCESS;
+}
+
+/* An automatic map's entry (Param.tma): a parameter's value, or -constant. */
+static int64_t auto_value(const TlArg *args, int nargs, int32_t e) {
+    return e < 0 ? -(int64_t)e : e - 1 < nargs ? args[e - 1].v.i : 0;
+}
+
+TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok) {
+    const CudaApi *cu = k->ctx->cu;
+    *ok = cu->cuTensorMapEncodeTiled != NULL;
+    for (int i = 0; i < nargs && i < v->nparams; i++) /* what the proofs took as >= 0 */
+        if ((v->dtypes[i] & GPU_PARAM_NONNEG) && args[i].v.i < 0)
+            *ok = false;
+    for (int j = 0; j < v->nauto && *ok; j++) {
+        const int32_t *src = v->auto_src[j];
+        const TlArg *b = src[0] - 1 < nargs ? &args[src[0] - 1] : NULL;
+        if (!b || (b->kind != TL_ARG_BUFFER && b->kind != TL_ARG_POINTER)) {
+            *ok = false;
+            break;
+        }
+        int64_t now[4] = {(int64_t)(b->kind == TL_ARG_POINTER ? b->v.p.addr : b->v.buffer->dptr),
+                          auto_value(args, nargs, src[1]), auto_value(args, nargs, src[2]),
+                          auto_value(args, nargs, src[3])};
+        if (!memcmp(now, v->auto_last[j], sizeof now))
+            continue; /* the map of the last launch still holds */
+        /* bounds below 1 (every element masked off) and strides TMA cannot
+         * take run the variant without automatic maps */
+        if (now[1] < 1 || now[2] < 1 || now[3] < 1) {
+            *ok = false;
+            break;
+        }
+        int64_t shape[2] = {now[1], now[2]}, strides[2] = {now[3], 1};
+        int32_t block[2] = {src[4], src[5]};
+        CUresult r = encode_map(cu, (char *)v->auto_maps + 128 * (size_t)j, (TlDType)src[6], 2, (uint64_t)now[0],
+                                shape, strides, block, false);
+        *ok = r == 0;
+        if (*ok) {
+            memcpy(v->auto_last[j], now, sizeof now);
+            api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
+        }
+        else
+            memset(v->auto_last[j], 0, sizeof now);
     }
     return TL_SUCCESS;
 }

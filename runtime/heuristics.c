@@ -207,7 +207,9 @@ const char *heur_split_key(Arena *a, const char *key, CompileOptions *o) {
         const char *e = strchr(p, '\n'), *eq = strchr(p, '=');
         if (!e)
             e = p + strlen(p);
-        if (eq && eq < e)
+        if ((size_t)(e - p) == strlen(API_NO_AUTO_TMA) && !strncmp(p, API_NO_AUTO_TMA, (size_t)(e - p)))
+            o->auto_tma = 0;
+        else if (eq && eq < e)
             defs[nd++] = (SemaDefine){arena_strndup(a, p, (size_t)(eq - p)), arena_strndup(a, eq + 1,
                                                                                          (size_t)(e - eq - 1))};
         p = *e ? e + 1 : e;

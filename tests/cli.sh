@@ -75,3 +75,10 @@ if want cli/time_passes; then
     tr -s ' ' < $log | cut -d' ' -f2 | tr '\n' ' ' | grep -q "^time parse sema combine layout pipeline smem-alloc barriers llvm-ir llvm-opt ptx-emit link total $"
     report cli/time_passes $(( rc != 0 || $? != 0 )) $log
 fi
+# --auto-tma: on or off; off by default in tlc (its PTX has no maps another
+# launcher would have to encode), and never with --emit=c.
+AUTO_SIG="*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 64, 64"
+cli_case auto_tma_bad 2 err "--auto-tma expects on or off, got 'yes'" --auto-tma yes examples/copy.tl
+cli_case auto_tma_emit_c 2 err "--auto-tma on is not for --emit=c: its launchers pass no tensor maps" --auto-tma on --emit=c examples/copy.tl
+cli_case auto_tma_on 0 out "a_ptr_tma.10: i64 {tensormap = true, tma = \[1, 4, 6, 7\]" --arch sm_90a --auto-tma on --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
+cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl

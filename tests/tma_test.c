@@ -53,7 +53,10 @@ static double value(TlDType dt, uint16_t h) {
  * tensor must give zeros) would show in C. */
 static TlBuffer *matrix(TlDType dt, int rows, int cols, int ld, float **vals) {
     float *m = malloc(sizeof *m * (size_t)rows * (size_t)cols);
-    uint16_t *h = calloc((size_t)rows * (size_t)ld, 2);
+    size_t n = (size_t)(rows ? rows : 1) * (size_t)(ld ? ld : 16); /* K = 0: a row of padding */
+    uint16_t *h = calloc(n, 2);
+    for (size_t i = 0; i < n; i++)
+        h[i] = bits(dt, 3.0f);
     for (size_t r = 0; r < (size_t)rows; r++)
         for (size_t c = 0; c < (size_t)ld; c++) {
             float v = c < (size_t)cols ? (float)ex_uniform() : 3.0f;
@@ -61,13 +64,17 @@ static TlBuffer *matrix(TlDType dt, int rows, int cols, int ld, float **vals) {
                 m[r * (size_t)cols + c] = v;
             h[r * (size_t)ld + c] = bits(dt, v);
         }
-    TlBuffer *b = ex_buffer(ctx, dt, (size_t)rows * (size_t)ld, h);
+    TlBuffer *b = ex_buffer(ctx, dt, n, h);
     free(h);
     *vals = m;
     return b;
 }
 
 static int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+/* Rows of A and B padded to a multiple of this many elements (8: 16 bytes,
+ * what a descriptor needs; 16: what the tma pass needs to know, ":16") */
+static int ld_align = 8;
 
 typedef struct Mm {
     TlDType dt;
@@ -84,7 +91,7 @@ typedef struct Mm {
 /* pad_c: C's rows get 8 more elements, which no write may touch; bt: B is
  * stored transposed (N x K, ldb >= K), m->b still holds B (K x N) */
 static void mm_setup(Mm *m, TlDType dt, int M, int N, int K, bool pad_c, bool bt) {
-    *m = (Mm){.dt = dt, .M = M, .N = N, .K = K, .lda = round_up(K, 8), .ldb = round_up(bt ? K : N, 8),
+    *m = (Mm){.dt = dt, .M = M, .N = N, .K = K, .lda = round_up(K ? K : 1, ld_align), .ldb = round_up(bt ? K : N, ld_align),
               .ldc = round_up(N, 8) + (pad_c ? 8 : 0)};
     m->ba = matrix(dt, M, K, m->lda, &m->a);
     if (bt) {
@@ -112,7 +119,7 @@ static void mm_free(Mm *m) {
     free(m->a), free(m->b);
 }
 
-enum { PTR, DESC, DESC_STORE, DESC_KT }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt */
+enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto */
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -138,7 +145,7 @@ static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
         m->args[n++] = tl_arg_buffer(m->bc);
         m->args[n++] = tl_arg_i32(m->M), m->args[n++] = tl_arg_i32(m->N), m->args[n++] = tl_arg_i32(m->K);
         m->args[n++] = tl_arg_i32(m->ldc);
-    } else {
+    } else { /* mm_ptr, mm_auto */
         m->args[n++] = tl_arg_buffer(m->ba), m->args[n++] = tl_arg_buffer(m->bb), m->args[n++] = tl_arg_buffer(m->bc);
         m->args[n++] = tl_arg_i32(m->M), m->args[n++] = tl_arg_i32(m->N), m->args[n++] = tl_arg_i32(m->K);
         m->args[n++] = tl_arg_i32(m->lda), m->args[n++] = tl_arg_i32(m->ldb), m->args[n++] = tl_arg_i32(m->ldc);
@@ -178,7 +185,7 @@ static double mm_check(Mm *m, bool all, char *why, size_t len) {
         return INFINITY;
     }
     /* the output is rounded to 8 (bf16) or 11 (fp16) bits after a K-long sum */
-    double rtol = m->dt == TL_F16 ? 4e-3 : 2e-2, atol = (m->dt == TL_F16 ? 2e-3 : 1e-2) * sqrt((double)m->K);
+    double rtol = m->dt == TL_F16 ? 4e-3 : 2e-2, atol = (m->dt == TL_F16 ? 2e-3 : 1e-2) * sqrt(m->K ? (double)m->K : 1.0);
     double worst = ex_compare(got, want, npts, atol, rtol, &w);
     snprintf(why, len, "C[%zu][%zu] = %.6g, want %.6g (%.2fx the tolerance)", at[w] / (size_t)m->N,
              at[w] % (size_t)m->N, got[w], want[w], worst);
@@ -335,31 +342,80 @@ static double time_ms(Mm *m, int reps) {
     return t[reps / 2];
 }
 
+/* mm_auto: plain pointer tiles, masked at the tensors' bounds, which the
+ * tma pass proves to be TMA boxes: on sm_90a every variant's PTX must copy
+ * them with cp.async.bulk.tensor (the launch encoding the maps), correct at
+ * ragged sizes; K = 0 (a bound below 1: no map) runs the variant without
+ * them, and a kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
+static void auto_tma(bool hopper) {
+    static const Cfg cfgs[] = {
+        {128, 128, 64, 4, 3, AUTO}, {128, 256, 64, 8, 3, AUTO}, {64, 64, 32, 4, 4, AUTO}, {128, 64, 64, 8, 2, AUTO},
+    };
+    static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {33, 17, 0}};
+    static const TlDType dts[] = {TL_F16, TL_BF16};
+    ld_align = 16;
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        const Cfg *g = &cfgs[c];
+        char opts[128];
+        snprintf(opts, sizeof opts, "--kernel mm_auto -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d", g->BM,
+                 g->BN, g->BK, g->warps, g->stages);
+        TlKernel *k = kernel(opts);
+        for (size_t d = 0; d < 2; d++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                Mm m;
+                mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true, false);
+                mm_args(&m, k, AUTO, g->BM, g->BN, g->BK);
+                char name[160], why[256] = "";
+                snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d",
+                         dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages);
+                TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
+                if (st != TL_SUCCESS)
+                    ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+                else
+                    ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
+                mm_free(&m);
+            }
+        tl_kernel_destroy(k);
+    }
+    ld_align = 8;
+    /* every variant holds TMA loads but the K = 0 launches' fallbacks,
+     * compiled without maps: one a dtype (the dumps' names are the kernel's
+     * and its specialisation's, the same for every config) */
+    int total, have = ptx_count("mm_auto", "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
+    int fallbacks = 2;
+    if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
+        ex_result("auto tma: each variant with maps copies by TMA, each fallback not", hopper ?
+                  total - have == fallbacks : have == 0, "%d of %d mm_auto variants do (%d fallbacks)", have, total,
+                  fallbacks);
+}
+
 static void timing(void) {
     const int BM = 128, BN = 256, BK = 64;
     TlKernel *kd = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *kp = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *ks = kernel("--kernel mm_desc_store -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *kt = kernel("--kernel mm_desc_kt -D GROUP_M=8 --num-warps 8 --num-stages 3");
-    printf("\n%-6s %-22s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
+    TlKernel *ka = kernel("--kernel mm_auto -D BM=128 -D BN=256 -D BK=64 --num-warps 8 --num-stages 3");
+    printf("\n%-6s %-24s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
     static const int ns[] = {4096, 8192};
     for (size_t i = 0; i < 2; i++) {
         int n = ns[i];
         Mm m, mt;
         mm_setup(&m, TL_F16, n, n, n, false, false);
         mm_setup(&mt, TL_F16, n, n, n, false, true);
-        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT};
+        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT, AUTO};
         static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA loads)",
-                                            "mm_desc_kt (TMA, B^T)"};
-        for (int q = 0; q < 4; q++) {
+                                            "mm_desc_kt (TMA, B^T)", "mm_auto (pointers, TMA)"};
+        for (int q = 0; q < 5; q++) {
             int kind = kinds[q];
             Mm *mm = kind == DESC_KT ? &mt : &m;
-            mm_args(mm, kind == PTR ? kp : kind == DESC ? kd : kind == DESC_KT ? kt : ks, kind, BM, BN, BK);
+            mm_args(mm, kind == PTR ? kp : kind == DESC ? kd : kind == DESC_KT ? kt : kind == AUTO ? ka : ks, kind, BM,
+                    BN, BK);
             double ms = time_ms(mm, n > 4096 ? 10 : 20);
             char name[96], why[256] = "";
             snprintf(name, sizeof name, "timing %s fp16 %d^3 (spot-checked)", names[kind], n);
             ex_result(name, ms > 0 && mm_check(mm, false, why, sizeof why) <= 1, "%s", ms > 0 ? why : tl_last_error(ctx));
-            printf("%-6d %-22s %10.3f %10.1f\n", n, names[kind], ms, 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
+            printf("%-6d %-24s %10.3f %10.1f\n", n, names[kind], ms, 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
         }
         mm_free(&m), mm_free(&mt);
     }
@@ -369,7 +425,7 @@ static void timing(void) {
         int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
         ex_result("timing kernels: mm_desc_store's PTX stores without them", have == 0, NULL);
     }
-    tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks), tl_kernel_destroy(kt);
+    tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks), tl_kernel_destroy(kt), tl_kernel_destroy(ka);
 }
 
 static int finish(void) {
@@ -397,6 +453,7 @@ int main(void) {
             return 3;
         }
         correctness(false); /* TL_INTERPRET=1: the same checks on the interpreter (slow) */
+        auto_tma(false);
         return finish();
     }
     Buf err = {0};
@@ -415,6 +472,7 @@ int main(void) {
     bool hopper = major == 9 && minor == 0;
     printf("compute capability %d.%d: %s\n", major, minor, hopper ? "TMA expected" : "no TMA expected");
     correctness(hopper);
+    auto_tma(hopper);
     const char *t = getenv("TL_TMA_TIMING");
     if (!t || strcmp(t, "0"))
         timing();
