@@ -498,7 +498,7 @@ static bool launch_value(const Tma *T, const Poly *p, int32_t *out) {
 /* ---- which loads ---- */
 
 /* ld's only use is a convert into a dot operand, or a trans then such a convert (B). */
-static bool feeds_dot(const Function *f, const Block *B, const Inst *ld, const int *uses) {
+static bool feeds_dot(const Block *B, const Inst *ld, const int *uses) {
     ValueId v = ld->results[0];
     for (int hop = 0; hop < 3; hop++) {
         if (uses[v] != 1)
@@ -516,7 +516,6 @@ static bool feeds_dot(const Function *f, const Block *B, const Inst *ld, const i
             return false;
         v = u->results[0];
     }
-    (void)f;
     return false;
 }
 
@@ -688,7 +687,7 @@ static void find(Tma *T, Block *b, const int *uses, Proof *ps, int *n) {
         Block *B = in->regions[0];
         for (int j = 0; B && j < B->ninsts && *n < MAX_MAPS; j++) {
             Inst *ld = B->insts[j];
-            if (ld->op == IR_LOAD && ld->nresults == 1 && feeds_dot(T->f, B, ld, uses) && prove(T, B, ld, &ps[*n]))
+            if (ld->op == IR_LOAD && ld->nresults == 1 && feeds_dot(B, ld, uses) && prove(T, B, ld, &ps[*n]))
                 (*n)++;
         }
     }
