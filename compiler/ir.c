@@ -341,6 +341,13 @@ void ir_replace_uses(Block *b, ValueId from, ValueId to) {
     }
 }
 
+Inst *ir_inst_at(Function *f, Block *b, int *at, OpCode op, const ValueId *args, int nargs, const Type *rtypes,
+                 int nresults, Span sp) {
+    Inst *in = ir_inst_new(f, NULL, op, args, nargs, rtypes, nresults, sp);
+    ir_insert_insts(f, b, (*at)++, &in, 1);
+    return in;
+}
+
 void ir_insert_insts(Function *f, Block *b, int at, Inst *const *ins, int n) {
     if (b->ninsts + n > b->cap) {
         int cap = b->cap ? b->cap : 8;

@@ -387,6 +387,10 @@ bool ir_is_zero(const Function *f, ValueId v);
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */
 void ir_remove_inst(Block *b, const Inst *in);
+/* A new op (ir_inst_new's arguments) put into b before index *at, which
+ * advances past it: how a pass inserts a sequence in the middle of a block. */
+Inst *ir_inst_at(Function *f, Block *b, int *at, OpCode op, const ValueId *args, int nargs, const Type *rtypes,
+                 int nresults, Span sp);
 /* Put the n ops ins[] into b before index at (0 .. b->ninsts). */
 void ir_insert_insts(Function *f, Block *b, int at, Inst *const *ins, int n);
 /* Uses of `from` in b (NULL: none) and the regions below it become uses of `to`. */

@@ -140,10 +140,9 @@ typedef struct Cursor {
 } Cursor;
 
 static Inst *put(Pipe *P, Cursor *c, OpCode op, const ValueId *args, int n, const Type *t, int layout, Span sp) {
-    Inst *in = ir_inst_new(P->f, NULL, op, args, n, t, t ? 1 : 0, sp);
+    Inst *in = ir_inst_at(P->f, c->b, &c->at, op, args, n, t, t ? 1 : 0, sp);
     if (t)
         P->f->values[in->results[0]].layout = layout;
-    ir_insert_insts(P->f, c->b, c->at++, &in, 1);
     return in;
 }
 

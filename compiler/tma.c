@@ -597,16 +597,13 @@ typedef struct Emit {
 } Emit;
 
 static ValueId emit(Emit *e, OpCode op, const ValueId *args, int n, Type t) {
-    Inst *in = ir_inst_new(e->f, NULL, op, args, n, &t, 1, e->sp);
-    ir_insert_insts(e->f, e->b, e->at++, &in, 1);
-    return in->results[0];
+    return ir_inst_at(e->f, e->b, &e->at, op, args, n, &t, 1, e->sp)->results[0];
 }
 
 static ValueId emit_i32(Emit *e, int64_t c) {
-    Inst *in = ir_inst_new(e->f, NULL, IR_CONST, NULL, 0, (Type[]){ir_scalar(DT_I32)}, 1, e->sp);
-    in->attr.i = c;
-    ir_insert_insts(e->f, e->b, e->at++, &in, 1);
-    return in->results[0];
+    ValueId v = emit(e, IR_CONST, NULL, 0, ir_scalar(DT_I32));
+    e->f->values[v].def->attr.i = c;
+    return v;
 }
 
 /* Atom a as an i32 scalar. */

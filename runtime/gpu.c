@@ -234,8 +234,9 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
         v->params = arena_alloc(&v->arena, sizeof(void *) * (size_t)(n + 1));
         if (!v->slots || !v->params)
             s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int i = 0; i < n && s == TL_SUCCESS; i++)
-            v->params[i] = &v->slots[i];
+        for (int i = 0; i < n && s == TL_SUCCESS; i++) /* the automatic maps come last */
+            v->params[i] = i < n - v->nauto ? (void *)&v->slots[i]
+                                            : (char *)v->auto_maps + 128 * (size_t)(i - (n - v->nauto));
     }
     return s;
 }
@@ -374,8 +375,6 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     /* Each slot holds the value in the parameter's own type, at its start; a
      * tensor map's parameter is its 128 bytes, which the driver copies */
     static const _Alignas(64) uint8_t no_map[128];
-    for (int i = nargs; i < v->nparams && i - nargs < v->nauto; i++) /* the automatic maps, last */
-        v->params[i] = (char *)v->auto_maps + 128 * (size_t)(i - nargs);
     for (int i = 0; i < nargs; i++) {
         void *s = &v->slots[i];
         const TlArg *a = &args[i];

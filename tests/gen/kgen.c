@@ -1594,6 +1594,19 @@ static void test_kernel(TlContext *ctx, TlContext *cpu, const Kernel *k, uint64_
 /* tlc compiles the kernel to PTX (layouts, LLVM, NVPTX) for sm_80, sm_90 or
  * sm_90a (wgmma), by the kernel: it must succeed; exit 4 is an internal error.
  * With ptxas, ptxas must accept the PTX. */
+
+/* The start of PATH.log (what tlc or ptxas said), for a failure message. */
+static void read_log(const char *path, char *log, size_t n) {
+    char logpath[600];
+    snprintf(logpath, sizeof logpath, "%s.log", path);
+    log[0] = 0;
+    FILE *l = fopen(logpath, "r");
+    if (l) {
+        size_t m = fread(log, 1, n - 1, l);
+        log[m] = 0;
+        fclose(l);
+    }
+}
 static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const char *dir, Outcome *o) {
     char path[512], sig[1024], cmd[4096];
     snprintf(path, sizeof path, "%s/kgen-%d.tl", dir, (int)getpid());
@@ -1623,27 +1636,15 @@ static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const 
         int prc = system(cmd);
         prc = WIFEXITED(prc) ? WEXITSTATUS(prc) : 128;
         if (prc != 0) {
-            char log[400] = "", logpath[600];
-            snprintf(logpath, sizeof logpath, "%s.log", path);
-            FILE *l = fopen(logpath, "r");
-            if (l) {
-                size_t m = fread(log, 1, sizeof log - 1, l);
-                log[m] = 0;
-                fclose(l);
-            }
+            char log[400];
+            read_log(path, log, sizeof log);
             outcome(o, FAIL_TLC, "ptxas -arch=%s rejects tlc's PTX (--num-warps %d), exit %d: %s", arch, k->num_warps, prc,
                     log);
         }
     }
     if (rc != 0) {
-        char log[400] = "", logpath[600];
-        snprintf(logpath, sizeof logpath, "%s.log", path);
-        FILE *l = fopen(logpath, "r");
-        if (l) {
-            size_t m = fread(log, 1, sizeof log - 1, l);
-            log[m] = 0;
-            fclose(l);
-        }
+        char log[400];
+        read_log(path, log, sizeof log);
         outcome(o, FAIL_TLC, "tlc --signature '%s' --num-warps %d --arch %s exited %d: %s", sig, k->num_warps, arch, rc,
                 log);
     }
