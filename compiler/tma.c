@@ -465,7 +465,7 @@ static bool mask_terms(Tma *T, ValueId m, Cons *cs, int *n) {
         const Form *x = p == CMP_LT || p == CMP_LE ? a : b, *y = x == a ? b : a;
         Form e;
         Poly one = poly_const(p == CMP_LE || p == CMP_GE ? 1 : 0);
-        if (!poly_add(&e.s, &x->s, &y->s, -1) || !poly_add(&e.s, &e.s, &one, 1) ||
+        if (!poly_add(&e.s, &x->s, &y->s, -1) || !poly_add(&e.s, &e.s, &one, -1) ||
             !poly_add(&e.k[0], &x->k[0], &y->k[0], -1) || !poly_add(&e.k[1], &x->k[1], &y->k[1], -1))
             return false;
         int64_t c0 = 0, c1 = 0;
