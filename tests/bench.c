@@ -30,6 +30,29 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef void (*RunFn)(void *);
 
+/* $TL_BENCH_PROFILE: one launch of each timed kernel between
+ * cuProfilerStart and cuProfilerStop, so `ncu --profile-from-start off
+ * build/bin/tl-bench --tf32` profiles the chosen config and cuBLAS's kernel
+ * beside it, and nothing of the tuning. */
+static void profile_one(void (*fn)(void *), void *arg) {
+    static int (*start)(void), (*stop)(void);
+    if (!getenv("TL_BENCH_PROFILE"))
+        return;
+    if (!start) {
+        void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+        start = lib ? (int (*)(void))dlsym(lib, "cuProfilerStart") : NULL;
+        stop = lib ? (int (*)(void))dlsym(lib, "cuProfilerStop") : NULL;
+        if (!start || !stop) {
+            printf("TL_BENCH_PROFILE: no cuProfilerStart in the driver\n");
+            return;
+        }
+    }
+    start();
+    fn(arg);
+    cu->cuCtxSynchronize();
+    stop();
+}
+
 /* Median device time of fn in ms. */
 static double time_ms(RunFn fn, void *arg, int warmup, int reps) {
     for (int i = 0; i < warmup; i++)
@@ -212,6 +235,12 @@ static const MatmulKernel tutorial = {
 static const MatmulKernel puzzle = {
     "puzzle", "matmul_puzzle.tl", "--kernel matmul_kernel", 5, {128, 64, 128, 128, 64}, {256, 256, 128, 64, 128},
     1, 0, 0, 0};
+/* Tutorial 03 written with in-kernel tensor descriptors (examples/matmul_descriptor.tl):
+ * on sm_90a its tiles are TMA boxes and its loop is warp-specialised (docs/codegen.md). */
+static const MatmulKernel make_desc = {
+    "make-desc", "matmul_descriptor.tl",
+    "--kernel matmul_kernel_make_desc -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 "
+    "--num-warps 8 --num-stages 3", 0, {128}, {256}, 0, 0, 0, 0};
 /* Every other seed kernel, once each, at 8192: they must run correctly there. */
 static const MatmulKernel others[] = {
     {"naive", "matmul_naive.tl", "--kernel naive_matmul_k -D bm=64 -D bn=64 -D bk=64", 0, {64}, {64}, 1, 1, 0, 0},
@@ -276,12 +305,14 @@ static double bench_matmul(const MatmulKernel *mk, TlDType dt, int M, int N, int
         goto out;
     }
     best = time_ms(run_launch, &best_l, 2, 20);
+    profile_one(run_launch, &best_l);
     double ours = flops / best * 1e-9, theirs = 0, err = -1;
     if (cublas) {
         Gemm g = {M, N, K, dt == TL_F16 ? CUDA_R_16F : dt == TL_BF16 ? CUDA_R_16BF : CUDA_R_32F,
                   dt == TL_F32 && mk->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, dptr(a), dptr(b),
                   dptr(cref)};
         theirs = flops / time_ms(run_cublas, &g, 2, 20) * 1e-9;
+        profile_one(run_cublas, &g);
         tl_context_synchronize(ctx);
         err = rel_error(c, cref, dt, (size_t)M * N);
     }
@@ -524,6 +555,7 @@ static void bench_tutorial09(int desc, int n) {
     if (cublas) {
         Gemm g = {n, n, n, CUDA_R_16F, CUBLAS_COMPUTE_32F, dptr(a), dptr(b), dptr(cref)};
         theirs = flops / time_ms(run_cublas, &g, 2, 20) * 1e-9;
+        profile_one(run_cublas, &g);
         tl_context_synchronize(ctx);
         if (!desc)
             err = rel_error(c, cref, TL_F16, (size_t)n * n);
@@ -663,8 +695,10 @@ int main(int argc, char **argv) {
 
     if (matmul_only) {
         for (int d = 0; d < 2; d++)
-            for (int n = 4096; n <= 8192; n *= 2)
+            for (int n = 4096; n <= 8192; n *= 2) {
                 bench_matmul(&tutorial, d ? TL_BF16 : TL_F16, n, n, n);
+                bench_matmul(&make_desc, d ? TL_BF16 : TL_F16, n, n, n);
+            }
         tl_context_destroy(ctx);
         return 0;
     }
@@ -680,6 +714,14 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--tf32")) { /* the tutorial kernel on fp32 (tl.dot's tf32) */
         for (int n = 4096; n <= 8192; n *= 2)
             bench_matmul(&tutorial, TL_F32, n, n, n);
+        tl_context_destroy(ctx);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--sm80")) { /* the mma.sync path (--arch sm_80) on its own */
+        MatmulKernel sm80 = tutorial;
+        sm80.name = "tutorial-sm80";
+        sm80.opts = "--kernel matmul_kernel -D ACTIVATION=None --arch sm_80";
+        bench_matmul(&sm80, TL_F16, 8192, 8192, 8192);
         tl_context_destroy(ctx);
         return 0;
     }
@@ -735,6 +777,10 @@ int main(int argc, char **argv) {
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < nsizes; i++)
             bench_matmul(&tutorial, dts[d], sizes[i], sizes[i], sizes[i]);
+    /* the same matmul through in-kernel descriptors: TMA and a producer warpgroup on sm_90a */
+    for (int d = 0; d < 2; d++)
+        for (int i = nsizes - 2; i < nsizes; i++)
+            bench_matmul(&make_desc, dts[d], sizes[i], sizes[i], sizes[i]);
     /* seed 000's fused leaky_relu against none, measured back to back */
     MatmulKernel tutorial_act = tutorial;
     tutorial_act.name = "tutorial+leaky";
