@@ -64,8 +64,10 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     CompileTimes *times = hooks ? hooks->times : NULL;
     double t0 = compile_clock();
     Function *f = sema_kernel(a, d, src, module, &so);
-    if (f)
-        f->auto_tma = o->auto_tma > 0; /* the tma pass may ask the launch for maps */
+    if (f) {
+        f->auto_tma = o->auto_tma > 0;         /* the tma pass may ask the launch for maps */
+        f->warp_spec = o->warp_specialize != 0; /* on unless turned off (pipeline.c) */
+    }
     bool ok = f && after_pass(d, f, "sema", hooks);
     compile_time(times, STAGE_SEMA, &t0);
     /* Target-independent, so the interpreter runs the folded dot too. */

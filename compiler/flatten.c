@@ -310,6 +310,7 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
         inits[3 + no + ni + 2 + k] = mapped(&F, front[k]), rts[no + ni + 2 + k] = vt(&F, front[k]);
     Inst *flat = ir_inst_new(f, tb, IR_FOR, inits, na, rts, no + ni + 2 + nf, L->span);
     flat->attr.num_stages = I->attr.num_stages ? I->attr.num_stages : L->attr.num_stages;
+    flat->attr.warp_spec = I->attr.warp_spec ? I->attr.warp_spec : L->attr.warp_spec;
     free(inits);
 
     /* the flat body */

@@ -228,6 +228,25 @@ Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nar
     return in;
 }
 
+/* What a warp_specialize producer may hold (the verifier's rule, the
+ * pipeliner's test): its warps meet no one at a bar.sync and own no element
+ * of a distributed block the others use, so no barrier, no op with scratch
+ * or a result spread over the consumers' threads (loads, dots, reductions,
+ * converts), no store; scalar and pure elementwise ops, loops and ifs, ring
+ * views, mbarrier waits and arrivals, and TMA copies. */
+bool ir_producer_op(OpCode op) {
+    switch (op) {
+    case IR_FOR: case IR_IF: case IR_YIELD: case IR_MEMDESC_INDEX: case IR_MBAR_WAIT: case IR_MBAR_EXPECT:
+    case IR_MBAR_ARRIVE: case IR_TMA_LOAD:
+        return true;
+    case IR_DOT: case IR_REDUCE: case IR_SCAN: case IR_REDUCE_FN: case IR_GATHER: case IR_HISTOGRAM:
+    case IR_CONVERT_LAYOUT: case IR_MEMDESC_TRANS:
+        return false;
+    default:
+        return (ir_ops[op].flags & OPF_PURE) != 0;
+    }
+}
+
 void ir_set_regions(Inst *in, Block *r0, Block *r1) {
     in->regions[0] = r0;
     in->regions[1] = r1;

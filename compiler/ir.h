@@ -183,7 +183,7 @@ void ir_type_print(Buf *b, Type t);
     X(ASYNC_WAIT, "async_wait", 0, 0)         /* attr.num: wait until at most num groups pend */     \
     /* TMA (sm_90): bulk tensor copies completing on mbarriers (docs/codegen.md) */                \
     X(MBAR_INIT, "mbarrier_init", 1, 0)       /* bars !smem<R x 1 x i64>: one thread makes each a */ \
-                                              /* barrier of one arrival, fenced */                   \
+                                              /* barrier of attr.num arrivals (0: one), fenced */   \
     X(MBAR_INVAL, "mbarrier_inval", 1, 0)     /* bars: invalidated; their bytes may be reused */     \
     X(MBAR_EXPECT, "mbarrier_expect", 2, 0)   /* bar !smem<1xi64>, pred i1: one thread arrives and */ \
                                               /* expects attr.num (bytes) more transaction bytes */  \
@@ -197,6 +197,12 @@ void ir_type_print(Buf *b, Type t);
     X(TMA_STORE, "tma_store", 4, 0)           /* buf (#nvmma), tmap, c0, c1: thread 0 copies buf to */ \
                                               /* the tile at (c0, c1), dropping what falls outside */ \
                                               /* the tensor, and waits until buf has been read */    \
+    X(MBAR_ARRIVE, "mbarrier_arrive", 2, 0)   /* bar, pred i1: every thread where pred holds */      \
+                                              /* arrives (a consumer releasing a ring slot) */      \
+    /* warp specialisation (sm_90a): only in the function's body, before everything but */        \
+    /* local_alloc and mbarrier_init; the attr.num warps after the function's num_warps run */    \
+    /* its region (the producer: TMA copies into rings) and leave; the others skip it */          \
+    X(WARP_SPEC, "warp_specialize", 0, 0)                                                          \
     /* structured control flow */                                                                  \
     X(FOR, "for", -1, 0)     /* lb, ub, step, inits...; body args (iv, carried...); results carried */ \
     X(IF, "if", -1, 0)       /* cond, then-block, else-block; results from their yields */          \
@@ -249,11 +255,14 @@ typedef struct Attr {
     bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */
     bool reverse;      /* SCAN: from the last element to the first */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
-    int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes */
+    int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes;
+                          MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
     bool flatten;      /* FOR: tl.range(..., flatten=True): one loop with the loop it
                           holds (flatten.c) */
+    int warp_spec;     /* FOR: tl.range's warp_specialize: 1 True, -1 False, 0 the
+                          function's (Function.warp_spec) */
 } Attr;
 
 typedef int ValueId; /* index into Function.values; 0 is never a valid value */
@@ -321,6 +330,10 @@ typedef struct Function {
     int shared_bytes;          /* dynamic shared memory of a launch (set by smem_alloc_pass) */
     bool auto_tma;             /* the tma pass may give pointer tiles TMA (tma.c): the
                                   launch then passes the maps it asks for (--auto-tma) */
+    bool warp_spec;            /* the pipeliner may warp-specialise a TMA-fed wgmma loop
+                                  (--warp-specialize; a loop's own warp_specialize wins) */
+    int producer_warps;        /* warps launched beyond num_warps for a warp_specialize
+                                  op's producer (pipeline.c); 0: none */
     bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */
     Arena *arena;
     const Source *src;
@@ -352,6 +365,9 @@ Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nar
                   const Type *rtypes, int nresults, Span sp);
 /* Give a control-flow op its regions (r1 may be NULL) and set their parent. */
 void ir_set_regions(Inst *in, Block *r0, Block *r1);
+bool ir_producer_op(OpCode op); /* may a warp_specialize producer hold it? */
+/* Warps a launch starts: num_warps and a warp_specialize op's producer. */
+static inline int ir_launch_warps(const Function *f) { return f->num_warps + f->producer_warps; }
 /* Convenience: a one-result op. Returns the result value. */
 ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp);
 static inline Type ir_type_of(const Function *f, ValueId v) { return f->values[v].type; }

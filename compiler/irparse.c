@@ -970,8 +970,15 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int32_of(P, l, &a->axis);
     if (!strcmp(k, "offset"))
         return int32_of(P, l, &a->offset);
-    if (!strcmp(k, "num") || !strcmp(k, "bytes"))
+    if (!strcmp(k, "num") || !strcmp(k, "bytes") || !strcmp(k, "count") || !strcmp(k, "warps"))
         return int32_of(P, l, &a->num);
+    if (!strcmp(k, "warp_specialize")) {
+        bool on = false;
+        if (!bool_of(P, l, &on))
+            return false;
+        a->warp_spec = on ? 1 : -1;
+        return true;
+    }
     if (!strcmp(k, "num_stages"))
         return int32_of(P, l, &a->num_stages);
     if (!strcmp(k, "flatten"))
@@ -1211,7 +1218,8 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages, auto_tma; shared: the bytes smem_alloc_pass gave) */
+ * (attributes: num_warps, num_stages, auto_tma, warp_specialize, producer_warps; shared: the bytes
+ * smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
         return NULL;
@@ -1238,8 +1246,13 @@ static Function *parse_func(Parser *P) {
         return NULL;
     for (int i = 0; i < n; i++) {
         bool warps = !strcmp(es[i].key, "num_warps"), shared = !strcmp(es[i].key, "shared");
-        if (!strcmp(es[i].key, "auto_tma")) {
-            if (!bool_of(P, &es[i].val, &f->auto_tma))
+        if (!strcmp(es[i].key, "auto_tma") || !strcmp(es[i].key, "warp_specialize")) {
+            if (!bool_of(P, &es[i].val, es[i].key[0] == 'a' ? &f->auto_tma : &f->warp_spec))
+                return NULL;
+            continue;
+        }
+        if (!strcmp(es[i].key, "producer_warps")) {
+            if (!int32_of(P, &es[i].val, &f->producer_warps))
                 return NULL;
             continue;
         }

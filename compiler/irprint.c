@@ -60,7 +60,9 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_LOCAL_ALLOC] = "offset",
     [IR_ASYNC_WAIT] = "num",
     [IR_MBAR_EXPECT] = "bytes",
-    [IR_FOR] = "num_stages flatten", /* each printed only when set (tl.range's) */
+    [IR_MBAR_INIT] = "count",        /* printed only when set: more than one arrival */
+    [IR_WARP_SPEC] = "warps",
+    [IR_FOR] = "num_stages flatten warp_specialize", /* each printed only when set (tl.range's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
 };
@@ -73,6 +75,7 @@ const char *const ir_region_labels[IR__NUM][2] = {
     [IR_IF] = {"then", "else"},
     [IR_WHILE] = {"before", "do"},
     [IR_SCAN] = {"combine"},
+    [IR_WARP_SPEC] = {"producer"},
     [IR_REDUCE_FN] = {"combine"},
 };
 
@@ -199,24 +202,36 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->reverse ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
-    } else if (IS("num") || IS("bytes")) {
+    } else if (IS("num") || IS("bytes") || IS("count") || IS("warps")) {
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
     } else if (IS("flatten")) {
         buf_puts(b, a->flatten ? "true" : "false");
+    } else if (IS("warp_specialize")) {
+        buf_puts(b, a->warp_spec > 0 ? "true" : "false");
     }
 #undef IS
 }
 
+/* tl.range's attributes, and an mbarrier's count, print only when set. */
+static bool attr_unset(const Inst *in, size_t n) {
+    if (in->op == IR_MBAR_INIT)
+        return !in->attr.num;
+    if (in->op != IR_FOR)
+        return false;
+    return n == 7 ? !in->attr.flatten : n == 15 ? !in->attr.warp_spec : !in->attr.num_stages;
+}
+
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
-    if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten) || (in->op == IR_ASSUME && !in->attr.str))
+    if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec) ||
+        (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num))
         return;
     buf_puts(b, " {");
     for (bool first = true; *k;) {
         size_t n = strcspn(k, " ");
-        bool unset = in->op == IR_FOR && (n == 7 ? !in->attr.flatten : !in->attr.num_stages);
+        bool unset = attr_unset(in, n);
         if (!unset) {
             buf_printf(b, "%s%.*s = ", first ? "" : ", ", (int)n, k);
             put_attr(b, f, in, k, n);
@@ -322,6 +337,10 @@ void ir_print_func(Buf *out, const Function *f) {
     buf_printf(out, ") {num_warps = %d, num_stages = %d", f->num_warps, f->num_stages);
     if (f->auto_tma)
         buf_puts(out, ", auto_tma = true");
+    if (f->warp_spec)
+        buf_puts(out, ", warp_specialize = true");
+    if (f->producer_warps)
+        buf_printf(out, ", producer_warps = %d", f->producer_warps);
     if (f->smem_allocated)
         buf_printf(out, ", shared = %d", f->shared_bytes);
     buf_puts(out, "} {\n");

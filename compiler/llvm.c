@@ -81,7 +81,15 @@ LLVMValueRef llvm_sreg(Lower *L, const char *name) {
 
 /* bar.sync 0: every scratch use is bracketed by these, so one op's reads of
  * @global_smem finish before the next op overwrites it. */
-void llvm_barrier(Lower *L) { llvm_call(L, "llvm.nvvm.barrier0", L->t_void, NULL, 0); }
+void llvm_barrier(Lower *L) {
+    if (!L->split) {
+        llvm_call(L, "llvm.nvvm.barrier0", L->t_void, NULL, 0);
+        return;
+    }
+    /* barrier 1 of the consumers alone: a producer that left never arrives */
+    LLVMValueRef a[2] = {llvm_i32(L, 1), llvm_i32(L, 32 * L->f->num_warps)};
+    llvm_call(L, "llvm.nvvm.barrier.sync.cnt", L->t_void, a, 2);
+}
 
 LLVMValueRef llvm_cstring(Lower *L, const char *s) {
     size_t n = strlen(s);
@@ -710,6 +718,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
     case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD: case IR_TMA_STORE:
+    case IR_MBAR_ARRIVE: case IR_WARP_SPEC:
         llvm_lower_shared(L, in);
         return;
     default:
@@ -820,7 +829,9 @@ static void declare_kernel(Lower *L) {
     L->fn = LLVMAddFunction(L->mod, f->name, LLVMFunctionType(L->t_void, pt, (unsigned)f->nparams, 0));
     LLVMSetFunctionCallConv(L->fn, LLVMPTXKernelCallConv);
     add_annotation(L, "kernel", 1);
-    add_annotation(L, "maxntidx", 32 * f->num_warps);
+    add_annotation(L, "maxntidx", 32 * ir_launch_warps(f));
+    if (f->producer_warps && f->num_warps == 8) /* setmaxnreg moves registers from this even split */
+        add_annotation(L, "maxnreg", LLVM_WS_MAXNREG);
     unsigned align_kind = LLVMGetEnumAttributeKindForName("align", 5);
     for (int i = 0; i < f->nparams; i++) {
         LLVMValueRef p = LLVMGetParam(L->fn, (unsigned)i);
@@ -895,6 +906,8 @@ static bool lower_function(Lower *L, Function *f) {
     L->failed = false;
     L->scratch_off = L->scratch_cap = 0;
     L->scratch_used = false;
+    L->leader = 0;
+    L->split = false;
     if (!f->smem_allocated) {
         diag_internal(L->d, "@%s: smem-alloc has not run (the lowering needs its offsets)", f->name);
         return false;

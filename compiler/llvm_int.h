@@ -55,10 +55,21 @@ typedef struct Lower {
     const Block **def_block, **use_block; /* per ValueId: where it is defined / last used */
     bool *deferred;          /* per ValueId: a convert left for its dot to do */
     Inst *term;              /* the yield / condition that ended the block just lowered */
+    int leader;              /* the thread one-thread ops run on: 0, or in a warp_specialize
+                                producer its first (32 * num_warps) */
+    bool split;              /* past a warp_specialize: the producer's warps have left, so a
+                                bar.sync counts the consumers' (32 * num_warps) threads */
     bool failed;
 } Lower;
 
-enum { LLVM_MAX_REGS = 2048 }; /* registers (elements) one thread may hold for one value */
+enum { LLVM_MAX_REGS = 2048 };
+
+/* Warp specialisation's registers, with num_warps 8 and a producer
+ * warpgroup (384 threads): the launch's even split of the 64K register
+ * file is 168 a thread (65536 / 384, down to a multiple of 8); the producer
+ * gives back down to 40, the two consumer warpgroups take up to 232
+ * (128 * 40 + 256 * 232 <= 65536). */
+enum { LLVM_WS_MAXNREG = 168, LLVM_WS_PRODUCER_REGS = 40, LLVM_WS_CONSUMER_REGS = 232 }; /* registers (elements) one thread may hold for one value */
 
 /* ---- llvm.c: shared helpers ---- */
 LLVMTypeRef llvm_type(Lower *L, DType dt);     /* register type (i1 stays i1) */

@@ -238,9 +238,10 @@ static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
     return LLVMBuildPtrToInt(L->b, llvm_val(L, buf)->r[0], L->t_i32, "");
 }
 
-/* Thread 0 of the program, and (when given) a predicate operand. */
+/* The one thread of the warps running this code (thread 0, or a
+ * producer's first), and (when given) a predicate operand. */
 static LLVMValueRef one_thread(Lower *L, ValueId pred) {
-    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, 0), "");
+    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, L->leader), "");
     if (pred) {
         LLVMValueRef p = llvm_val(L, pred)->r[0];
         if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
@@ -255,10 +256,11 @@ static void lower_mbar_ring(Lower *L, Inst *in) {
     Type t = L->f->values[in->args[0]].type;
     LLVMValueRef base = smem_addr(L, in->args[0]);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, 0));
+    char init[64];
+    snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [$0], %d;", in->attr.num > 0 ? in->attr.num : 1);
     for (int s = 0; s < t.shape[0]; s++) {
         LLVMValueRef a = LLVMBuildAdd(L->b, base, llvm_i32(L, 8 * s), "");
-        tma_asm(L, in->op == IR_MBAR_INIT ? "mbarrier.init.shared::cta.b64 [$0], 1;" : "mbarrier.inval.shared::cta.b64 [$0];",
-                &a, 1);
+        tma_asm(L, in->op == IR_MBAR_INIT ? init : "mbarrier.inval.shared::cta.b64 [$0];", &a, 1);
     }
     if (in->op == IR_MBAR_INIT) /* the inits visible to the async proxy (TMA's complete_tx) */
         tma_asm(L, "fence.mbarrier_init.release.cluster;", NULL, 0);
@@ -270,6 +272,46 @@ static void lower_mbar_expect(Lower *L, Inst *in) {
     LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, in->args[1]));
     tma_asm(L, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", args, 2);
     llvm_guard_end(L, cont);
+}
+
+/* Every thread where the predicate holds arrives (a consumer releasing a
+ * ring slot: the barrier counts all of them). */
+static void lower_mbar_arrive(Lower *L, Inst *in) {
+    LLVMValueRef p = llvm_val(L, in->args[1])->r[0];
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
+        p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+    LLVMValueRef bar = smem_addr(L, in->args[0]);
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, p);
+    tma_asm(L, "mbarrier.arrive.shared::cta.b64 _, [$0];", &bar, 1);
+    llvm_guard_end(L, cont);
+}
+
+/* warp_specialize: the warps past num_warps give registers back, run the
+ * producer and leave; the others take registers and go on, their barriers
+ * now counting only them. setmaxnreg acts on whole warpgroups, which the
+ * branch on the warp index keeps together. */
+static void lower_warp_spec(Lower *L, Inst *in) {
+    Function *f = L->f;
+    bool regs = f->num_warps == 8; /* the 384-thread split llvm.c's maxnreg annotation sets up */
+    LLVMBasicBlockRef prod = llvm_new_bb(L, "ws.producer"), cons = llvm_new_bb(L, "ws.consumer");
+    LLVMValueRef is_prod = LLVMBuildICmp(L->b, LLVMIntUGE, L->warp, llvm_i32(L, f->num_warps), "");
+    LLVMBuildCondBr(L->b, is_prod, prod, cons);
+    LLVMPositionBuilderAtEnd(L->b, prod);
+    char text[64];
+    if (regs) {
+        snprintf(text, sizeof text, "setmaxnreg.dec.sync.aligned.u32 %d;", LLVM_WS_PRODUCER_REGS);
+        tma_asm(L, text, NULL, 0);
+    }
+    L->leader = 32 * f->num_warps;
+    llvm_lower_block(L, in->regions[0]); /* its yield carries nothing */
+    L->leader = 0;
+    LLVMBuildRetVoid(L->b);
+    LLVMPositionBuilderAtEnd(L->b, cons);
+    if (regs) {
+        snprintf(text, sizeof text, "setmaxnreg.inc.sync.aligned.u32 %d;", LLVM_WS_CONSUMER_REGS);
+        tma_asm(L, text, NULL, 0);
+    }
+    L->split = true;
 }
 
 /* Every thread polls until the phase of the given parity has completed. */
@@ -402,6 +444,12 @@ void llvm_lower_shared(Lower *L, Inst *in) {
         return;
     case IR_MBAR_WAIT:
         lower_mbar_wait(L, in);
+        return;
+    case IR_MBAR_ARRIVE:
+        lower_mbar_arrive(L, in);
+        return;
+    case IR_WARP_SPEC:
+        lower_warp_spec(L, in);
         return;
     case IR_TMA_LOAD: case IR_TMA_STORE:
         lower_tma_load(L, in);

@@ -26,6 +26,8 @@ const OptionSpec option_specs[] = {
      .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
     {.name = "auto-tma", .metavar = "on|off",
      .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps (default: on in the C API, off in tlc, whose kernels other launchers call)"},
+    {.name = "warp-specialize", .metavar = "on|off",
+     .help = "sm_90a: a dot loop whose operands TMA copies runs its copies in a producer warpgroup, beside num_warps consumer warps (default: on; tl.range(..., warp_specialize=) decides per loop)"},
     {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
@@ -35,6 +37,7 @@ void options_init(CompileOptions *o) {
     o->autotune_config = -1;
     o->opt_level = 3;
     o->auto_tma = -1;
+    o->warp_specialize = -1;
 }
 
 bool options_check_int(const char *name, long v, Buf *err) {
@@ -90,12 +93,12 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             return false;
         }
         o->arch = arch;
-    } else if (!strcmp(name, "auto-tma")) {
+    } else if (!strcmp(name, "auto-tma") || !strcmp(name, "warp-specialize")) {
         if (strcmp(arg, "on") && strcmp(arg, "off")) {
-            buf_printf(err, "--auto-tma expects on or off, got '%s'", arg);
+            buf_printf(err, "--%s expects on or off, got '%s'", name, arg);
             return false;
         }
-        o->auto_tma = !strcmp(arg, "on");
+        *(name[0] == 'a' ? &o->auto_tma : &o->warp_specialize) = !strcmp(arg, "on");
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
                !strcmp(name, "max-errors") || !strcmp(name, "O")) {
         const char *dash = name[1] ? "--" : "-";

@@ -48,7 +48,18 @@
  *           with parity (i / R) & 1, a carried bit that flips when the read
  *           index wraps. TMA zero-fills (or NaN-fills, as the map says) out
  *           of the tensor, which is the descriptor load's mask and other, so
- *           those and the pointers are not needed. The ring's #nvmma swizzle
+ *           those and the pointers are not needed. Warp-specialised
+ *           (Function.warp_spec or the loop's own warp_specialize, a loop at
+ *           the top of the body whose rings are all TMA's and feed its wgmma
+ *           dot, num_warps 4 or 8): the rings, their full barriers and a ring
+ *           of empty barriers (32 * num_warps arrivals) go first in the body,
+ *           then a warp_specialize op whose producer (ws_build) recomputes
+ *           what the coordinates need and runs the loop itself, waiting for
+ *           each slot's empty barrier before its expect and copies; the loop
+ *           keeps no prologue and no prefetch, waits on the full barrier and,
+ *           after its dot, every thread arrives on the empty barrier of the
+ *           slot the previous iteration read (its wgmma group is retired).
+ *           The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
  *           arch_tma_swizzle (arch.h). Descriptor stores stay masked
  *           pointer stores: the IR's tma_store and its lowering exist, but an
@@ -580,6 +591,179 @@ static int64_t region_scratch(const Function *f, const Block *b) {
     return m;
 }
 
+/* ---- warp specialisation ---- */
+
+/* The producer's warps (a warpgroup: setmaxnreg acts on warpgroups). */
+enum { WS_WARPS = 4 };
+
+/* Does the loop want its TMA rings filled by a producer warpgroup? tl.range's
+ * warp_specialize decides, else the function's default (--warp-specialize). */
+static bool ws_wanted(const Pipe *P, const Block *parent, const Inst *loop) {
+    const Function *f = P->f;
+    bool on = loop->attr.warp_spec ? loop->attr.warp_spec > 0 : f->warp_spec;
+    return on && P->wgmma && parent == f->body && !f->producer_warps && (f->num_warps == 4 || f->num_warps == 8);
+}
+
+/* May the producer run op `in` (and, for a pure if, its branches)? */
+static bool ws_op_ok(const Inst *in) {
+    if (in->op == IR_IF) {
+        if (!pure_if(in))
+            return false;
+        for (int r = 0; r < in->nregions; r++)
+            for (int i = 0; i < in->regions[r]->ninsts; i++)
+                if (!ws_op_ok(in->regions[r]->insts[i]))
+                    return false;
+        return true;
+    }
+    return in->op == IR_YIELD || (ir_producer_op(in->op) && (ir_ops[in->op].flags & OPF_PURE) && !in->nregions);
+}
+
+/* Mark in pre what the producer must compute of the body before the loop to
+ * have v: parameters are there already; ops of the function's body must be
+ * ones it may run. */
+static bool ws_outside(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
+    Function *f = P->f;
+    if (v <= f->nparams || pre[v])
+        return true;
+    if (v >= P->n0 || P->home[v] != parent || !f->values[v].def)
+        return false;
+    const Inst *def = f->values[v].def;
+    if (def->nresults != 1 || def->op == IR_IF || !ws_op_ok(def))
+        return false;
+    pre[v] = 1;
+    for (int a = 0; a < def->nargs; a++)
+        if (!ws_outside(P, parent, def->args[a], pre))
+            return false;
+    return true;
+}
+
+/* What the producer reads of a block of the loop body: values of the body
+ * are in its slice already; those from before the loop must be computable. */
+static bool ws_reads_ok(Pipe *P, const Block *parent, const Block *b, uint8_t *pre) {
+    for (int i = 0; i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++) {
+            ValueId v = in->args[a];
+            if ((v <= P->f->nparams || (v < P->n0 && P->home[v] == parent)) && !ws_outside(P, parent, v, pre))
+                return false;
+        }
+        for (int r = 0; r < in->nregions; r++)
+            if (!ws_reads_ok(P, parent, in->regions[r], pre))
+                return false;
+    }
+    return true;
+}
+
+/* The producer's program: the slice of the TMA coordinates (mark, with the
+ * carried values it needs in car), what it reads from before the loop
+ * (pre), and that each op is one it may run. */
+static bool ws_plan(Pipe *P, const Block *parent, Inst *loop, Cand *cs, int n, uint8_t *mark, uint8_t *car, uint8_t *pre) {
+    Block *B = loop->regions[0];
+    uint8_t *save = P->in_slice;
+    P->in_slice = mark;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++)
+        ok = slice_of(P, B, loop, cs[i].tile->args[2], car) && slice_of(P, B, loop, cs[i].tile->args[3], car);
+    P->in_slice = save;
+    Block one = {0}; /* the marked ops, as a block ws_reads_ok can walk */
+    Inst *ins[256];
+    one.insts = ins;
+    for (int i = 0; i < B->ninsts && ok; i++) {
+        Inst *in = B->insts[i];
+        if (!in->nresults || in->results[0] >= P->n0 || !mark[in->results[0]])
+            continue;
+        ok = ws_op_ok(in) && one.ninsts < 256;
+        if (ok)
+            ins[one.ninsts++] = in;
+    }
+    ok = ok && ws_reads_ok(P, parent, &one, pre);
+    for (int a = 0; a < 3 && ok; a++)
+        ok = ws_outside(P, parent, loop->args[a], pre);
+    for (int k = 0; k < loop->nresults && ok; k++)
+        ok = !car[k] || ws_outside(P, parent, loop->args[3 + k], pre);
+    return ok;
+}
+
+/* The producer: a warp_specialize op at c (after the rings' allocs and
+ * inits) whose region computes what the marked slice needs from before the
+ * loop, then runs the loop's iterations itself: for each, it waits until
+ * the consumers released the slot (empty barrier, parity starting at 1 so
+ * the first round passes: a fresh mbarrier counts the phase before its first
+ * as complete) and issues the slot's TMA copies on its full barrier. */
+static void ws_build(Pipe *P, Cursor *c, Block *parent, Inst *loop, Cand *cs, int n, uint8_t *mark, const uint8_t *car,
+                     const uint8_t *pre, ValueId bars, ValueId empties, int R, Span sp) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    Inst *y = B->insts[B->ninsts - 1];
+    Type ivt = vtype(P, loop->args[0]), i32 = ir_scalar(DT_I32);
+    Inst *ws = put(P, c, IR_WARP_SPEC, NULL, 0, NULL, 0, sp);
+    ws->attr.num = WS_WARPS;
+    f->producer_warps = WS_WARPS;
+    Block *pb = ir_block_new(f);
+    ir_set_regions(ws, pb, NULL);
+    Cursor pc = {pb, 0};
+    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+    for (int i = c->at; i < parent->ninsts && parent->insts[i] != loop; i++) {
+        Inst *in = parent->insts[i];
+        if (in->nresults != 1 || in->results[0] >= P->n0 || !pre[in->results[0]])
+            continue;
+        ValueId args[8], *ap = in->nargs <= 8 ? args : arena_alloc(f->arena, sizeof *ap * (size_t)in->nargs);
+        for (int a = 0; a < in->nargs; a++)
+            ap[a] = mapped(P, in->args[a]);
+        ValueId r = in->results[0];
+        Inst *cl = put(P, &pc, in->op, ap, in->nargs, &f->values[r].type, f->values[r].layout, in->span);
+        cl->attr = in->attr;
+        f->values[cl->results[0]].name = f->values[r].name;
+        P->map[r] = cl->results[0];
+    }
+    int ncar = loop->nresults, na = 3, nr = 0;
+    ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)(ncar + 5));
+    Type *rt = arena_alloc(f->arena, sizeof *rt * (size_t)(ncar + 2));
+    for (int a = 0; a < 3; a++)
+        args[a] = mapped(P, loop->args[a]);
+    for (int k = 0; k < ncar; k++)
+        if (car[k]) {
+            args[na++] = mapped(P, loop->args[3 + k]);
+            rt[nr++] = vtype(P, B->args[k + 1]);
+        }
+    args[na++] = put_const(P, &pc, i32, 0, sp);
+    args[na++] = put_const(P, &pc, i32, 1, sp);
+    rt[nr++] = i32, rt[nr++] = i32;
+    Inst *pl = ir_inst_at(f, pb, &pc.at, IR_FOR, args, na, rt, nr, sp);
+    Block *body = ir_block_new(f);
+    ir_set_regions(pl, body, NULL);
+    P->map[B->args[0]] = ir_block_arg(f, body, ivt);
+    for (int k = 0, q = 0; k < ncar; k++)
+        if (car[k]) {
+            ValueId a = ir_block_arg(f, body, vtype(P, B->args[k + 1]));
+            f->values[a].layout = f->values[B->args[k + 1]].layout;
+            f->values[pl->results[q++]].layout = f->values[a].layout;
+            P->map[B->args[k + 1]] = a;
+        }
+    ValueId slot = ir_block_arg(f, body, i32), ph = ir_block_arg(f, body, i32);
+    Cursor bc = {body, 0};
+    uint8_t *save = P->in_slice;
+    P->in_slice = mark;
+    clone_slice(P, B, &bc);
+    P->in_slice = save;
+    put(P, &bc, IR_MBAR_WAIT, (ValueId[]){stage_view(P, &bc, empties, slot, sp), ph}, 2, NULL, 0, sp);
+    issue(P, &bc, cs, n, put_const(P, &bc, ir_scalar(DT_I1), 1, sp), slot, bars, sp);
+    ValueId one = put_const(P, &bc, i32, 1, sp), zero = put_const(P, &bc, i32, 0, sp);
+    ValueId s1 = put1(P, &bc, IR_ADD, (ValueId[]){slot, one}, 2, i32, 0, sp);
+    ValueId wrap = put_cmp(P, &bc, CMP_EQ, s1, put_const(P, &bc, i32, R, sp), sp);
+    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(ncar + 2));
+    int ny = 0;
+    for (int k = 0; k < ncar; k++)
+        if (car[k])
+            yargs[ny++] = mapped(P, y->args[k]);
+    yargs[ny++] = put1(P, &bc, IR_SELECT, (ValueId[]){wrap, zero, s1}, 3, i32, 0, sp);
+    ValueId flip = put1(P, &bc, IR_SELECT, (ValueId[]){wrap, one, zero}, 3, i32, 0, sp);
+    yargs[ny++] = put1(P, &bc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
+    put(P, &bc, IR_YIELD, yargs, ny, NULL, 0, sp);
+    put(P, &pc, IR_YIELD, NULL, 0, NULL, 0, sp);
+    sweep_loop(P, pl);
+}
+
 /* Pipeline one loop, if it has loads worth it. */
 /* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
@@ -838,7 +1022,28 @@ retry:
     Span sp = loop->span;
     ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
     Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
-    Cursor pre = {parent, index_of(parent, loop)};
+    /* Warp specialisation: when every ring is TMA's and feeds the wgmma dot,
+     * a producer warpgroup runs the copies (ws_build) and the loop only
+     * waits, computes and releases each slot on its empty barrier. Its rings
+     * then live from the kernel's start, beside what the ops before the loop
+     * need. */
+    bool ws = false;
+    uint8_t *wmark = NULL, *wpre = NULL, *wcar = NULL;
+    if (wg && ntma == n && ws_wanted(P, parent, loop)) {
+        wmark = calloc((size_t)P->n0, 1), wpre = calloc((size_t)P->n0, 1), wcar = calloc((size_t)ncar + 1, 1);
+        int64_t before = 0;
+        for (int i = 0; i < index_of(parent, loop); i++) {
+            int64_t sb = smem_scratch_bound(f, parent->insts[i]);
+            for (int r = 0; r < parent->insts[i]->nregions; r++) {
+                int64_t sr = region_scratch(f, parent->insts[i]->regions[r]);
+                sb = sr > sb ? sr : sb;
+            }
+            before = sb > before ? sb : before;
+        }
+        ws = wmark && wpre && wcar && (per_stage + 8) * R + (before > scratch ? before : scratch) <= P->max_shared &&
+             ws_plan(P, parent, loop, cs, n, wmark, wcar, wpre);
+    }
+    Cursor top = {parent, ws ? 0 : index_of(parent, loop)};
     for (int i = 0; i < n; i++) {
         Type t = vtype(P, cs[i].load->results[0]);
         Type bt = t;
@@ -846,20 +1051,27 @@ retry:
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
         bt.shape[0] = R;
-        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma, cs[i].fma), sp);
+        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma, cs[i].fma), sp);
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
-    ValueId bars = 0; /* TMA: one mbarrier per slot */
-    if (ntma) {
+    ValueId bars = 0, empties = 0; /* TMA: one mbarrier per slot; warp-specialised, one more to release it */
+    for (int q = 0; q < (ws ? 2 : ntma ? 1 : 0); q++) {
         Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
         bt.mem = IR_MEM_SHARED;
         Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
-        Inst *al = put(P, &pre, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
+        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
         al->attr.offset = -1;
-        bars = al->results[0];
-        put(P, &pre, IR_MBAR_INIT, &bars, 1, NULL, 0, sp);
+        *(q ? &empties : &bars) = al->results[0];
+        Inst *in = put(P, &top, IR_MBAR_INIT, &al->results[0], 1, NULL, 0, sp);
+        in->attr.num = q ? 32 * f->num_warps : 0; /* every consumer thread releases a slot */
     }
+    if (ws)
+        ws_build(P, &top, parent, loop, cs, n, wmark, wcar, wpre, bars, empties, R, sp);
+    free(wmark), free(wpre), free(wcar);
+    if (ws)
+        D = 0; /* no prologue, nothing runs ahead: the producer does */
+    Cursor pre = {parent, index_of(parent, loop)};
     /* prologue: iterations 0 .. D-1 */
     ValueId *cur = calloc((size_t)ncar + 1, sizeof *cur), *ahead = calloc((size_t)ncar + 1, sizeof *ahead);
     if (!cur || !ahead) {
@@ -888,6 +1100,8 @@ retry:
             if (carried[k])
                 cur[k] = mapped(P, y->args[k]);
     }
+    if (ws)
+        memset(carried, 0, (size_t)ncar + 1); /* the loop runs nothing ahead */
     /* the loop carries the running-ahead values and the two ring indices */
     int nextra = 0;
     for (int k = 0; k < ncar; k++)
@@ -926,8 +1140,11 @@ retry:
     put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
     if (bars)
         put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
+    if (empties)
+        put(P, &post, IR_MBAR_INVAL, &empties, 1, NULL, 0, sp);
     /* the body: wait for this iteration's stage, prefetch D ahead (into the
-     * stage the last iteration read), then read this iteration's */
+     * stage the last iteration read), then read this iteration's (warp-
+     * specialised: the producer fills it; nothing to prefetch) */
     int first = B->ninsts;
     for (int i = 0; i < n; i++)
         first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
@@ -938,17 +1155,19 @@ retry:
         ValueId bar = stage_view(P, &c, bars, ext, sp);
         put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, ph}, 2, NULL, 0, sp);
     }
-    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
-    ValueId cd = put_const(P, &c, ivt, D, sp);
-    ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
-    ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
-    ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
-    P->map[B->args[0]] = ivn;
-    for (int k = 0; k < ncar; k++)
-        if (carried[k])
-            P->map[B->args[k + 1]] = ahead[k];
-    clone_slice(P, B, &c);
-    issue(P, &c, cs, n, valid, ins, bars, sp);
+    if (!ws) {
+        memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+        ValueId cd = put_const(P, &c, ivt, D, sp);
+        ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
+        ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
+        ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
+        P->map[B->args[0]] = ivn;
+        for (int k = 0; k < ncar; k++)
+            if (carried[k])
+                P->map[B->args[k + 1]] = ahead[k];
+        clone_slice(P, B, &c);
+        issue(P, &c, cs, n, valid, ins, bars, sp);
+    }
     for (int i = 0; i < n; i++) {
         ValueId view = stage_view(P, &c, cs[i].buf, ext, sp);
         if (cs[i].trans) { /* the [N, K] stage read as B = [K, N], K-major */
@@ -974,6 +1193,14 @@ retry:
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
+    if (ws) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits for
+                 all but this iteration's), so each consumer thread releases it to the producer */
+        ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){ext, one}, 2, i32, 0, sp);
+        ValueId first_it = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
+        last = put1(P, &yc, IR_SELECT, (ValueId[]){first_it, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
+        ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], lb, sp);
+        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
+    }
     ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {
         ValueId x = q ? ins : ext;

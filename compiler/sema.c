@@ -1699,6 +1699,8 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     if (v[3].k == V_INT && v[3].i > 0 && v[3].i <= 16) /* tl.range(..., num_stages=N): this loop's pipelining */
         in->attr.num_stages = (int)v[3].i;
     in->attr.flatten = (v[6].k == V_INT || v[6].k == V_BOOL) && v[6].i; /* tl.range(..., flatten=True) */
+    if (v[7].k == V_INT || v[7].k == V_BOOL) /* tl.range(..., warp_specialize=...): pipeline.c */
+        in->attr.warp_spec = v[7].i ? 1 : -1;
     ValueId *outs = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nr + 1));
     memcpy(outs, in->results, sizeof(ValueId) * (size_t)nr);
     prune_struct_slots(s, in, c, nc, outs);

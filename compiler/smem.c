@@ -504,6 +504,15 @@ static void bar_block(Bar *B, Block *blk, State *s) {
         case IR_BARRIER:
             st_sync(s);
             continue;
+        case IR_WARP_SPEC:
+            /* every warp meets here, once, so the producer sees the inits;
+             * after it, its accesses are ordered by the mbarriers alone */
+            if (s->n) {
+                put_barrier(B, blk, i, in->span);
+                st_sync(s);
+                i++;
+            }
+            continue;
         case IR_ASYNC_WAIT:
         case IR_MBAR_WAIT: /* and, as a read of its barrier, below */
             for (int k = 0; k < s->n; k++)
@@ -513,7 +522,7 @@ static void bar_block(Bar *B, Block *blk, State *s) {
                 continue;
             /* fall through */
         case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_TMA_LOAD: case IR_TMA_STORE:
-        case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: {
+        case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_ARRIVE: {
             /* a TMA copy writes in the background like an async copy (a TMA
              * store reads, done when the op is: its thread waits); an
              * mbarrier is written by its init and inval (so every thread

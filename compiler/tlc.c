@@ -41,7 +41,7 @@ static void usage(FILE *f) {
           "Compiles Triton-style tile kernels (.tl) for NVIDIA GPUs.\n"
           "\n"
           "options:\n"
-          "  -o FILE              write the output to FILE (default: stdout; --emit=c: FILE.c\n"
+          "  -o FILE              write the output to FILE (default, or -o -: stdout; --emit=c: FILE.c\n"
           "                       and FILE.h, by default named after the input)\n"
           "  --emit=FORM          what to produce: ast (syntax tree), ir (typed tile IR),\n"
           "                       ir-gpu (IR with layouts), llvm (LLVM IR), ptx (default),\n"
@@ -394,7 +394,7 @@ static bool build_aot(Driver *dr, Arena *a, Diag *d, const Source *src, const No
                     const PtxArch *pa = ptx_arch(archs[j]);
                     AotImage *im = &vs[v].images[j];
                     *im = (AotImage){pa->name, pa->sm, false, arena_strndup(a, ptx.data, ptx.len), ptx.len, f->name,
-                                     f->num_warps, f->shared_bytes};
+                                     ir_launch_warps(f), f->shared_bytes};
                     if (dr->embed_cubin) {
                         Buf cubin = {0};
                         if ((*rc = assemble(pa->name, &ptx, &cubin)) != EXIT_OK) {
@@ -601,7 +601,7 @@ int main(int argc, char **argv) {
         err.len = 0;
         switch (c) {
         case 'o':
-            dr.out_path = optarg;
+            dr.out_path = strcmp(optarg, "-") ? optarg : NULL; /* -o -: standard output, as with cc */
             break;
         case 'h':
             usage(stdout);

@@ -183,7 +183,7 @@ static int want_results(int op) {
     case IR_CONDITION: case IR_YIELD: case IR_RETURN:
     case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD:
-    case IR_TMA_STORE:
+    case IR_TMA_STORE: case IR_MBAR_ARRIVE: case IR_WARP_SPEC:
         return 0;
     default:
         return 1;
@@ -815,6 +815,7 @@ static bool takes_buffer(const Inst *in, int k) {
     switch (in->op) {
     case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD: case IR_ASYNC_COPY:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_STORE:
+    case IR_MBAR_ARRIVE:
         return k == 0;
     case IR_TMA_LOAD:
         return k == 0 || k == 4;
@@ -925,6 +926,53 @@ static void check_while(Verifier *V, const Inst *in) {
         want_type(V, in, "the condition", type_of(V, t->args[0]), ir_scalar(DT_I1));
 }
 
+/* ---- warp specialisation ---- */
+
+static void check_producer(Verifier *V, const Block *b) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        if ((int)in->op < 0 || in->op >= IR__NUM || !ir_producer_op(in->op)) {
+            fail(V, in, "a warp_specialize producer may not hold '%s' (its warps share no barrier or block with the "
+                        "others)", op_name(in->op));
+            continue;
+        }
+        for (int r = 0; r < in->nregions && r < 2; r++)
+            check_producer(V, in->regions[r]);
+    }
+}
+
+static void check_warp_spec(Verifier *V, const Inst *in) {
+    const Function *f = V->f;
+    if (in->attr.num != f->producer_warps || in->attr.num <= 0 || in->attr.num % 4)
+        fail(V, in, "warps %d must be the function's producer_warps (%d), a positive multiple of 4", in->attr.num,
+             f->producer_warps);
+    const Block *b = in->nregions ? in->regions[0] : NULL;
+    if (b && b->ninsts && b->insts[b->ninsts - 1]->nargs)
+        fail(V, in, "the producer's yield carries values; it has no results");
+    check_producer(V, b);
+}
+
+/* The warp_specialize op stands in the function's body before everything
+ * but buffers, their mbarriers and barriers: the producer's warps leave at
+ * its end, so they may only have run what every warp runs. */
+static void check_warp_spec_place(Verifier *V) {
+    const Block *b = V->f->body;
+    int n = 0;
+    bool early = true;
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        if (in->op == IR_WARP_SPEC) {
+            if (n++)
+                fail(V, in, "a function has at most one warp_specialize");
+            else if (!early)
+                fail(V, in, "warp_specialize must come before every op but local_alloc, mbarrier_init and barrier");
+        }
+        early &= in->op == IR_LOCAL_ALLOC || in->op == IR_MBAR_INIT || in->op == IR_BARRIER;
+    }
+    if (!n && V->f->producer_warps)
+        fail(V, NULL, "producer_warps = %d without a warp_specialize op", V->f->producer_warps);
+}
+
 /* The op's own typing rule; counts, ids and types are sound here. */
 static void check_op(Verifier *V, const Inst *in) {
     if (ir_ops[in->op].flags & OPF_ELEM) {
@@ -983,7 +1031,16 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_ASYNC_COPY: check_async_copy(V, in); break;
     case IR_DESC_TILE: check_desc_tile(V, in); break;
     case IR_TMA_LOAD: case IR_TMA_STORE: check_tma_load(V, in); break;
-    case IR_MBAR_INIT: case IR_MBAR_INVAL: want_barriers(V, in, 0, true); break;
+    case IR_MBAR_INIT: case IR_MBAR_INVAL:
+        want_barriers(V, in, 0, true);
+        if (in->attr.num < 0 || in->attr.num >= 1 << 20)
+            fail(V, in, "count %d is not in 0 .. 2^20-1 (an mbarrier's arrivals)", in->attr.num);
+        break;
+    case IR_MBAR_ARRIVE:
+        want_barriers(V, in, 0, false);
+        want_scalar(V, in, 1, "the predicate", DT_I1);
+        break;
+    case IR_WARP_SPEC: check_warp_spec(V, in); break;
     case IR_MBAR_EXPECT:
         want_barriers(V, in, 0, false);
         want_scalar(V, in, 1, "the predicate", DT_I1);
@@ -1024,6 +1081,8 @@ static void verify_inst(Verifier *V, const Inst *in, int depth) {
             continue;
         if (depth >= MAX_DEPTH)
             fail(V, in, "regions nested more than %d deep (a cycle?)", MAX_DEPTH);
+        else if (in->op == IR_WARP_SPEC && depth)
+            fail(V, in, "warp_specialize stands only in the function's body");
         else
             verify_block(V, in->regions[r], in, r, depth + 1);
     }
@@ -1133,6 +1192,7 @@ bool ir_verify(Diag *d, const Function *f) {
     if (f->body->nargs)
         fail(&V, NULL, "the function body has block arguments (parameters are values 1..n)");
     verify_params(&V);
+    check_warp_spec_place(&V);
     verify_block(&V, f->body, NULL, 0, 0);
     free(V.state);
     return V.nerrors == 0;

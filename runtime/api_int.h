@@ -57,7 +57,7 @@ typedef struct Variant {
     Function *fn;       /* its IR; NULL for a GPU variant loaded from the disk cache */
     /* CUDA device: what a launch needs, from fn or from the cache entry */
     const char *func_name;
-    int nparams, num_warps, shared_bytes;
+    int nparams, num_warps, shared_bytes; /* num_warps: what a launch starts (ir_launch_warps) */
     uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP; | GPU_PARAM_NONNEG */
     /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
      * which the launch encodes from the others (gpu_encode_auto_maps) */

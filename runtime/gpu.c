@@ -136,9 +136,9 @@ static const PtxArch *target_of(const TlKernel *k) {
  * every helper), the kernel, its specialisation and options, the target. */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d\n",
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d ws %d\n",
                TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, sig,
-               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma);
+               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
     buf_printf(key, "source %zu\n", k->src.len);
@@ -193,7 +193,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
  * kernel's name, the automatic maps' sources (7 int32 each), then the cubin. A warm start needs nothing else: no front
  * end, no sema, no IR. */
 typedef struct CubinHeader {
-    uint32_t shared_bytes, num_warps, nparams, name_len, nauto;
+    uint32_t shared_bytes, num_warps, nparams, name_len, nauto; /* num_warps: the launch's, a producer's included */
 } CubinHeader;
 
 static bool use_cache(Buf *dir) { return !env_on("TL_ALWAYS_COMPILE") && cache_dir(dir); }
@@ -300,7 +300,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     if (s != TL_SUCCESS)
         goto out;
     const Function *f = v->fn;
-    v->nparams = f->nparams, v->num_warps = f->num_warps, v->shared_bytes = f->shared_bytes;
+    v->nparams = f->nparams, v->num_warps = ir_launch_warps(f), v->shared_bytes = f->shared_bytes;
     v->func_name = f->name;
     v->dtypes = arena_alloc(&v->arena, (size_t)f->nparams + 1);
     if (!v->dtypes) {
@@ -323,7 +323,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         v->auto_src[j][6] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
     }
     if (use_cache(&dir)) {
-        CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)f->num_warps, (uint32_t)f->nparams,
+        CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
                          (uint32_t)strlen(f->name), (uint32_t)nauto};
         size_t na = 28 * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
         char *blob = malloc(n);

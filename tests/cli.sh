@@ -25,6 +25,7 @@ cli_case empty_file_ast 0 out "(Module @1:1-1:1)" --emit=ast tests/data/empty.tl
 cli_case empty_file_ptx 1 err "no @triton.jit function in the file" tests/data/empty.tl
 cli_case needs_signature 1 err "needs a signature for parameter 'x_ptr'" examples/copy.tl
 cli_case ptx_copy 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024"
+cli_case o_dash 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" -o -
 cli_case bad_arch 2 err "unsupported --arch 'sm_70'" --arch sm_70 examples/copy.tl
 cli_case bad_define 2 err "-D expects NAME=VALUE" -D 9x=1 examples/copy.tl
 # Unknown and malformed flags are named as written: a short flag inside its
@@ -77,8 +78,26 @@ if want cli/time_passes; then
 fi
 # --auto-tma: on or off; off by default in tlc (its PTX has no maps another
 # launcher would have to encode), and never with --emit=c.
+# --warp-specialize: a descriptor matmul's TMA loop gets a producer
+# warpgroup (4 warps more, setmaxnreg) unless turned off, or its tl.range says.
+WS_SIG="tensordesc<fp16[128, 64]>, tensordesc<fp16[64, 256]>, *fp16:16, i32, i32, i32, i32:16"
+cli_case ws_bad 2 err "--warp-specialize expects on or off, got 'yes'" --warp-specialize yes examples/copy.tl
+cli_case ws_default 0 out "setmaxnreg.inc.sync.aligned.u32 232" --arch sm_90a --kernel mm_desc -D GROUP_M=8 \
+    --num-warps 8 --signature "$WS_SIG" tests/kernels/tma_matmul.tl
+cli_case ws_threads 0 out "^.maxntid 384, 1, 1$" --arch sm_90a --kernel mm_desc -D GROUP_M=8 --num-warps 8 \
+    --signature "$WS_SIG" tests/kernels/tma_matmul.tl
+cli_case ws_off 0 out "^.maxntid 256, 1, 1$" --arch sm_90a --kernel mm_desc -D GROUP_M=8 --num-warps 8 \
+    --warp-specialize off --signature "$WS_SIG" tests/kernels/tma_matmul.tl
+cli_case ws_range_off 0 out "^.maxntid 256, 1, 1$" --arch sm_90a --kernel mm_desc_range -D GROUP_M=8 -D WS=False \
+    --num-warps 8 --signature "$WS_SIG" tests/kernels/tma_matmul.tl
+cli_case ws_range_on 0 out "^.maxntid 384, 1, 1$" --arch sm_90a --kernel mm_desc_range -D GROUP_M=8 -D WS=True \
+    --num-warps 8 --warp-specialize off --signature "$WS_SIG" tests/kernels/tma_matmul.tl
+cli_case ws_sm80 0 out "^.maxntid 256, 1, 1$" --arch sm_80 --kernel mm_desc -D GROUP_M=8 --num-warps 8 \
+    --signature "$WS_SIG" tests/kernels/tma_matmul.tl
 AUTO_SIG="*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 64, 64"
 cli_case auto_tma_bad 2 err "--auto-tma expects on or off, got 'yes'" --auto-tma yes examples/copy.tl
 cli_case auto_tma_emit_c 2 err "--auto-tma on is not for --emit=c: its launchers pass no tensor maps" --auto-tma on --emit=c examples/copy.tl
 cli_case auto_tma_on 0 out "a_ptr_tma.10: i64 {tensormap = true, tma = \[1, 4, 6, 7\]" --arch sm_90a --auto-tma on --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
+# masks spelled with >= 0 and <= bound - 1 are the same boxes, bounds M and K exactly
+cli_case auto_tma_le 0 out "a_ptr_tma.10: i64 {tensormap = true, tma = \[1, 4, 6, 7\]" --arch sm_90a --auto-tma on --emit=ir-gpu --kernel mm_le --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
 cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl

@@ -119,7 +119,7 @@ static void mm_free(Mm *m) {
     free(m->a), free(m->b);
 }
 
-enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto */
+enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto, mm_auto_le */
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -251,21 +251,24 @@ static TlKernel *kernel(const char *opts) {
 
 typedef struct Cfg {
     int BM, BN, BK, warps, stages, kind;
+    bool no_ws; /* --warp-specialize off: the rings filled by the consumers' own thread 0 */
 } Cfg;
 
 static void correctness(bool hopper) {
     static const Cfg cfgs[] = {
-        {128, 128, 64, 4, 2, DESC}, /* 128-byte swizzle, one box per row of A and two of B */
-        {128, 256, 64, 8, 3, DESC}, /* four boxes of B */
-        {64, 64, 32, 4, 4, DESC},   /* A's 32 columns: the 64-byte swizzle */
-        {128, 64, 64, 8, 4, DESC},
-        {128, 128, 64, 4, 3, DESC_STORE}, /* C through its descriptor too (a pointer store) */
-        {128, 256, 64, 8, 3, DESC_STORE},
-        {64, 32, 32, 4, 2, DESC_STORE},   /* C's 32 columns: the 64-byte swizzle */
-        {128, 128, 64, 4, 3, DESC_KT},    /* B^T's rows of 64 fp16: one 128-byte box each */
-        {128, 256, 64, 8, 3, DESC_KT},
-        {64, 64, 32, 4, 4, DESC_KT},      /* 32 columns of K: the 64-byte swizzle */
-        {128, 64, 128, 8, 2, DESC_KT},    /* two atom columns along K */
+        {128, 128, 64, 4, 2, DESC, false}, /* 128-byte swizzle, one box per row of A and two of B */
+        {128, 256, 64, 8, 3, DESC, false}, /* four boxes of B */
+        {64, 64, 32, 4, 4, DESC, false},   /* A's 32 columns: the 64-byte swizzle */
+        {128, 64, 64, 8, 4, DESC, false},
+        {128, 128, 64, 4, 3, DESC_STORE, false}, /* C through its descriptor too (a pointer store) */
+        {128, 256, 64, 8, 3, DESC_STORE, false},
+        {64, 32, 32, 4, 2, DESC_STORE, false},   /* C's 32 columns: the 64-byte swizzle */
+        {128, 128, 64, 4, 3, DESC_KT, false},    /* B^T's rows of 64 fp16: one 128-byte box each */
+        {128, 256, 64, 8, 3, DESC_KT, false},
+        {64, 64, 32, 4, 4, DESC_KT, false},      /* 32 columns of K: the 64-byte swizzle */
+        {128, 64, 128, 8, 2, DESC_KT, false},    /* two atom columns along K */
+        {128, 256, 64, 8, 3, DESC, true}, /* the loop filling its own rings (the rest: a producer warpgroup) */
+        {128, 128, 64, 4, 2, DESC, true},
     };
     /* the last two are multiples of 16 (the launch specialises :16: a TMA
      * store); 144 ends inside a 64-column box */
@@ -275,8 +278,8 @@ static void correctness(bool hopper) {
         const Cfg *g = &cfgs[c];
         char opts[128];
         const char *kname = g->kind == DESC_STORE ? "mm_desc_store" : g->kind == DESC_KT ? "mm_desc_kt" : "mm_desc";
-        snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", kname, g->warps,
-                 g->stages);
+        snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d%s", kname, g->warps,
+                 g->stages, g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -284,9 +287,9 @@ static void correctness(bool hopper) {
                 mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true, g->kind == DESC_KT);
                 mm_args(&m, k, g->kind, g->BM, g->BN, g->BK);
                 char name[160], why[256] = "";
-                snprintf(name, sizeof name, "tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s", dts[d] == TL_F16 ? "fp16" : "bf16",
+                snprintf(name, sizeof name, "tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s", dts[d] == TL_F16 ? "fp16" : "bf16",
                          m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
-                         g->kind == DESC_STORE ? " store" : g->kind == DESC_KT ? " B^T" : "");
+                         g->kind == DESC_STORE ? " store" : g->kind == DESC_KT ? " B^T" : "", g->no_ws ? " no-ws" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS) {
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -349,7 +352,9 @@ static double time_ms(Mm *m, int reps) {
  * them, and a kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
 static void auto_tma(bool hopper) {
     static const Cfg cfgs[] = {
-        {128, 128, 64, 4, 3, AUTO}, {128, 256, 64, 8, 3, AUTO}, {64, 64, 32, 4, 4, AUTO}, {128, 64, 64, 8, 2, AUTO},
+        {128, 128, 64, 4, 3, AUTO, false}, {128, 256, 64, 8, 3, AUTO, false}, {64, 64, 32, 4, 4, AUTO, false}, {128, 64, 64, 8, 2, AUTO, false},
+        {128, 256, 64, 8, 3, AUTO, true},
+        {128, 128, 64, 4, 3, AUTO_LE, false}, /* mm_auto_le: its masks with <= and >= */
     };
     static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {33, 17, 0}};
     static const TlDType dts[] = {TL_F16, TL_BF16};
@@ -357,8 +362,9 @@ static void auto_tma(bool hopper) {
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         const Cfg *g = &cfgs[c];
         char opts[128];
-        snprintf(opts, sizeof opts, "--kernel mm_auto -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d", g->BM,
-                 g->BN, g->BK, g->warps, g->stages);
+        snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s",
+                 g->kind == AUTO_LE ? "mm_auto_le" : "mm_auto", g->BM, g->BN, g->BK, g->warps, g->stages,
+                 g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -366,8 +372,9 @@ static void auto_tma(bool hopper) {
                 mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true, false);
                 mm_args(&m, k, AUTO, g->BM, g->BN, g->BK);
                 char name[160], why[256] = "";
-                snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d",
-                         dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages);
+                snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
+                         dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
+                         g->no_ws ? " no-ws" : "", g->kind == AUTO_LE ? " <=" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS)
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -396,26 +403,32 @@ static void timing(void) {
     TlKernel *ks = kernel("--kernel mm_desc_store -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *kt = kernel("--kernel mm_desc_kt -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *ka = kernel("--kernel mm_auto -D BM=128 -D BN=256 -D BK=64 --num-warps 8 --num-stages 3");
-    printf("\n%-6s %-24s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
+    TlKernel *kdn = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3 --warp-specialize off");
+    TlKernel *kan = kernel("--kernel mm_auto -D BM=128 -D BN=256 -D BK=64 --num-warps 8 --num-stages 3 "
+                           "--warp-specialize off");
+    printf("\n%-6s %-30s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
     static const int ns[] = {4096, 8192};
     for (size_t i = 0; i < 2; i++) {
         int n = ns[i];
         Mm m, mt;
         mm_setup(&m, TL_F16, n, n, n, false, false);
         mm_setup(&mt, TL_F16, n, n, n, false, true);
-        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT, AUTO};
+        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT, AUTO, DESC, AUTO};
         static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA loads)",
                                             "mm_desc_kt (TMA, B^T)", "mm_auto (pointers, TMA)"};
-        for (int q = 0; q < 5; q++) {
+        for (int q = 0; q < 7; q++) {
             int kind = kinds[q];
+            bool no_ws = q >= 5; /* the same kernels, not warp-specialised */
             Mm *mm = kind == DESC_KT ? &mt : &m;
-            mm_args(mm, kind == PTR ? kp : kind == DESC ? kd : kind == DESC_KT ? kt : kind == AUTO ? ka : ks, kind, BM,
-                    BN, BK);
+            TlKernel *k = kind == PTR ? kp : kind == DESC ? (no_ws ? kdn : kd) : kind == DESC_KT ? kt
+                          : kind == AUTO ? (no_ws ? kan : ka) : ks;
+            mm_args(mm, k, kind, BM, BN, BK);
             double ms = time_ms(mm, n > 4096 ? 10 : 20);
             char name[96], why[256] = "";
-            snprintf(name, sizeof name, "timing %s fp16 %d^3 (spot-checked)", names[kind], n);
+            snprintf(name, sizeof name, "timing %s%s fp16 %d^3 (spot-checked)", names[kind], no_ws ? " no-ws" : "", n);
             ex_result(name, ms > 0 && mm_check(mm, false, why, sizeof why) <= 1, "%s", ms > 0 ? why : tl_last_error(ctx));
-            printf("%-6d %-24s %10.3f %10.1f\n", n, names[kind], ms, 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
+            printf("%-6d %-24s%-6s %10.3f %10.1f\n", n, names[kind], no_ws ? " no-ws" : "", ms,
+                   2.0 * n * n * (double)n / (ms * 1e-3) / 1e12);
         }
         mm_free(&m), mm_free(&mt);
     }
@@ -426,6 +439,7 @@ static void timing(void) {
         ex_result("timing kernels: mm_desc_store's PTX stores without them", have == 0, NULL);
     }
     tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks), tl_kernel_destroy(kt), tl_kernel_destroy(ka);
+    tl_kernel_destroy(kdn), tl_kernel_destroy(kan);
 }
 
 static int finish(void) {
