@@ -637,16 +637,19 @@ static bool ws_outside(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
     return true;
 }
 
-/* What the producer reads of a block of the loop body: values of the body
- * are in its slice already; those from before the loop must be computable. */
+/* A value the producer reads: one of the loop body is in its slice already;
+ * one from before the loop must be computable there. */
+static bool ws_read_ok(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
+    return !(v <= P->f->nparams || (v < P->n0 && P->home[v] == parent)) || ws_outside(P, parent, v, pre);
+}
+
+/* ... and every value the ops of a block of the loop body read. */
 static bool ws_reads_ok(Pipe *P, const Block *parent, const Block *b, uint8_t *pre) {
     for (int i = 0; i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
-        for (int a = 0; a < in->nargs; a++) {
-            ValueId v = in->args[a];
-            if ((v <= P->f->nparams || (v < P->n0 && P->home[v] == parent)) && !ws_outside(P, parent, v, pre))
+        for (int a = 0; a < in->nargs; a++)
+            if (!ws_read_ok(P, parent, in->args[a], pre))
                 return false;
-        }
         for (int r = 0; r < in->nregions; r++)
             if (!ws_reads_ok(P, parent, in->regions[r], pre))
                 return false;
@@ -677,6 +680,8 @@ static bool ws_plan(Pipe *P, const Block *parent, Inst *loop, Cand *cs, int n, u
             ins[one.ninsts++] = in;
     }
     ok = ok && ws_reads_ok(P, parent, &one, pre);
+    for (int i = 0; i < n && ok; i++) /* coordinates computed before the loop */
+        ok = ws_read_ok(P, parent, cs[i].tile->args[2], pre) && ws_read_ok(P, parent, cs[i].tile->args[3], pre);
     for (int a = 0; a < 3 && ok; a++)
         ok = ws_outside(P, parent, loop->args[a], pre);
     for (int k = 0; k < loop->nresults && ok; k++)
