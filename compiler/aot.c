@@ -657,7 +657,7 @@ void aot_emit(const AotKernel *ks, int nk, const char *header_name, const char *
                 "    const void *data;      /* for cuModuleLoadData */\n"
                 "    size_t size;           /* bytes of data (PTX: without the NUL) */\n"
                 "    const char *symbol;    /* the kernel's name in the image */\n"
-                "    unsigned threads;      /* threads per block (x; y = z = 1): 32 * num_warps */\n"
+                "    unsigned threads;      /* threads per block (x; y = z = 1): 32 * warps (a producer's too) */\n"
                 "    unsigned shared_bytes; /* dynamic shared memory per block, in bytes */\n"
                 "} TlAotImage;\n"
                 "#endif\n\n");

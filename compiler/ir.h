@@ -197,8 +197,8 @@ void ir_type_print(Buf *b, Type t);
     X(TMA_STORE, "tma_store", 4, 0)           /* buf (#nvmma), tmap, c0, c1: thread 0 copies buf to */ \
                                               /* the tile at (c0, c1), dropping what falls outside */ \
                                               /* the tensor, and waits until buf has been read */    \
-    X(MBAR_ARRIVE, "mbarrier_arrive", 2, 0)   /* bar, pred i1: every thread where pred holds */      \
-                                              /* arrives (a consumer releasing a ring slot) */      \
+    X(MBAR_ARRIVE, "mbarrier_arrive", 2, 0)   /* bar, pred i1 (the same in a warp): one thread of */ \
+                                              /* each warp arrives (a consumer releasing a slot) */ \
     /* warp specialisation (sm_90a): only in the function's body, before everything but */        \
     /* local_alloc and mbarrier_init; the attr.num warps after the function's num_warps run */    \
     /* its region (the producer: TMA copies into rings) and leave; the others skip it */          \

@@ -2,7 +2,8 @@
  *
  * Algorithm. One LLVM module (in its own LLVMContext) per compilation; each
  * Function becomes a kernel (PTX kernel calling convention, nvvm.annotations
- * "kernel" and "maxntidx" = 32 * num_warps). The lowering is per-thread SIMT:
+ * "kernel" and "maxntidx" = 32 * the launch's warps, ir_launch_warps). The
+ * lowering is per-thread SIMT:
  *
  *  1. check: every block value has a layout; its ThreadMap (layout.h) gives
  *     the registers one thread holds; too many registers is a source error.

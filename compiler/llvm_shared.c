@@ -274,22 +274,27 @@ static void lower_mbar_expect(Lower *L, Inst *in) {
     llvm_guard_end(L, cont);
 }
 
-/* Every thread where the predicate holds arrives (a consumer releasing a
- * ring slot: the barrier counts all of them). */
+/* Lane 0 of each warp where the predicate holds arrives (a consumer warp
+ * releasing a ring slot: the barrier counts the warps). The warp's threads
+ * all passed the wgmma.wait_group that retired the slot's reads, an aligned
+ * instruction of the whole warpgroup, so one arrival speaks for them. */
 static void lower_mbar_arrive(Lower *L, Inst *in) {
     LLVMValueRef p = llvm_val(L, in->args[1])->r[0];
     if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
         p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+    p = LLVMBuildAnd(L->b, p, LLVMBuildICmp(L->b, LLVMIntEQ, L->lane, llvm_i32(L, 0), ""), "");
     LLVMValueRef bar = smem_addr(L, in->args[0]);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, p);
     tma_asm(L, "mbarrier.arrive.shared::cta.b64 _, [$0];", &bar, 1);
     llvm_guard_end(L, cont);
 }
 
-/* warp_specialize: the warps past num_warps give registers back, run the
- * producer and leave; the others take registers and go on, their barriers
- * now counting only them. setmaxnreg acts on whole warpgroups, which the
- * branch on the warp index keeps together. */
+/* warp_specialize: the warps past num_warps give registers back; the first
+ * of them runs the producer (one thread issuing, the warp polling) and the
+ * rest leave at once, so no idle warp polls for scheduler slots; the
+ * consumers take registers and go on, their barriers now counting only
+ * them. setmaxnreg acts on whole warpgroups, which the branch on the warp
+ * index keeps together. */
 static void lower_warp_spec(Lower *L, Inst *in) {
     Function *f = L->f;
     bool regs = f->num_warps == 8; /* the 384-thread split llvm.c's maxnreg annotation sets up */
@@ -302,6 +307,11 @@ static void lower_warp_spec(Lower *L, Inst *in) {
         snprintf(text, sizeof text, "setmaxnreg.dec.sync.aligned.u32 %d;", LLVM_WS_PRODUCER_REGS);
         tma_asm(L, text, NULL, 0);
     }
+    LLVMBasicBlockRef run = llvm_new_bb(L, "ws.run"), done = llvm_new_bb(L, "ws.done");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, f->num_warps), ""), run, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    LLVMBuildRetVoid(L->b);
+    LLVMPositionBuilderAtEnd(L->b, run);
     L->leader = 32 * f->num_warps;
     llvm_lower_block(L, in->regions[0]); /* its yield carries nothing */
     L->leader = 0;

@@ -52,12 +52,12 @@
  *           (Function.warp_spec or the loop's own warp_specialize, a loop at
  *           the top of the body whose rings are all TMA's and feed its wgmma
  *           dot, num_warps 4 or 8): the rings, their full barriers and a ring
- *           of empty barriers (32 * num_warps arrivals) go first in the body,
+ *           of empty barriers (num_warps arrivals) go first in the body,
  *           then a warp_specialize op whose producer (ws_build) recomputes
  *           what the coordinates need and runs the loop itself, waiting for
  *           each slot's empty barrier before its expect and copies; the loop
  *           keeps no prologue and no prefetch, waits on the full barrier and,
- *           after its dot, every thread arrives on the empty barrier of the
+ *           after its dot, each warp arrives on the empty barrier of the
  *           slot the previous iteration read (its wgmma group is retired).
  *           The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
@@ -1069,7 +1069,7 @@ retry:
         al->attr.offset = -1;
         *(q ? &empties : &bars) = al->results[0];
         Inst *in = put(P, &top, IR_MBAR_INIT, &al->results[0], 1, NULL, 0, sp);
-        in->attr.num = q ? 32 * f->num_warps : 0; /* every consumer thread releases a slot */
+        in->attr.num = q ? f->num_warps : 0; /* one thread of each consumer warp releases a slot */
     }
     if (ws)
         ws_build(P, &top, parent, loop, cs, n, wmark, wcar, wpre, bars, empties, R, sp);
@@ -1199,7 +1199,7 @@ retry:
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
     if (ws) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits for
-                 all but this iteration's), so each consumer thread releases it to the producer */
+                 all but this iteration's), so each consumer warp releases it to the producer */
         ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){ext, one}, 2, i32, 0, sp);
         ValueId first_it = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
         last = put1(P, &yc, IR_SELECT, (ValueId[]){first_it, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
