@@ -999,9 +999,13 @@ retry:
     }
     int64_t scratch = 0; /* what the loop's own ops need beside the rings */
     for (int i = 0; i < B->ninsts; i++) {
-        bool reads_rings = false; /* an FMA dot that will read its operands from the rings */
+        /* an FMA dot that will read its operands from the rings, the wgmma
+         * dot (it reads them from there too), and the loads' operand
+         * converts, which the local_loads replace, need none */
+        bool reads_rings = B->insts[i] == wg;
         for (int j = 0; j < n; j++)
-            reads_rings |= cs[j].fma && cs[j].dot == B->insts[i];
+            reads_rings |= (cs[j].fma && cs[j].dot == B->insts[i]) || cs[j].convert == B->insts[i] ||
+                           cs[j].trans == B->insts[i];
         int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
         for (int r = 0; r < B->insts[i]->nregions; r++) { /* a flattened loop's epilogue, under its if */
             int64_t sr = region_scratch(f, B->insts[i]->regions[r]);

@@ -96,6 +96,9 @@ cli_case ws_range_on 0 out "^.maxntid 384, 1, 1$" --arch sm_90a --kernel mm_desc
 cli_case ws_coords_before_loop 0 out "^.maxntid 256, 1, 1$" --arch sm_90a --kernel matmul_kernel_host_desc \
     -D GROUP_SIZE_M=4 --signature "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 64]>, tensordesc<fp16[64, 64]>, i32, i32, i32" \
     examples/matmul_descriptor.tl
+# the wgmma dot and the loads' operand converts need no scratch beside the rings: 3 stages keep 4 slots
+cli_case ws_four_slots 0 out "smem<4x64x256xf16, #nvmma>" --arch sm_90a --kernel mm_desc -D GROUP_M=8 --num-warps 8 \
+    --num-stages 3 --emit=ir-gpu --signature "$WS_SIG" tests/kernels/tma_matmul.tl
 cli_case ws_sm80 0 out "^.maxntid 256, 1, 1$" --arch sm_80 --kernel mm_desc -D GROUP_M=8 --num-warps 8 \
     --signature "$WS_SIG" tests/kernels/tma_matmul.tl
 AUTO_SIG="*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 64, 64"
