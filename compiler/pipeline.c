@@ -84,7 +84,9 @@
  * ahead on carried copies of those values; the originals are left to
  * themselves, and a dead-code sweep of the loop removes what only the old
  * loads used. The buffers are sized and S lowered until the rings fit the
- * arch's shared memory; barriers are barrier_pass's business (smem.c).
+ * arch's shared memory (beside what the loop's other ops need: the dot and
+ * the operand converts the rings replace need none); barriers are
+ * barrier_pass's business (smem.c).
  *
  * Algorithm per loop: collect candidates -> address slice -> allocate rings
  * -> prologue -> rewrite the body (wait, local_loads, prefetch, ring indices)
