@@ -645,17 +645,15 @@ static bool ws_read_ok(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
     return !(v <= P->f->nparams || (v < P->n0 && P->home[v] == parent)) || ws_outside(P, parent, v, pre);
 }
 
-/* ... and every value the ops of a block of the loop body read. */
-static bool ws_reads_ok(Pipe *P, const Block *parent, const Block *b, uint8_t *pre) {
-    for (int i = 0; i < b->ninsts; i++) {
-        const Inst *in = b->insts[i];
-        for (int a = 0; a < in->nargs; a++)
-            if (!ws_read_ok(P, parent, in->args[a], pre))
+/* ... and every value op `in` of the loop body (its regions too) reads. */
+static bool ws_inst_reads_ok(Pipe *P, const Block *parent, const Inst *in, uint8_t *pre) {
+    for (int a = 0; a < in->nargs; a++)
+        if (!ws_read_ok(P, parent, in->args[a], pre))
+            return false;
+    for (int r = 0; r < in->nregions; r++)
+        for (int i = 0; i < in->regions[r]->ninsts; i++)
+            if (!ws_inst_reads_ok(P, parent, in->regions[r]->insts[i], pre))
                 return false;
-        for (int r = 0; r < in->nregions; r++)
-            if (!ws_reads_ok(P, parent, in->regions[r], pre))
-                return false;
-    }
     return true;
 }
 
@@ -670,18 +668,11 @@ static bool ws_plan(Pipe *P, const Block *parent, Inst *loop, Cand *cs, int n, u
     for (int i = 0; i < n && ok; i++)
         ok = slice_of(P, B, loop, cs[i].tile->args[2], car) && slice_of(P, B, loop, cs[i].tile->args[3], car);
     P->in_slice = save;
-    Block one = {0}; /* the marked ops, as a block ws_reads_ok can walk */
-    Inst *ins[256];
-    one.insts = ins;
     for (int i = 0; i < B->ninsts && ok; i++) {
-        Inst *in = B->insts[i];
-        if (!in->nresults || in->results[0] >= P->n0 || !mark[in->results[0]])
-            continue;
-        ok = ws_op_ok(in) && one.ninsts < 256;
-        if (ok)
-            ins[one.ninsts++] = in;
+        const Inst *in = B->insts[i];
+        if (in->nresults && in->results[0] < P->n0 && mark[in->results[0]])
+            ok = ws_op_ok(in) && ws_inst_reads_ok(P, parent, in, pre);
     }
-    ok = ok && ws_reads_ok(P, parent, &one, pre);
     for (int i = 0; i < n && ok; i++) /* coordinates computed before the loop */
         ok = ws_read_ok(P, parent, cs[i].tile->args[2], pre) && ws_read_ok(P, parent, cs[i].tile->args[3], pre);
     for (int a = 0; a < 3 && ok; a++)
@@ -1043,7 +1034,9 @@ retry:
     if (wg && ntma == n && ws_wanted(P, parent, loop)) {
         wmark = calloc((size_t)P->n0, 1), wpre = calloc((size_t)P->n0, 1), wcar = calloc((size_t)ncar + 1, 1);
         int64_t before = 0;
+        bool rings = false; /* an earlier loop's, which would live beside these: no room was counted */
         for (int i = 0; i < index_of(parent, loop); i++) {
+            rings |= parent->insts[i]->op == IR_LOCAL_ALLOC;
             int64_t sb = smem_scratch_bound(f, parent->insts[i]);
             for (int r = 0; r < parent->insts[i]->nregions; r++) {
                 int64_t sr = region_scratch(f, parent->insts[i]->regions[r]);
@@ -1051,7 +1044,7 @@ retry:
             }
             before = sb > before ? sb : before;
         }
-        ws = wmark && wpre && wcar && (per_stage + 8) * R + (before > scratch ? before : scratch) <= P->max_shared &&
+        ws = wmark && wpre && wcar && !rings && (per_stage + 8) * R + (before > scratch ? before : scratch) <= P->max_shared &&
              ws_plan(P, parent, loop, cs, n, wmark, wcar, wpre);
     }
     Cursor top = {parent, ws ? 0 : index_of(parent, loop)};
@@ -1207,8 +1200,8 @@ retry:
     if (ws) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits for
                  all but this iteration's), so each consumer warp releases it to the producer */
         ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){ext, one}, 2, i32, 0, sp);
-        ValueId first_it = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
-        last = put1(P, &yc, IR_SELECT, (ValueId[]){first_it, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
+        ValueId at0 = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
+        last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
         ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], lb, sp);
         put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
     }
