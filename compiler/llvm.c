@@ -80,8 +80,9 @@ LLVMValueRef llvm_sreg(Lower *L, const char *name) {
     return llvm_call(L, buf, L->t_i32, NULL, 0);
 }
 
-/* bar.sync 0: every scratch use is bracketed by these, so one op's reads of
- * @global_smem finish before the next op overwrites it. */
+/* bar.sync 0 (past a warp_specialize, barrier 1 of the consumers): every
+ * scratch use is bracketed by these, so one op's reads of @global_smem
+ * finish before the next op overwrites it. */
 void llvm_barrier(Lower *L) {
     if (!L->split) {
         llvm_call(L, "llvm.nvvm.barrier0", L->t_void, NULL, 0);

@@ -38,7 +38,10 @@
  * and the state at the end of the body; if-branches start from the same
  * state and join. Async copies write in the background: their ranges stay
  * "in flight" until an async_wait, and only then does a barrier make them
- * visible. (A local_load of a stage whose copy is still in flight is the
+ * visible. A warp_specialize gets one barrier before it when anything is
+ * pending (its producer's warps meet the others only there) and its region
+ * none: the producer's copies and the consumers' reads are ordered by
+ * mbarriers. (A local_load of a stage whose copy is still in flight is the
  * pipeliner's to prevent, by its async_wait; with whole-buffer ranges this
  * pass could not tell stages apart.) */
 #include "passes.h"
