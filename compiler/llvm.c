@@ -832,7 +832,7 @@ static void declare_kernel(Lower *L) {
     LLVMSetFunctionCallConv(L->fn, LLVMPTXKernelCallConv);
     add_annotation(L, "kernel", 1);
     add_annotation(L, "maxntidx", 32 * ir_launch_warps(f));
-    if (f->producer_warps && f->num_warps == 8) /* setmaxnreg moves registers from this even split */
+    if (llvm_ws_regs(f)) /* setmaxnreg moves registers from this even split */
         add_annotation(L, "maxnreg", LLVM_WS_MAXNREG);
     unsigned align_kind = LLVMGetEnumAttributeKindForName("align", 5);
     for (int i = 0; i < f->nparams; i++) {

@@ -69,7 +69,9 @@ enum { LLVM_MAX_REGS = 2048 };
  * file is 168 a thread (65536 / 384, down to a multiple of 8); the producer
  * gives back down to 40, the two consumer warpgroups take up to 232
  * (128 * 40 + 256 * 232 <= 65536). */
-enum { LLVM_WS_MAXNREG = 168, LLVM_WS_PRODUCER_REGS = 40, LLVM_WS_CONSUMER_REGS = 232 }; /* registers (elements) one thread may hold for one value */
+enum { LLVM_WS_MAXNREG = 168, LLVM_WS_PRODUCER_REGS = 40, LLVM_WS_CONSUMER_REGS = 232 };
+/* Does the kernel move registers that way (the maxnreg annotation, setmaxnreg)? */
+static inline bool llvm_ws_regs(const Function *f) { return f->producer_warps && f->num_warps == 8; } /* registers (elements) one thread may hold for one value */
 
 /* ---- llvm.c: shared helpers ---- */
 LLVMTypeRef llvm_type(Lower *L, DType dt);     /* register type (i1 stays i1) */

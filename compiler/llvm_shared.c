@@ -297,7 +297,7 @@ static void lower_mbar_arrive(Lower *L, Inst *in) {
  * index keeps together. */
 static void lower_warp_spec(Lower *L, Inst *in) {
     Function *f = L->f;
-    bool regs = f->num_warps == 8; /* the 384-thread split llvm.c's maxnreg annotation sets up */
+    bool regs = llvm_ws_regs(f); /* the 384-thread split llvm.c's maxnreg annotation sets up */
     LLVMBasicBlockRef prod = llvm_new_bb(L, "ws.producer"), cons = llvm_new_bb(L, "ws.consumer");
     LLVMValueRef is_prod = LLVMBuildICmp(L->b, LLVMIntUGE, L->warp, llvm_i32(L, f->num_warps), "");
     LLVMBuildCondBr(L->b, is_prod, prod, cons);
