@@ -309,12 +309,14 @@ typedef struct Param {
                           generic address (TMA's operand) */
     bool nonneg;       /* the tma pass's proofs take this integer parameter as >= 0: a
                           launch where it is not runs the kernel without the maps */
+    bool above1;       /* ... as >= 2 (a wrapped axis's modulus, tma.c): the same */
     int32_t tma[6];    /* a map the pointer-tile TMA pass (tma.c) asked for, which the launch
                           encodes from the kernel's own arguments; tma[0] == 0: none. Else
                           [base, rows, cols, row stride, box rows, box cols]: base is the
                           value of a pointer parameter (16-byte aligned); rows, cols and the
                           row stride (elements) are each the value of an integer parameter
-                          (> 0) or -c for the constant c; the box is the load's tile */
+                          (> 0) or -c for the constant c (-INT32_MAX: an unmasked axis,
+                          unbounded); the box is the load's tile */
 } Param;
 
 typedef struct Function {

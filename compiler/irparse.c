@@ -1165,7 +1165,7 @@ static bool parse_insts(Parser *P, Block *b, int depth) {
 
 /* ---- functions ---- */
 
-/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, tensormap, tma, box)
+/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, above1, tensormap, tma, box)
  * Parameters are %1, %2, ... in order: Function.params[i] is value i+1. */
 static bool parse_param(Parser *P) {
     Function *f = P->f;
@@ -1197,6 +1197,9 @@ static bool parse_param(Parser *P) {
                 return false;
         } else if (!strcmp(es[i].key, "nonneg")) {
             if (!bool_of(P, &es[i].val, &p->nonneg))
+                return false;
+        } else if (!strcmp(es[i].key, "above1")) {
+            if (!bool_of(P, &es[i].val, &p->above1))
                 return false;
         } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box")) {
             /* tma = [base, rows, cols, row stride], box = [rows, cols] (ir.h Param.tma) */

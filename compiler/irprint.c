@@ -328,6 +328,10 @@ void ir_print_func(Buf *out, const Function *f) {
             buf_printf(out, "%snonneg = true", sep);
             sep = ", ";
         }
+        if (p->above1) {
+            buf_printf(out, "%sabove1 = true", sep);
+            sep = ", ";
+        }
         if (p->tma[0])
             buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", p->tma[0], p->tma[1], p->tma[2], p->tma[3],
                        p->tma[4], p->tma[5]);

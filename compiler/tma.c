@@ -7,23 +7,33 @@
  * Ensures:  a 2-D fp16 / bf16 load at the top level of a `for` body that
  *           feeds a dot (load -> convert_layout -> dot, or load -> trans ->
  *           convert_layout -> dot B), with no `other` or a zero one, whose
- *           pointers and mask the pass proves to be, for each element (i, j)
- *           of its [BM, BK] tile,
+ *           pointers the pass proves to be, for each element (i, j) of its
+ *           [BM, BK] tile,
  *               ptr(i, j)  = base + (r + i) * S + (c + j)
- *               mask(i, j) = (r + i < R) & (c + j < C)
  *           (base a pointer parameter whose address is a multiple of 16; S an
- *           integer parameter that is a multiple of 16 bytes; R and C integer
- *           parameters or constants; r + i >= 0 and c + j >= 0, proved or
- *           stated by `>= 0` terms of the mask; BM <= 256) reads its pointers
- *           through desc_tile(ptrs, %map, r, c). %map is a new tensor-map
- *           parameter {tensormap = true, tma = [base, R, C, S], box = [BM,
- *           BK]} that the launch encodes from the kernel's own arguments
- *           (runtime/gpu.c). desc_tile is the identity on its pointers, so the
- *           IR means what it meant; the pipeliner may then fill the load's
- *           ring by TMA, whose zero fill outside [R, C] is the mask and the
- *           zero `other`. tma_prune (which the pipeliner runs last) takes back
- *           each such desc_tile it did not use, and the parameter with it. A
- *           load the pass cannot prove keeps its pointers and cp.async.
+ *           integer parameter that is a multiple of 16 bytes; BM <= 256), and
+ *           each of whose axes is one of
+ *             - masked: the mask's terms on it are exactly `r + i < R` (R an
+ *               integer parameter or a constant), and `r + i >= 0` or none;
+ *             - unmasked: no term; its extent is TMA_UNBOUNDED, so the box
+ *               reads every address the pointers form (seed 000's kernel);
+ *             - wrapped: the index is `(r + i) % R` and no term (tutorial
+ *               03 as written); its extent is R, so where r + i >= R TMA
+ *               reads zeros and the pointers rows from the top, which is
+ *               correct when nothing made from those rows is kept
+ *               (wrap_dropped: they reach only stores whose masks drop them);
+ *           and whose start r (or c) is >= 0: proved, stated by a `>= 0`
+ *           term, or implied by the other axis starting at 0 in the loop's
+ *           first iteration (starts_at_zero), reads through desc_tile(ptrs,
+ *           %map, r, c). %map is a new tensor-map parameter {tensormap =
+ *           true, tma = [base, R, C, S], box = [BM, BK]} that the launch
+ *           encodes from the kernel's own arguments (runtime/gpu.c).
+ *           desc_tile is the identity on its pointers, so the IR means what
+ *           it meant; the pipeliner may then fill the load's ring by TMA,
+ *           whose zero fill outside [R, C] is the mask and the zero `other`.
+ *           tma_prune (which the pipeliner runs last) takes back each such
+ *           desc_tile it did not use, and the parameter with it. A load the
+ *           pass cannot prove keeps its pointers and cp.async.
  *
  * How: each integer or pointer value the address and the mask are made of
  * gets an affine form v(i, j) = [ptr +] s + i*k0 + j*k1, where s, k0, k1 are
@@ -38,7 +48,10 @@
  * cdiv(N, BN)): each such parameter is marked {nonneg = true}, and a launch
  * where one is negative runs the variant without maps (runtime/api.c), as
  * does one whose bounds or stride TMA cannot take. Like Triton's own
- * analyses, integer offsets are taken not to wrap. */
+ * analyses, integer offsets are taken not to wrap, and a load not to read
+ * before its tensor (what makes starts_at_zero's rule hold: tutorial 03's
+ * column start pid_n * BN divides by a group size only a grid no larger than
+ * the tiles keeps positive). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -46,7 +59,9 @@
 
 #include "arch.h"
 
-enum { MAXT = 12, MAXC = 8, MAX_MAPS = 8 };
+/* TMA_UNBOUNDED: the extent of an unmasked axis: TMA's coordinates are
+ * int32, so no coordinate the kernel forms reaches past it. */
+enum { MAXT = 12, MAXC = 8, MAX_MAPS = 8, TMA_UNBOUNDED = INT32_MAX };
 
 /* c * x * y for atoms x <= y (0: none; a negative atom -v is the trip count
  * of the loop whose induction variable is v). */
@@ -60,10 +75,19 @@ typedef struct Poly {
     int n;
 } Poly;
 
+/* An index that wraps: along axis `axis - 1` the form's index is really
+ * (start + idx) % mod, which equals start + idx where 0 <= start + idx < mod
+ * (tutorial 03's `(pid_m * BM + arange) % M`). */
+typedef struct Wrap {
+    int axis; /* 0: none */
+    Poly start, mod;
+} Wrap;
+
 typedef struct Form {
     bool ok;
     ValueId ptr; /* a pointer's base parameter, else 0 */
     Poly s, k[2];
+    Wrap w;
 } Form;
 
 /* One term of a mask: dir * idx[axis] + e < 0. */
@@ -94,6 +118,8 @@ typedef struct Proof {
     int nassumed;
     Poly r, c;
     int32_t dims[2]; /* a parameter's value or -constant */
+    Wrap wrap;       /* a wrapped axis, read as a box bounded by its modulus */
+    ValueId above1;  /* a parameter the proof needs >= 2 (starts_at_zero on a wrapped axis) */
 } Proof;
 
 /* ---- polynomials ---- */
@@ -182,6 +208,10 @@ static bool poly_eq(const Poly *a, const Poly *b) {
     return poly_add(&d, a, b, -1) && d.n == 0;
 }
 
+static bool wrap_eq(const Wrap *a, const Wrap *b) {
+    return a->axis == b->axis && (!a->axis || (poly_eq(&a->start, &b->start) && poly_eq(&a->mod, &b->mod)));
+}
+
 static bool poly_has(const Poly *p, int a) {
     for (int i = 0; i < p->n; i++)
         if (p->t[i].x == a || p->t[i].y == a)
@@ -260,6 +290,7 @@ static Form carried(Tma *T, ValueId v, const Inst *L, int k) {
     T->ntrail = mark;
     Poly step;
     if (!next.ok || next.ptr != init.ptr || !poly_eq(&next.k[0], &init.k[0]) || !poly_eq(&next.k[1], &init.k[1]) ||
+        !wrap_eq(&next.w, &init.w) ||
         !poly_add(&step, &next.s, &pv->s, -1) || poly_has(&step, v))
         return r;
     for (int i = 0; i < step.n; i++)
@@ -329,6 +360,8 @@ static Form compute(Tma *T, ValueId v) {
             r = *a;
             r.k[0] = in->attr.axis == 0 ? (Poly){0} : a->k[0];
             r.k[1] = in->attr.axis == 0 ? a->k[0] : (Poly){0};
+            if (a->w.axis)
+                r.w.axis = in->attr.axis == 0 ? 2 : 1;
         }
         break;
     case IR_BROADCAST: case IR_CONVERT_LAYOUT: case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY:
@@ -341,9 +374,11 @@ static Form compute(Tma *T, ValueId v) {
             r = *a;
         break;
     case IR_ADD: case IR_SUB: case IR_ADDPTR:
-        if (a && b && a->ok && b->ok && !b->ptr && (in->op == IR_ADDPTR) == (a->ptr != 0)) {
+        if (a && b && a->ok && b->ok && !b->ptr && (in->op == IR_ADDPTR) == (a->ptr != 0) &&
+            !(a->w.axis && b->w.axis) && !(in->op == IR_SUB && b->w.axis)) {
             int64_t sg = in->op == IR_SUB ? -1 : 1;
             r.ptr = a->ptr;
+            r.w = a->w.axis ? a->w : b->w;
             r.ok = poly_add(&r.s, &a->s, &b->s, sg) && poly_add(&r.k[0], &a->k[0], &b->k[0], sg) &&
                    poly_add(&r.k[1], &a->k[1], &b->k[1], sg);
         }
@@ -351,11 +386,22 @@ static Form compute(Tma *T, ValueId v) {
     case IR_MUL: /* one side the same everywhere: it scales the other */
         if (a && b && a->ok && b->ok && !a->ptr && !b->ptr) {
             const Form *u = !a->k[0].n && !a->k[1].n ? a : b, *o = u == a ? b : a;
-            if (!u->k[0].n && !u->k[1].n)
+            r.w = o->w;
+            if (!u->k[0].n && !u->k[1].n && !u->w.axis)
                 r.ok = poly_mul(&r.s, &u->s, &o->s) && poly_mul(&r.k[0], &u->s, &o->k[0]) &&
                        poly_mul(&r.k[1], &u->s, &o->k[1]);
         }
         break;
+    case IR_REM: { /* (start + idx) % mod along one axis: the form without the %, and the wrap */
+        int64_t one = 0;
+        int d = a && a->k[0].n ? 0 : 1;
+        if (a && b && a->ok && b->ok && !a->ptr && !b->ptr && !a->w.axis && !b->w.axis && !b->k[0].n &&
+            !b->k[1].n && !a->k[1 - d].n && poly_is_const(&a->k[d], &one) && one == 1) {
+            r = *a;
+            r.w = (Wrap){.axis = d + 1, .start = a->s, .mod = b->s};
+        }
+        break;
+    }
     default:
         break;
     }
@@ -456,7 +502,7 @@ static bool mask_terms(Tma *T, ValueId m, Cons *cs, int *n) {
         if (!is_int(vt(T, in->args[0]).dtype) || *n == MAXC)
             return false;
         const Form *a = eval(T, in->args[0]), *b = eval(T, in->args[1]);
-        if (!a->ok || !b->ok || a->ptr || b->ptr)
+        if (!a->ok || !b->ok || a->ptr || b->ptr || a->w.axis || b->w.axis)
             return false;
         /* a < b: a - b < 0; a <= b: a - b - 1 < 0; a > b, a >= b: the same with b - a */
         int p = in->attr.pred;
@@ -536,12 +582,26 @@ static bool split_rows(const Poly *s, int S, Poly *r, Poly *c) {
     return !poly_has(r, S) && !poly_has(c, S);
 }
 
+/* Is p zero in loop L's first iteration (each of its terms a multiple of L's
+ * trip count)? Then a tile whose other start is p and whose start is
+ * negative reads before its base there, which no load may: element (0, 0)
+ * is read (unmasked, or masked by upper bounds the launch makes >= 1) at a
+ * negative offset; a wrapped axis reads (start + i) % R, negative for i = 0
+ * or 1 when R > 1 (C's remainder keeps the dividend's sign). */
+static bool starts_at_zero(const Tma *T, const Poly *p, const Inst *L) {
+    int a = L ? trip_atom(T, L) : 0;
+    for (int i = 0; i < p->n; i++)
+        if (!a || (p->t[i].x != a && p->t[i].y != a))
+            return false;
+    return true;
+}
+
 /* Load ld of loop body B: is its tile a TMA box of a row-major tensor? */
 static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
     Function *f = T->f;
     Type t = vt(T, ld->results[0]);
     if (t.rank != 2 || (t.dtype != DT_F16 && t.dtype != DT_BF16) || t.shape[0] > 256 ||
-        !arch_tma_swizzle(2, t.shape[1]) || ld->nargs < 2 || (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
+        !arch_tma_swizzle(2, t.shape[1]) || (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
         return false;
     const Form *P = eval(T, ld->args[0]);
     int64_t one = 0;
@@ -557,12 +617,12 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         return false;
     Cons cs[MAXC];
     int n = 0;
-    if (!mask_terms(T, ld->args[1], cs, &n))
+    if (ld->nargs > 1 && !mask_terms(T, ld->args[1], cs, &n))
         return false;
     for (int d = 0; d < 2; d++) {
-        const Poly *start = d ? &pf->c : &pf->r;
+        const Poly *start = d ? &pf->c : &pf->r, *other = d ? &pf->r : &pf->c;
         Poly bound = {0};
-        bool upper = false, lower = false;
+        bool upper = false, lower = false, wrapped = P->w.axis == d + 1;
         for (int i = 0; i < n; i++) {
             if (cs[i].axis != d)
                 continue;
@@ -579,12 +639,144 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
             }
         }
         T->nassumed = 0;
-        if (!upper || !launch_value(T, &bound, &pf->dims[d]) || (!lower && !nonneg_poly(T, start, 0)))
+        if (wrapped) { /* (start + idx) % mod: the box [0, mod), if what it reads past mod is never kept */
+            if (upper || !poly_eq(&P->w.start, start) || !launch_value(T, &P->w.mod, &pf->dims[d]))
+                return false;
+            pf->wrap = P->w;
+        } else if (!upper) { /* unmasked: every address the pointers form, as TMA forms them */
+            pf->dims[d] = -TMA_UNBOUNDED;
+        } else if (!launch_value(T, &bound, &pf->dims[d])) {
             return false;
+        }
+        if (!lower && !nonneg_poly(T, start, 0)) {
+            T->nassumed = 0; /* (what the failed proof took) */
+            int64_t mod = 2;
+            if (!starts_at_zero(T, other, for_of(B)) || (wrapped && poly_is_const(&P->w.mod, &mod) && mod < 2))
+                return false;
+            if (wrapped && pf->dims[d] > 0)
+                pf->above1 = pf->dims[d];
+        }
         for (int i = 0; i < T->nassumed && pf->nassumed < MAXC; i++)
             pf->assumed[pf->nassumed++] = T->assumed[i];
     }
     return true;
+}
+
+/* ---- wrapped axes: what the kernel keeps of them ---- */
+
+/* Through TMA a wrapped axis reads zeros where start + idx >= mod, where the
+ * pointers read wrapped rows: a different tile, which is correct if no value
+ * made from those rows reaches memory. Tutorial 03's A rows go into the dot's
+ * rows and out through a store masked by `offs_cm < M`: each value derived
+ * from the load carries the axes (bit 0 rows, bit 1 columns) along which it
+ * may differ, through elementwise ops, layouts, transposes, a dot's M and N
+ * axes (never its K axis: that sums into every element), loop-carried and
+ * `if` values, into stores whose masks drop start + idx >= mod on each of
+ * them. Anything else (a reduction, a reshape, an atomic, an address, a
+ * branch condition) refuses the proof. */
+typedef struct Taint {
+    Tma *T;
+    const Wrap *w;
+    uint8_t *axes; /* per value */
+} Taint;
+
+static bool taint(Taint *D, ValueId v, int axes);
+
+/* Does store st's mask drop, along each of the axes, start + idx >= mod? */
+static bool store_drops(Taint *D, const Inst *st, int axes) {
+    Cons cs[MAXC];
+    int n = 0;
+    Poly want;
+    if (st->nargs < 3 || !mask_terms(D->T, st->args[2], cs, &n) || !poly_add(&want, &D->w->start, &D->w->mod, -1))
+        return false;
+    for (int a = 0; a < 2; a++) {
+        bool ok = !(axes >> a & 1);
+        for (int i = 0; i < n && !ok; i++)
+            ok = cs[i].axis == a && cs[i].dir > 0 && poly_eq(&cs[i].e, &want);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool same_tile(const Tma *T, ValueId a, ValueId b) {
+    Type x = vt(T, a), y = vt(T, b);
+    return x.rank == 2 && y.rank == 2 && x.shape[0] == y.shape[0] && x.shape[1] == y.shape[1];
+}
+
+/* Use u (in block b) of v, which differs along `axes`. */
+static bool taint_use(Taint *D, Block *b, Inst *u, ValueId v, int axes) {
+    const Tma *T = D->T;
+    Inst *P = b->parent;
+    switch (u->op) {
+    case IR_DOT: {
+        int out = 0;
+        for (int k = 0; k < 3; k++)
+            if (u->args[k] == v) {
+                if ((k == 0 && (axes & 2)) || (k == 1 && (axes & 1)))
+                    return false;
+                out |= axes;
+            }
+        return taint(D, u->results[0], out);
+    }
+    case IR_TRANS:
+        return same_tile(T, v, v) && u->attr.perm[0] == 1 && taint(D, u->results[0], (axes & 1) << 1 | axes >> 1);
+    case IR_YIELD:
+        for (int k = 0; k < u->nargs; k++)
+            if (u->args[k] == v) {
+                if (!P || (P->op != IR_FOR && P->op != IR_IF) || k >= P->nresults ||
+                    !taint(D, P->results[k], axes) || (P->op == IR_FOR && !taint(D, b->args[k + 1], axes)))
+                    return false;
+            }
+        return true;
+    case IR_FOR:
+        for (int k = 0; k < u->nargs; k++)
+            if (u->args[k] == v && (k < 3 || !taint(D, u->results[k - 3], axes) ||
+                                    !taint(D, u->regions[0]->args[k - 2], axes)))
+                return false;
+        return true;
+    case IR_STORE:
+        return u->args[0] != v && (u->nargs < 3 || u->args[2] != v) && store_drops(D, u, axes);
+    case IR_CMP: case IR_SELECT: case IR_CAST: case IR_BITCAST: case IR_CONVERT_LAYOUT: case IR_EXTERN:
+        break;
+    default:
+        if (!(ir_ops[u->op].flags & OPF_ELEM))
+            return false;
+    }
+    return u->nresults == 1 && same_tile(T, v, u->results[0]) && taint(D, u->results[0], axes);
+}
+
+static bool taint_block(Taint *D, Block *b, ValueId v, int axes) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int k = 0; k < in->nargs; k++)
+            if (in->args[k] == v) {
+                if (!taint_use(D, b, in, v, axes))
+                    return false;
+                break;
+            }
+        for (int r = 0; r < in->nregions; r++)
+            if (!taint_block(D, in->regions[r], v, axes))
+                return false;
+    }
+    return true;
+}
+
+static bool taint(Taint *D, ValueId v, int axes) {
+    if (v <= 0 || v >= D->T->n0)
+        return false;
+    if ((D->axes[v] | axes) == D->axes[v])
+        return true;
+    D->axes[v] |= (uint8_t)axes;
+    return taint_block(D, D->T->f->body, v, D->axes[v]);
+}
+
+/* Is what pf's wrapped axis reads past its modulus never kept? */
+static bool wrap_dropped(Tma *T, const Proof *pf) {
+    Taint D = {T, &pf->wrap, calloc((size_t)T->n0, 1)};
+    bool ok = D.axes && taint(&D, pf->load->results[0], 1 << (pf->wrap.axis - 1));
+    free(D.axes);
+    return ok;
 }
 
 /* ---- the rewrite ---- */
@@ -684,7 +876,8 @@ static void find(Tma *T, Block *b, const int *uses, Proof *ps, int *n) {
         Block *B = in->regions[0];
         for (int j = 0; B && j < B->ninsts && *n < MAX_MAPS; j++) {
             Inst *ld = B->insts[j];
-            if (ld->op == IR_LOAD && ld->nresults == 1 && feeds_dot(B, ld, uses) && prove(T, B, ld, &ps[*n]))
+            if (ld->op == IR_LOAD && ld->nresults == 1 && feeds_dot(B, ld, uses) && prove(T, B, ld, &ps[*n]) &&
+                (!ps[*n].wrap.axis || wrap_dropped(T, &ps[*n])))
                 (*n)++;
         }
     }
@@ -723,6 +916,8 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
         p->tma[4] = lt.shape[0], p->tma[5] = lt.shape[1];
         for (int k = 0; k < ps[i].nassumed; k++)
             f->params[ps[i].assumed[k] - 1].nonneg = true;
+        if (ps[i].above1)
+            f->params[ps[i].above1 - 1].above1 = true;
         for (int j = 0; j < n; j++) {
             shift_poly(&ps[j].r, np);
             shift_poly(&ps[j].c, np);
@@ -778,6 +973,6 @@ void tma_prune(Function *f) {
             left += f->params[i].tma[0] != 0;
     }
     for (int i = 0; i < f->nparams && !left; i++)
-        f->params[i].nonneg = false; /* no map, no launch-time condition */
+        f->params[i].nonneg = f->params[i].above1 = false; /* no map, no launch-time condition */
     free(uses);
 }

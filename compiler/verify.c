@@ -1155,8 +1155,8 @@ static void verify_params(Verifier *V) {
             fail(V, NULL, "parameter %d has divisibility %d", i + 1, p->divisibility);
         if (p->equal_to_1 && dtype_class(t.dtype) != C_INT)
             fail(V, NULL, "parameter %d is equal_to_1 but not an integer", i + 1);
-        if (p->nonneg && (dtype_class(t.dtype) != C_INT || p->tensormap))
-            fail(V, NULL, "parameter %d is nonneg but not an integer argument", i + 1);
+        if ((p->nonneg || p->above1) && (dtype_class(t.dtype) != C_INT || p->tensormap))
+            fail(V, NULL, "parameter %d is %s but not an integer argument", i + 1, p->nonneg ? "nonneg" : "above1");
         if (p->tma[0]) { /* its base, rows, cols and stride: earlier parameters (or constants) */
             if (!p->tensormap)
                 fail(V, NULL, "parameter %d has a tma source but is not a tensor map", i + 1);

@@ -48,8 +48,9 @@ struct TlBuffer {
 
 /* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */
 enum { GPU_PARAM_TMAP = DT__COUNT };
-/* Or-ed into Variant.dtypes: an integer the tma pass took as >= 0 (Param.nonneg). */
-enum { GPU_PARAM_NONNEG = 0x80 };
+/* Or-ed into Variant.dtypes: an integer the tma pass took as >= 0
+ * (Param.nonneg), as >= 2 (Param.above1). */
+enum { GPU_PARAM_NONNEG = 0x80, GPU_PARAM_ABOVE1 = 0x40, GPU_PARAM_FLAGS = 0xc0 };
 
 typedef struct Variant {
     char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
@@ -58,7 +59,7 @@ typedef struct Variant {
     /* CUDA device: what a launch needs, from fn or from the cache entry */
     const char *func_name;
     int nparams, num_warps, shared_bytes; /* num_warps: what a launch starts (ir_launch_warps) */
-    uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP; | GPU_PARAM_NONNEG */
+    uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP; | GPU_PARAM_NONNEG, ABOVE1 */
     /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
      * which the launch encodes from the others (gpu_encode_auto_maps) */
     int nauto;

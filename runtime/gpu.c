@@ -310,7 +310,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     int nauto = 0;
     for (int i = 0; i < f->nparams; i++) {
         v->dtypes[i] = f->params[i].tensormap ? GPU_PARAM_TMAP : f->params[i].type.dtype;
-        v->dtypes[i] |= f->params[i].nonneg ? GPU_PARAM_NONNEG : 0;
+        v->dtypes[i] |= (f->params[i].nonneg ? GPU_PARAM_NONNEG : 0) | (f->params[i].above1 ? GPU_PARAM_ABOVE1 : 0);
         nauto += f->params[i].tma[0] != 0;
     }
     if (!auto_alloc(v, nauto)) {
@@ -383,7 +383,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
             v->params[i] = have ? (char *)k->tensor_maps + 128 * (size_t)a->v.i : (void *)no_map;
             continue;
         }
-        switch (v->dtypes[i] & ~GPU_PARAM_NONNEG) {
+        switch (v->dtypes[i] & ~GPU_PARAM_FLAGS) {
         case DT_PTR: *(CUdeviceptr *)s = a->kind == TL_ARG_POINTER ? a->v.p.addr : a->v.buffer->dptr; break;
         case DT_I64: case DT_U64: *(int64_t *)s = a->v.i; break;
         case DT_I32: case DT_U32: *(int32_t *)s = (int32_t)a->v.i; break;
@@ -562,8 +562,8 @@ static int64_t auto_value(const TlArg *args, int nargs, int32_t e) {
 TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok) {
     const CudaApi *cu = k->ctx->cu;
     *ok = cu->cuTensorMapEncodeTiled != NULL;
-    for (int i = 0; i < nargs && i < v->nparams; i++) /* what the proofs took as >= 0 */
-        if ((v->dtypes[i] & GPU_PARAM_NONNEG) && args[i].v.i < 0)
+    for (int i = 0; i < nargs && i < v->nparams; i++) /* what the proofs took as >= 0, >= 2 */
+        if (((v->dtypes[i] & GPU_PARAM_NONNEG) && args[i].v.i < 0) || ((v->dtypes[i] & GPU_PARAM_ABOVE1) && args[i].v.i < 2))
             *ok = false;
     for (int j = 0; j < v->nauto && *ok; j++) {
         const int32_t *src = v->auto_src[j];

@@ -119,7 +119,8 @@ static void mm_free(Mm *m) {
     free(m->a), free(m->b);
 }
 
-enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE }; /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto, mm_auto_le */
+/* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto, mm_auto_le, mm_ptr given TMA (its wrapped tiles) */
+enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE, WRAPPED };
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -239,15 +240,19 @@ static int all_ptx_have(const char *name, const char *needle) {
     return total ? have == total : -1;
 }
 
-static TlKernel *kernel(const char *opts) {
+static TlKernel *kernel_in(const char *file, const char *opts) {
     TlKernel *k;
-    TlStatus s = tl_kernel_from_file(ctx, ex_path("../tests/kernels/tma_matmul.tl"), opts, &k);
+    char path[128];
+    snprintf(path, sizeof path, "../tests/kernels/%s", file);
+    TlStatus s = tl_kernel_from_file(ctx, ex_path(path), opts, &k);
     if (s != TL_SUCCESS) {
-        printf("tma_matmul.tl (%s) ... FAIL: %s\n%s\n", opts, tl_status_name(s), tl_last_error(ctx));
+        printf("%s (%s) ... FAIL: %s\n%s\n", file, opts, tl_status_name(s), tl_last_error(ctx));
         exit(1);
     }
     return k;
 }
+
+static TlKernel *kernel(const char *opts) { return kernel_in("tma_matmul.tl", opts); }
 
 typedef struct Cfg {
     int BM, BN, BK, warps, stages, kind;
@@ -355,6 +360,9 @@ static void auto_tma(bool hopper) {
         {128, 128, 64, 4, 3, AUTO, false}, {128, 256, 64, 8, 3, AUTO, false}, {64, 64, 32, 4, 4, AUTO, false}, {128, 64, 64, 8, 2, AUTO, false},
         {128, 256, 64, 8, 3, AUTO, true},
         {128, 128, 64, 4, 3, AUTO_LE, false}, /* mm_auto_le: its masks with <= and >= */
+        {128, 256, 64, 8, 3, WRAPPED, false}, /* mm_ptr: tutorial 03's wrapped rows, grouped order */
+        {64, 64, 32, 4, 4, WRAPPED, false},
+        {128, 128, 64, 4, 3, WRAPPED, true},
     };
     static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {33, 17, 0}};
     static const TlDType dts[] = {TL_F16, TL_BF16};
@@ -362,9 +370,9 @@ static void auto_tma(bool hopper) {
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         const Cfg *g = &cfgs[c];
         char opts[128];
-        snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s",
-                 g->kind == AUTO_LE ? "mm_auto_le" : "mm_auto", g->BM, g->BN, g->BK, g->warps, g->stages,
-                 g->no_ws ? " --warp-specialize off" : "");
+        snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s%s",
+                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : "mm_auto", g->BM, g->BN, g->BK,
+                 g->warps, g->stages, g->kind == WRAPPED ? " -D GROUP_M=4" : "", g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -374,7 +382,7 @@ static void auto_tma(bool hopper) {
                 char name[160], why[256] = "";
                 snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
                          dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
-                         g->no_ws ? " no-ws" : "", g->kind == AUTO_LE ? " <=" : "");
+                         g->no_ws ? " no-ws" : "", g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS)
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -388,24 +396,102 @@ static void auto_tma(bool hopper) {
     /* every variant holds TMA loads but the K = 0 launches' fallbacks,
      * compiled without maps: one a dtype (the dumps' names are the kernel's
      * and its specialisation's, the same for every config) */
-    int total, have = ptx_count("mm_auto", "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
-    int fallbacks = 2;
-    if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
-        ex_result("auto tma: each variant with maps copies by TMA, each fallback not", hopper ?
-                  total - have == fallbacks : have == 0, "%d of %d mm_auto variants do (%d fallbacks)", have, total,
-                  fallbacks);
+    static const char *const names[] = {"mm_auto", "mm_ptr"};
+    for (int i = 0; i < 2; i++) {
+        int total, have = ptx_count(names[i], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
+        int fallbacks = 2;
+        char what[96];
+        snprintf(what, sizeof what, "auto tma: each %s variant with maps copies by TMA, each fallback not", names[i]);
+        if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
+            ex_result(what, hopper ? total - have == fallbacks : have == 0, "%d of %d variants do (%d fallbacks)",
+                      have, total, fallbacks);
+    }
+}
+
+/* mm_unmasked (seed 000's kernel: no load masks): TMA with unbounded
+ * extents must read exactly the addresses the pointers form, past M rows,
+ * N and K columns and a row's end included: A's and B's rows are shorter
+ * than a K (N) block, so a tile's last columns are the next row's first
+ * (lda = 80 < 128 columns read). Every element of both buffers is random,
+ * the reference sums A[i * lda + k] * B[k * ldb + j] over the K blocks'
+ * columns; on Hopper the launch must have encoded maps (not fallen back). */
+static void unbounded(bool hopper) {
+    static const int cases[][5] = {/* M, N, K, lda, ldb */
+                                   {257, 131, 67, 80, 144}, {1, 1, 1, 16, 16}, {192, 128, 96, 96, 128}, {97, 389, 1031, 1040, 400}};
+    static const int cfgs[][5] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 3}, {64, 64, 32, 4, 4}};
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        const int *g = cfgs[c];
+        char opts[128];
+        snprintf(opts, sizeof opts, "--kernel mm_unmasked -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d",
+                 g[0], g[1], g[2], g[3], g[4]);
+        TlKernel *k = kernel_in("mm_auto_tma.tl", opts);
+        for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
+            TlDType dt = s % 2 ? TL_BF16 : TL_F16;
+            int M = cases[s][0], N = cases[s][1], K = cases[s][2], lda = cases[s][3], ldb = cases[s][4];
+            int Mr = round_up(M, g[0]), Nr = round_up(N, g[1]), Kr = round_up(K, g[2]), ldc = round_up(N, 8) + 8;
+            size_t na = (size_t)(Mr - 1) * (size_t)lda + (size_t)Kr, nb = (size_t)(Kr - 1) * (size_t)ldb + (size_t)Nr;
+            uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hc = malloc((size_t)M * (size_t)ldc * 2);
+            double *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
+            for (size_t i = 0; i < na; i++)
+                ha[i] = bits(dt, (float)ex_uniform()), a[i] = value(dt, ha[i]);
+            for (size_t i = 0; i < nb; i++)
+                hb[i] = bits(dt, (float)ex_uniform()), b[i] = value(dt, hb[i]);
+            for (size_t i = 0; i < (size_t)M * (size_t)ldc; i++)
+                hc[i] = 0x7e00;
+            TlBuffer *ba = ex_buffer(ctx, dt, na, ha), *bb = ex_buffer(ctx, dt, nb, hb),
+                     *bc = ex_buffer(ctx, dt, (size_t)M * (size_t)ldc, hc);
+            TlArg args[] = {tl_arg_buffer(ba), tl_arg_buffer(bb), tl_arg_buffer(bc), tl_arg_i32(M), tl_arg_i32(N),
+                            tl_arg_i32(K), tl_arg_i32(lda), tl_arg_i32(ldb), tl_arg_i32(ldc)};
+            unsigned grid[3] = {(unsigned)(Mr / g[0]), (unsigned)(Nr / g[1]), 1};
+            TlStats s0, s1;
+            tl_context_stats(ctx, &s0);
+            TlStatus st = tl_launch(k, grid, args, 9);
+            tl_context_stats(ctx, &s1);
+            char name[160], why[256] = "";
+            snprintf(name, sizeof name, "unbounded tma %s %dx%dx%d lda %d ldb %d blocks %dx%dx%d",
+                     dt == TL_F16 ? "fp16" : "bf16", M, N, K, lda, ldb, g[0], g[1], g[2]);
+            if (st != TL_SUCCESS) {
+                ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+            } else {
+                tl_buffer_read(bc, 0, hc, (size_t)M * (size_t)ldc * 2);
+                double worst = 0, rtol = dt == TL_F16 ? 4e-3 : 2e-2, atol = (dt == TL_F16 ? 2e-3 : 1e-2) * sqrt(Kr);
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < ldc; j++) {
+                        double acc = 0, got = value(dt, hc[(size_t)i * (size_t)ldc + (size_t)j]);
+                        for (int kk = 0; kk < Kr && j < N; kk++)
+                            acc += a[(size_t)i * (size_t)lda + (size_t)kk] * b[(size_t)kk * (size_t)ldb + (size_t)j];
+                        double want = stored(dt, (float)acc), err = fabs(got - want) / (atol + rtol * fabs(want));
+                        if (j >= N ? hc[(size_t)i * (size_t)ldc + (size_t)j] != 0x7e00 : !(err <= worst)) {
+                            worst = j >= N ? INFINITY : err;
+                            snprintf(why, sizeof why, "C[%d][%d] = %.6g, want %.6g%s", i, j, got, want,
+                                     j >= N ? " (row padding written)" : "");
+                        }
+                    }
+                bool maps = s1.tensor_maps > s0.tensor_maps;
+                if (hopper && !maps)
+                    ex_result(name, 0, "the launch encoded no tensor map (it ran the variant without TMA)");
+                else
+                    ex_result(name, worst <= 1, "%s", why);
+            }
+            tl_buffer_destroy(ba), tl_buffer_destroy(bb), tl_buffer_destroy(bc);
+            free(ha), free(hb), free(hc), free(a), free(b);
+        }
+        tl_kernel_destroy(k);
+    }
 }
 
 static void timing(void) {
     const int BM = 128, BN = 256, BK = 64;
     TlKernel *kd = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3");
-    TlKernel *kp = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3");
+    TlKernel *kp = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3 "
+                          "--auto-tma off");
     TlKernel *ks = kernel("--kernel mm_desc_store -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *kt = kernel("--kernel mm_desc_kt -D GROUP_M=8 --num-warps 8 --num-stages 3");
     TlKernel *ka = kernel("--kernel mm_auto -D BM=128 -D BN=256 -D BK=64 --num-warps 8 --num-stages 3");
     TlKernel *kdn = kernel("--kernel mm_desc -D GROUP_M=8 --num-warps 8 --num-stages 3 --warp-specialize off");
     TlKernel *kan = kernel("--kernel mm_auto -D BM=128 -D BN=256 -D BK=64 --num-warps 8 --num-stages 3 "
                            "--warp-specialize off");
+    TlKernel *kw = kernel("--kernel mm_ptr -D BM=128 -D BN=256 -D BK=64 -D GROUP_M=8 --num-warps 8 --num-stages 3");
     printf("\n%-6s %-30s %10s %10s\n", "size", "kernel", "ms", "TFLOP/s");
     static const int ns[] = {4096, 8192};
     for (size_t i = 0; i < 2; i++) {
@@ -413,15 +499,15 @@ static void timing(void) {
         Mm m, mt;
         mm_setup(&m, TL_F16, n, n, n, false, false);
         mm_setup(&mt, TL_F16, n, n, n, false, true);
-        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT, AUTO, DESC, AUTO};
+        static const int kinds[] = {DESC_STORE, DESC, PTR, DESC_KT, AUTO, WRAPPED, DESC, AUTO};
         static const char *const names[] = {"mm_ptr (cp.async)", "mm_desc (TMA)", "mm_desc_store (TMA loads)",
-                                            "mm_desc_kt (TMA, B^T)", "mm_auto (pointers, TMA)"};
-        for (int q = 0; q < 7; q++) {
+                                            "mm_desc_kt (TMA, B^T)", "mm_auto (pointers, TMA)", "", "mm_ptr (wrapped, TMA)"};
+        for (int q = 0; q < 8; q++) {
             int kind = kinds[q];
-            bool no_ws = q >= 5; /* the same kernels, not warp-specialised */
+            bool no_ws = q >= 6; /* the same kernels, not warp-specialised */
             Mm *mm = kind == DESC_KT ? &mt : &m;
             TlKernel *k = kind == PTR ? kp : kind == DESC ? (no_ws ? kdn : kd) : kind == DESC_KT ? kt
-                          : kind == AUTO ? (no_ws ? kan : ka) : ks;
+                          : kind == AUTO ? (no_ws ? kan : ka) : kind == WRAPPED ? kw : ks;
             mm_args(mm, k, kind, BM, BN, BK);
             double ms = time_ms(mm, n > 4096 ? 10 : 20);
             char name[96], why[256] = "";
@@ -433,13 +519,13 @@ static void timing(void) {
         mm_free(&m), mm_free(&mt);
     }
     if (dump_dir[0]) {
-        ex_result("timing kernels: mm_ptr's PTX has no bulk tensor copy", all_ptx_have("mm_ptr", "cp.async.bulk") == 0, NULL);
+        /* (mm_ptr's dumps: the cp.async variant (--auto-tma off) and the TMA one share a name) */
         ex_result("timing kernels: mm_desc's PTX has them", all_ptx_have("mm_desc", "cp.async.bulk.tensor") == 1, NULL);
         int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
         ex_result("timing kernels: mm_desc_store's PTX stores without them", have == 0, NULL);
     }
     tl_kernel_destroy(kd), tl_kernel_destroy(kp), tl_kernel_destroy(ks), tl_kernel_destroy(kt), tl_kernel_destroy(ka);
-    tl_kernel_destroy(kdn), tl_kernel_destroy(kan);
+    tl_kernel_destroy(kdn), tl_kernel_destroy(kan), tl_kernel_destroy(kw);
 }
 
 static int finish(void) {
@@ -468,6 +554,7 @@ int main(void) {
         }
         correctness(false); /* TL_INTERPRET=1: the same checks on the interpreter (slow) */
         auto_tma(false);
+        unbounded(false);
         return finish();
     }
     Buf err = {0};
@@ -487,6 +574,7 @@ int main(void) {
     printf("compute capability %d.%d: %s\n", major, minor, hopper ? "TMA expected" : "no TMA expected");
     correctness(hopper);
     auto_tma(hopper);
+    unbounded(hopper);
     const char *t = getenv("TL_TMA_TIMING");
     if (!t || strcmp(t, "0"))
         timing();
