@@ -920,11 +920,12 @@ static bool lower_function(Lower *L, Function *f) {
     L->tms = arena_alloc(f->arena, sizeof(ThreadMap *) * (size_t)f->nvalues);
     L->used = arena_alloc(f->arena, sizeof(bool) * (size_t)f->nvalues);
     L->deferred = arena_alloc(f->arena, sizeof(bool) * (size_t)f->nvalues);
+    L->drained = arena_alloc(f->arena, sizeof(bool) * (size_t)f->nvalues);
     L->nuses = arena_alloc(f->arena, sizeof(int) * (size_t)f->nvalues);
     L->user = arena_alloc(f->arena, sizeof(Inst *) * (size_t)f->nvalues);
     L->def_block = arena_alloc(f->arena, sizeof(Block *) * (size_t)f->nvalues);
     L->use_block = arena_alloc(f->arena, sizeof(Block *) * (size_t)f->nvalues);
-    if (!L->vals || !L->tms || !L->used || !L->deferred || !L->nuses || !L->user || !L->def_block ||
+    if (!L->vals || !L->tms || !L->used || !L->deferred || !L->drained || !L->nuses || !L->user || !L->def_block ||
         !L->use_block || !map_values(L))
         return false;
     L->axis = axis_analyze(f);

@@ -948,8 +948,12 @@ void llvm_wgmma_drain(Lower *L) {
     for (ValueId v = 1; v < f->nvalues; v++) {
         Inst *d = f->values[v].def;
         LVal *x = L->vals ? &L->vals[v] : NULL;
-        if (!d || d->op != IR_FOR || !llvm_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n)
+        /* once each, at the first drain after its loop (the one put right
+         * after it): a later one may sit in a branch that does not dominate
+         * the value's uses (causal attention's second loop) */
+        if (!d || d->op != IR_FOR || !llvm_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n || L->drained[v])
             continue;
+        L->drained[v] = true;
         LLVMValueRef *r = llvm_new_regs(L, x->n);
         memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
         wg_asm(L, "wgmma.wait_group.sync.aligned 0;", r, x->n);
@@ -957,10 +961,40 @@ void llvm_wgmma_drain(Lower *L) {
     }
 }
 
-/* dot on MMA v3 (the pipeliner's make_wgmma): A (M x K) and B (K x N) are
- * stage views of NVMMA rings, A K-major, B N-major (transposed for wgmma)
- * or, through a memdesc_trans of an [N, K] stage (#nvmma transposed), K-major
- * like A;
+/* wgmma's A from registers: for M repetition m and K step k (16 wide), this
+ * thread's 8 elements a0..a7 (two to a .b32, PTX ISA "Register Fragments
+ * for wgmma": the mma.sync m16n8k16 A fragment of the warp's 16 rows), found
+ * through A's thread map as plan_tiles finds mma.sync's: lanes as the
+ * fragment's, warps as the accumulator's (v3: warp w, rows 16 w mod 16 *
+ * num_warps). A DOT_OPERAND of the v3 layout is that (attention's Q), and so
+ * is the accumulator's own layout (attention's P: c0..c3 of two n8 tiles
+ * are a0..a7 of one k16 step). Returns [m][k][4][2] register indices. */
+static int *plan_wgmma_a(Lower *L, Inst *in, int M, int K, int nw) {
+    const ThreadMap *ta = llvm_tm(L, in->args[0]), *tc = llvm_tm(L, in->args[2]);
+    if (!ta || !tc || ta->rank != 2 || !lane_is(ta, 0, 4, 8, 1) || !lane_is(ta, 1, 1, 4, 2) ||
+        !warp_same(ta, 0, tc, 0) || !warp_none(ta, 1) || tc->dim[0].wmul != 16 || tc->dim[0].wmod != nw)
+        return NULL;
+    int repm = M / (16 * nw), nk = K / 16;
+    int *t = new_table(L, repm * nk * 8);
+    for (int r = 0; t && r < ta->nregs; r++) {
+        int ro = ta->reg_off[r][0] & (M - 1), co = ta->reg_off[r][1] & (K - 1);
+        int within = ro % (16 * nw);
+        if (within % 8 || within >= 16 || co % 8 >= 2)
+            return NULL;
+        int slot = within / 8 + 2 * ((co % 16) / 8);
+        t[(((ro / (16 * nw)) * nk + co / 16) * 4 + slot) * 2 + co % 2] = r;
+    }
+    for (int i = 0; t && i < repm * nk * 8; i++)
+        if (t[i] < 0)
+            return NULL;
+    return t;
+}
+
+/* dot on MMA v3 (the pipeliner's make_wgmma): B (K x N) is a stage view of
+ * an NVMMA ring, N-major (transposed for wgmma) or, through a memdesc_trans
+ * of an [N, K] stage (#nvmma transposed), K-major; A (M x K) is one too,
+ * K-major, or registers (plan_wgmma_a: wgmma's register form, which waits
+ * for its group at once, the registers being read asynchronously);
  * warpgroup g = warp / 4 of the num_warps / 4 computes, for each M
  * repetition m, rows m * 16 * num_warps + 64 g .. + 63 with one
  * wgmma.m64nNk16 per 16 of K. Its accumulator registers are the v3 map's
@@ -972,9 +1006,11 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     Function *f = L->f;
     ValueId va = in->args[0], vb = in->args[1];
     Inst *la = f->values[va].def, *lb = f->values[vb].def;
-    if (!la || !lb || la->op != IR_LOCAL_LOAD || lb->op != IR_LOCAL_LOAD)
+    bool rs = !la || la->op != IR_LOCAL_LOAD; /* A in registers */
+    if (!lb || lb->op != IR_LOCAL_LOAD)
         return false;
-    const Layout *nla = &f->layouts[f->values[la->args[0]].layout], *nlb = &f->layouts[f->values[lb->args[0]].layout];
+    const Layout *nla = rs ? NULL : &f->layouts[f->values[la->args[0]].layout];
+    const Layout *nlb = &f->layouts[f->values[lb->args[0]].layout];
     Type ta = f->values[va].type, tb = f->values[vb].type;
     int nw = f->num_warps ? f->num_warps : 4;
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
@@ -982,14 +1018,19 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     ValueId zero_if;
     LVal *C = llvm_val(L, wgmma_acc(f, in->args[2], &zero_if));
     int repm = M / (16 * nw), per = N / 2;
-    if (nla->kind != LAYOUT_NVMMA || nlb->kind != LAYOUT_NVMMA || nla->transposed ||
+    if ((!rs && (nla->kind != LAYOUT_NVMMA || nla->transposed || !nla->swizzle)) || nlb->kind != LAYOUT_NVMMA ||
         (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
-        !nla->swizzle || !nlb->swizzle)
+        !nlb->swizzle)
         return false;
-    int wa = nla->swizzle, wb = nlb->swizzle;
+    int *areg = rs ? plan_wgmma_a(L, in, M, K, nw) : NULL;
+    if (rs && !areg)
+        return false;
+    /* a zero accumulator (attention's scores) is wgmma's scale-d 0 */
+    bool zero_acc = !zero_if && ir_is_zero(f, in->args[2]);
+    int wa = rs ? 0 : nla->swizzle, wb = nlb->swizzle;
     bool kmajor_b = nlb->transposed;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef pa = LLVMBuildPtrToInt(b, llvm_val(L, va)->r[0], L->t_i32, "");
+    LLVMValueRef pa = rs ? NULL : LLVMBuildPtrToInt(b, llvm_val(L, va)->r[0], L->t_i32, "");
     LLVMValueRef pb = LLVMBuildPtrToInt(b, llvm_val(L, vb)->r[0], L->t_i32, "");
     /* this warpgroup's first row of A */
     LLVMValueRef g = LLVMBuildUDiv(b, L->warp, llvm_i32(L, 4), "");
@@ -1006,9 +1047,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
              * move the start inside the atom's row (the swizzle is applied by
              * address); B: K steps are 16 rows of wb bytes, atom columns along
              * N K * wb bytes apart */
-            int ea = wa / 2, eb = wb / 2; /* elements per atom row */
-            int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
-            LLVMValueRef aaddr = LLVMBuildAdd(b, LLVMBuildAdd(b, pa, arow, ""), llvm_i32(L, aoff), "");
+            int eb = wb / 2; /* elements per atom row */
             LLVMValueRef db;
             if (kmajor_b) { /* as A: N rows, atom columns along K N * wb bytes apart */
                 int64_t boff = (int64_t)(kk / eb) * N * wb + (kk % eb) * 2;
@@ -1016,33 +1055,60 @@ static bool lower_wgmma(Lower *L, Inst *in) {
             } else {
                 db = wg_desc(L, LLVMBuildAdd(b, pb, llvm_i32(L, (int64_t)kk * wb), ""), (int64_t)K * wb, 8 * wb, wb);
             }
-            LLVMValueRef da = wg_desc(L, aaddr, 16, 8 * wa, wa);
+            /* A: a shared-memory descriptor, or four .b32 of register pairs */
+            LLVMValueRef aops[4];
+            int na = rs ? 4 : 1;
+            if (rs) {
+                LLVMValueRef *A = llvm_val(L, va)->r;
+                const int *t = &areg[(m * (K / 16) + kk / 16) * 8];
+                for (int q = 0; q < 4; q++) {
+                    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(A[t[2 * q]]), 2));
+                    for (int e = 0; e < 2; e++)
+                        v = LLVMBuildInsertElement(b, v, A[t[2 * q + e]], llvm_i32(L, e), "");
+                    aops[q] = LLVMBuildBitCast(b, v, L->t_i32, "");
+                }
+            } else {
+                int ea = wa / 2;
+                int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
+                LLVMValueRef aaddr = LLVMBuildAdd(b, LLVMBuildAdd(b, pa, arow, ""), llvm_i32(L, aoff), "");
+                aops[0] = wg_desc(L, aaddr, 16, 8 * wa, wa);
+            }
+            int ia = 2 * per, ib = ia + na, isd = ib + 1; /* operand numbers after the outputs and tied inputs */
             int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-                             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * per + 2, N, ty, ty);
+                             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", isd, N, ty, ty);
             for (int i = 0; i < per; i++)
                 o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
-            snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", 2 * per, 2 * per + 1,
-                     kmajor_b ? 0 : 1);
-            /* outputs, the tied accumulator, the two descriptors, scale-d */
-            LLVMTypeRef et[256 + 3];
-            LLVMValueRef args[256 + 3];
+            if (rs)
+                o += snprintf(text + o, sizeof text - (size_t)o, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", ia,
+                              ia + 1, ia + 2, ia + 3, ib, kmajor_b ? 0 : 1);
+            else
+                o += snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", ia, ib,
+                              kmajor_b ? 0 : 1);
+            /* outputs, the tied accumulator, A (a descriptor or four registers), B's descriptor, scale-d */
+            LLVMTypeRef et[256 + 6];
+            LLVMValueRef args[256 + 6];
             char cons[4096];
             int c = 0;
             for (int i = 0; i < per; i++)
                 c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=f", i ? "," : "");
             for (int i = 0; i < per; i++)
                 c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
-            c += snprintf(cons + c, sizeof cons - (size_t)c, ",l,l,r,~{memory}");
+            c += snprintf(cons + c, sizeof cons - (size_t)c, "%s,l,r,~{memory}", rs ? ",r,r,r,r" : ",l");
             for (int i = 0; i < per; i++)
                 et[i] = L->t_f32, args[i] = d[i];
-            et[per] = et[per + 1] = L->t_i64, et[per + 2] = L->t_i32;
-            args[per] = da, args[per + 1] = db, args[per + 2] = llvm_i32(L, 1);
+            for (int q = 0; q < na; q++)
+                et[per + q] = rs ? L->t_i32 : L->t_i64, args[per + q] = aops[q];
+            et[per + na] = L->t_i64, et[per + na + 1] = L->t_i32;
+            args[per + na] = db, args[per + na + 1] = llvm_i32(L, 1);
             if (zero_if && kk == 0) /* scale-d: 0 starts from zeros */
-                args[per + 2] = LLVMBuildZExt(b, LLVMBuildNot(b, llvm_val(L, zero_if)->r[0], ""), L->t_i32, "");
+                args[per + na + 1] = LLVMBuildZExt(b, LLVMBuildNot(b, llvm_val(L, zero_if)->r[0], ""), L->t_i32, "");
+            else if (zero_acc && kk == 0)
+                args[per + na + 1] = llvm_i32(L, 0);
+            unsigned nargs = (unsigned)(per + na + 2);
             LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, et, (unsigned)per, 0);
-            LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)per + 3, 0);
+            LLVMTypeRef fty = LLVMFunctionType(rt, et, nargs, 0);
             LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, (size_t)c, 1, 0, LLVMInlineAsmDialectATT, 0);
-            LLVMValueRef r = LLVMBuildCall2(b, fty, fn, args, (unsigned)per + 3, "");
+            LLVMValueRef r = LLVMBuildCall2(b, fty, fn, args, nargs, "");
             convergent(L, r);
             for (int i = 0; i < per; i++)
                 d[i] = LLVMBuildExtractValue(b, r, (unsigned)i, "");
@@ -1062,11 +1128,18 @@ void llvm_lower_dot(Lower *L, Inst *in) {
     Mma m = {0};
     undefer(L, in);
     if (llvm_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
-        if (!lower_wgmma(L, in)) {
-            diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name, in->results[0]);
-            L->failed = true;
+        /* a dot whose B is no ring's stage (its loop was not pipelined, the
+         * v3 layout came from another loop's dot: pipeline.c) is an mma.sync
+         * on the same thread maps, v3's being v2's with warps along M */
+        const Inst *lb = L->f->values[in->args[1]].def;
+        if (lb && lb->op == IR_LOCAL_LOAD) {
+            if (!lower_wgmma(L, in)) {
+                diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name,
+                              in->results[0]);
+                L->failed = true;
+            }
+            return;
         }
-        return;
     }
     if (L->f->values[in->args[0]].type.rank == 3) { /* batched: the staged FMA loop (layout_pass.c) */
         lower_fma(L, in);

@@ -54,6 +54,7 @@ typedef struct Lower {
     Inst **user;             /* per ValueId: its (last) user */
     const Block **def_block, **use_block; /* per ValueId: where it is defined / last used */
     bool *deferred;          /* per ValueId: a convert left for its dot to do */
+    bool *drained;           /* per ValueId: a loop result llvm_wgmma_drain waited for */
     Inst *term;              /* the yield / condition that ended the block just lowered */
     int leader;              /* the thread one-thread ops run on: 0, or in a warp_specialize
                                 producer its first (32 * num_warps) */

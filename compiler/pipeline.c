@@ -774,18 +774,34 @@ static int cand_of(Cand *cs, int n, ValueId v) {
     return -1;
 }
 
-/* wgmma (Triton's MMAv3) for a dot of this loop whose A and B both come from
- * rings: fp16 / bf16 into fp32, num_warps 4 or 8 stacked along M (one
- * warpgroup per 64 rows, so M a multiple of 16 * num_warps), N a multiple of
- * 16 up to 256, K of 16, both loads contiguous along their last dim (A
- * K-major; B N-major as stored, or K-major when it is the trans of an
- * [N, K] tile), and at most 128 accumulator registers a thread. Marks the
- * two candidates' swizzles and returns the dot, else NULL. */
-static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
+/* Is v, a dot's A operand, one wgmma can read from registers: fp16 / bf16
+ * in the accumulator's MMA layout rl (attention's P, cast from the scores'
+ * accumulator) or a DOT_OPERAND of it (attention's Q, converted once before
+ * the loop)? Their thread maps are the mma.sync A fragment's, which is
+ * wgmma's register A (llvm_dot.c). */
+static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
+    int l = f->values[v].layout;
+    const Layout *ll = l > 0 && l < f->nlayouts ? &f->layouts[l] : NULL;
+    return ll && (l == rl || (ll->kind == LAYOUT_DOT_OPERAND && ll->parent == rl && ll->op_idx == 0 && ll->k_width == 2));
+}
+
+/* wgmma (Triton's MMAv3) for the dots of this loop whose B comes from a ring
+ * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32,
+ * num_warps 4 or 8 stacked along M (one warpgroup per 64 rows, so M a
+ * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, the
+ * rings contiguous along their last dim (A K-major; B N-major as stored, or
+ * K-major when it is the trans of an [N, K] tile), and at most 128
+ * accumulator registers a thread. Every dot whose accumulator shares a
+ * layout with one of them must qualify too (the layout becomes v3
+ * everywhere): attention's two dots go together. Marks the candidates'
+ * swizzles, puts the dots in wg[] (at most MAX_WG) and returns how many. */
+enum { MAX_WG = 2 };
+static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
     Function *f = P->f;
-    int nw = f->num_warps ? f->num_warps : 4;
+    int nw = f->num_warps ? f->num_warps : 4, nwg = 0;
     if (!P->wgmma || (nw != 4 && nw != 8))
-        return NULL;
+        return 0;
+    int sw[MAX_WG][2] = {{0}}, ci[MAX_WG][2] = {{0}};
     for (int i = 0; i < B->ninsts; i++) {
         Inst *d = B->insts[i];
         if (d->op != IR_DOT || d->nargs < 3)
@@ -793,32 +809,46 @@ static Inst *wgmma_dot(Pipe *P, Block *B, Cand *cs, int n) {
         int ia = cand_of(cs, n, d->args[0]), ib = cand_of(cs, n, d->args[1]);
         Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
         int rl = f->values[d->results[0]].layout;
-        if (ia < 0 || ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) ||
-            tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA)
+        if (ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || tc.dtype != DT_F32 ||
+            tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && !wgmma_reg_a(f, d->args[0], rl)))
             continue;
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
         if (M % (16 * nw) || N % 16 || N > 256 || K % 16 || (int64_t)M * N / (32 * nw) > 128)
             continue;
         bool rowmajor = true;
-        for (int k = 0; k < 2; k++) {
+        for (int k = ia < 0; k < 2; k++) {
             const Layout *ll = &f->layouts[f->values[cs[k ? ib : ia].load->results[0]].layout];
             rowmajor = rowmajor && ll->kind == LAYOUT_BLOCKED && ll->order[0] == 1;
         }
-        int sa = nvmma_swizzle(K), sb = nvmma_swizzle(cs[ib].trans ? K : N);
+        int sa = ia < 0 ? -1 : nvmma_swizzle(K), sb = nvmma_swizzle(cs[ib].trans ? K : N);
         if (!rowmajor || !sa || !sb)
             continue;
-        /* the accumulator's layout becomes v3 everywhere: no other dot may share it */
-        int ndots = 0;
-        for (int v = 1; v < f->nvalues; v++)
-            ndots += f->values[v].layout == rl && f->values[v].def && f->values[v].def->op == IR_DOT &&
-                     f->values[v].def->results[0] == v;
-        if (ndots != 1)
-            continue;
-        cs[ia].nvmma = sa;
-        cs[ib].nvmma = sb;
-        return d;
+        if (nwg == MAX_WG)
+            return 0;
+        sw[nwg][0] = sa, sw[nwg][1] = sb, ci[nwg][0] = ia, ci[nwg][1] = ib;
+        wg[nwg++] = d;
     }
-    return NULL;
+    /* the accumulators' layouts become v3 everywhere: no other dot of this
+     * loop may share them (one of another loop, causal attention's second,
+     * becomes a wgmma there or an mma.sync on the same thread map) */
+    for (int i = 0; i < B->ninsts; i++) {
+        const Inst *d = B->insts[i];
+        if (d->op != IR_DOT)
+            continue;
+        ValueId v = d->results[0];
+        bool shares = false, mine = false;
+        for (int w = 0; w < nwg; w++) {
+            shares |= f->values[v].layout == f->values[wg[w]->results[0]].layout;
+            mine |= d == wg[w];
+        }
+        if (shares && !mine)
+            return 0;
+    }
+    for (int w = 0; w < nwg; w++)
+        for (int k = 0; k < 2; k++)
+            if (ci[w][k] >= 0)
+                cs[ci[w][k]].nvmma = sw[w][k];
+    return nwg;
 }
 
 /* Make dot `d` a wgmma: its accumulator layout (and every value of that
@@ -883,6 +913,9 @@ static void make_wgmma(Pipe *P, Block *B, Inst *d) {
         f->values[v].layout = remap_layout(f, f->values[v].layout, old, nl, memo, n0);
     free(memo);
     for (int k = 0; k < 2; k++) {
+        const Inst *ld = f->values[d->args[k]].def;
+        if (!ld || ld->op != IR_LOCAL_LOAD)
+            continue; /* A in registers: its layout, remapped above, is the fragment's */
         Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = nl, .op_idx = k, .k_width = 2};
         f->values[d->args[k]].layout = layout_intern(f, &op);
     }
@@ -954,7 +987,8 @@ again:
     }
     for (int i = 0; i < n; i++)
         cs[i].nvmma = 0;
-    Inst *wg = wgmma_dot(P, B, cs, n);
+    Inst *wg[MAX_WG];
+    int nwg = wgmma_dots(P, B, cs, n, wg);
 retry:
     for (int i = 0; i < n; i++) /* a transposed operand other than wgmma's stays as it was */
         if (cs[i].trans && !cs[i].nvmma)
@@ -973,8 +1007,12 @@ retry:
         }
         ntma += c->tile != NULL;
     }
-    if (wg && (cand_of(cs, n, wg->args[0]) < 0 || cand_of(cs, n, wg->args[1]) < 0)) {
-        wg = NULL; /* an operand's ring went: the dot stays an mma.sync */
+    bool gone = false; /* an operand's ring went: the dots stay mma.sync */
+    for (int w = 0; w < nwg; w++)
+        gone |= cand_of(cs, n, wg[w]->args[1]) < 0 ||
+                (cand_of(cs, n, wg[w]->args[0]) < 0 && !wgmma_reg_a(f, wg[w]->args[0], f->values[wg[w]->results[0]].layout));
+    if (gone) {
+        nwg = 0;
         for (int i = 0; i < n; i++)
             cs[i].nvmma = 0;
         goto retry;
@@ -995,7 +1033,9 @@ retry:
         /* an FMA dot that will read its operands from the rings, the wgmma
          * dot (it reads them from there too), and the loads' operand
          * converts, which the local_loads replace, need none */
-        bool reads_rings = B->insts[i] == wg;
+        bool reads_rings = false;
+        for (int w = 0; w < nwg; w++)
+            reads_rings |= B->insts[i] == wg[w];
         for (int j = 0; j < n; j++)
             reads_rings |= (cs[j].fma && cs[j].dot == B->insts[i]) || cs[j].convert == B->insts[i] ||
                            cs[j].trans == B->insts[i];
@@ -1011,7 +1051,9 @@ retry:
      * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
      * refill the slot read two iterations ago (R - 2 ahead: the invariant
      * the lowering relies on for rings of 3+ slots). */
-    int extra = wg ? 1 : 0;
+    int extra = 0; /* (a dot with A in registers waits for its group at once) */
+    for (int w = 0; w < nwg; w++)
+        extra |= cand_of(cs, n, wg[w]->args[0]) >= 0;
     while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
         S--;
     if (S < 2 && extra && 2 * per_stage + scratch <= P->max_shared)
@@ -1031,7 +1073,7 @@ retry:
      * need. */
     bool ws = false;
     uint8_t *wmark = NULL, *wpre = NULL, *wcar = NULL;
-    if (wg && ntma == n && ws_wanted(P, parent, loop)) {
+    if (nwg == 1 && cand_of(cs, n, wg[0]->args[0]) >= 0 && ntma == n && ws_wanted(P, parent, loop)) {
         wmark = calloc((size_t)P->n0, 1), wpre = calloc((size_t)P->n0, 1), wcar = calloc((size_t)ncar + 1, 1);
         int64_t before = 0;
         bool rings = false; /* an earlier loop's, which would live beside these: no room was counted */
@@ -1234,8 +1276,8 @@ retry:
             remove_at(B, index_of(B, cs[i].trans));
         remove_at(B, index_of(B, cs[i].load));
     }
-    if (wg)
-        make_wgmma(P, B, wg);
+    for (int w = 0; w < nwg; w++)
+        make_wgmma(P, B, wg[w]);
     free(cur), free(ahead), free(carried);
     sweep_loop(P, loop);
 }

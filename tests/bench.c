@@ -670,6 +670,7 @@ static void bench_attention(int n_ctx, int d, int causal) {
         l.grid[0] = ex_cdiv((size_t)n_ctx, (size_t)bm), l.grid[1] = Z * H, l.grid[2] = 1;
         double flops = 4.0 * Z * H * (double)n_ctx * n_ctx * d * (causal ? 0.5 : 1);
         double ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9;
+        profile_one(run_launch, &l);
         printf("attention fwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s  tl %6.1f TFLOP/s (cfg %d)\n", Z, H, n_ctx, d,
                causal ? " causal" : "       ", ours, cfg.autotune_config);
         if (csv)
@@ -731,6 +732,13 @@ int main(int argc, char **argv) {
         sm80.name = "tutorial-sm80";
         sm80.opts = "--kernel matmul_kernel -D ACTIVATION=None --arch sm_80";
         bench_matmul(&sm80, TL_F16, 8192, 8192, 8192);
+        tl_context_destroy(ctx);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--attention")) { /* tutorial 06's forward kernel alone */
+        for (int causal = 0; causal < 2; causal++)
+            for (int d = 64; d <= 128; d *= 2)
+                bench_attention(4096, d, causal);
         tl_context_destroy(ctx);
         return 0;
     }
