@@ -186,8 +186,9 @@ void ir_param_remove(Function *f, int i) {
     memmove(&f->params[i], &f->params[i + 1], sizeof(Param) * (size_t)(f->nparams - i - 1));
     f->nparams--;
     for (int p = 0; p < f->nparams; p++)
-        for (int k = 0; k < 4 && f->params[p].tma[0]; k++)
-            f->params[p].tma[k] -= f->params[p].tma[k] > v ? 1 : 0;
+        for (int k = 0; k < 10 && f->params[p].tma[0]; k++)
+            if (k < 4 || k >= 6)
+                f->params[p].tma[k] -= f->params[p].tma[k] > v ? 1 : 0;
 }
 
 Block *ir_block_new(Function *f) { return arena_alloc(f->arena, sizeof(Block)); }

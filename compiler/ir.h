@@ -310,13 +310,15 @@ typedef struct Param {
     bool nonneg;       /* the tma pass's proofs take this integer parameter as >= 0: a
                           launch where it is not runs the kernel without the maps */
     bool above1;       /* ... as >= 2 (a wrapped axis's modulus, tma.c): the same */
-    int32_t tma[6];    /* a map the pointer-tile TMA pass (tma.c) asked for, which the launch
+    int32_t tma[10];   /* a map the pointer-tile TMA pass (tma.c) asked for, which the launch
                           encodes from the kernel's own arguments; tma[0] == 0: none. Else
-                          [base, rows, cols, row stride, box rows, box cols]: base is the
-                          value of a pointer parameter (16-byte aligned); rows, cols and the
-                          row stride (elements) are each the value of an integer parameter
-                          (> 0) or -c for the constant c (-INT32_MAX: an unmasked axis,
-                          unbounded); the box is the load's tile */
+                          [base, rows, cols, row stride, box rows, box cols, rows x, rows x,
+                          cols x, cols x]: base is the value of a pointer parameter (16-byte
+                          aligned); rows, cols and the row stride (elements) are each the
+                          value of an integer parameter (> 0) or -c for the constant c
+                          (-INT32_MAX: an unmasked axis, unbounded); rows and cols are
+                          multiplied by the factors 6..9 given the same way (0: none;
+                          attention's Z * H * N_CTX rows); the box is the load's tile */
 } Param;
 
 typedef struct Function {

@@ -1165,7 +1165,8 @@ static bool parse_insts(Parser *P, Block *b, int depth) {
 
 /* ---- functions ---- */
 
-/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, above1, tensormap, tma, box)
+/* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, above1, tensormap, tma, box,
+ *                                         tma_mul)
  * Parameters are %1, %2, ... in order: Function.params[i] is value i+1. */
 static bool parse_param(Parser *P) {
     Function *f = P->f;
@@ -1201,17 +1202,18 @@ static bool parse_param(Parser *P) {
         } else if (!strcmp(es[i].key, "above1")) {
             if (!bool_of(P, &es[i].val, &p->above1))
                 return false;
-        } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box")) {
-            /* tma = [base, rows, cols, row stride], box = [rows, cols] (ir.h Param.tma) */
-            bool box = es[i].key[0] == 'b';
+        } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box") || !strcmp(es[i].key, "tma_mul")) {
+            /* tma = [base, rows, cols, row stride], box = [rows, cols], tma_mul = [rows x, rows x,
+             * cols x, cols x] (ir.h Param.tma) */
+            bool box = es[i].key[0] == 'b', mul = !strcmp(es[i].key, "tma_mul");
             const Lit *l = &es[i].val;
             if (l->kind != L_LIST || l->nlist != (box ? 2 : 4))
                 return error_at(P, es[i].span, "'%s' needs a list of %d integers", es[i].key, box ? 2 : 4);
             for (int k = 0; k < l->nlist; k++) {
                 if (l->list[k] < INT32_MIN || l->list[k] > INT32_MAX || (box && (l->list[k] < 1 || l->list[k] > 256)) ||
-                    (!box && ((k == 0 && l->list[k] < 1) || l->list[k] == 0)))
+                    (!box && !mul && ((k == 0 && l->list[k] < 1) || l->list[k] == 0)))
                     return error_at(P, es[i].span, "'%s' entry %d is out of range", es[i].key, k + 1);
-                p->tma[(box ? 4 : 0) + k] = (int32_t)l->list[k];
+                p->tma[(box ? 4 : mul ? 6 : 0) + k] = (int32_t)l->list[k];
             }
         } else {
             return error_at(P, es[i].span, "unknown parameter attribute '%s'", es[i].key);

@@ -335,6 +335,8 @@ void ir_print_func(Buf *out, const Function *f) {
         if (p->tma[0])
             buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", p->tma[0], p->tma[1], p->tma[2], p->tma[3],
                        p->tma[4], p->tma[5]);
+        if (p->tma[0] && (p->tma[6] || p->tma[7] || p->tma[8] || p->tma[9]))
+            buf_printf(out, ", tma_mul = [%d, %d, %d, %d]", p->tma[6], p->tma[7], p->tma[8], p->tma[9]);
         if (*sep == ',')
             buf_putc(out, '}');
     }

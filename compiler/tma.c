@@ -117,7 +117,7 @@ typedef struct Proof {
     ValueId assumed[MAXC]; /* parameters the proof needs >= 0 */
     int nassumed;
     Poly r, c;
-    int32_t dims[2]; /* a parameter's value or -constant */
+    int32_t dims[2][3]; /* rows, cols: a product of parameters' values or -constants (0: none) */
     Wrap wrap;       /* a wrapped axis, read as a box bounded by its modulus */
     ValueId above1;  /* a parameter the proof needs >= 2 (starts_at_zero on a wrapped axis) */
 } Proof;
@@ -525,20 +525,49 @@ static bool mask_terms(Tma *T, ValueId m, Cons *cs, int *n) {
     }
 }
 
-/* A bound (R or C) the launch can read: a parameter's value or a constant >= 1. */
-static bool launch_value(const Tma *T, const Poly *p, int32_t *out) {
+/* The factors of scalar v the launch can read into out[*n..] (at most 3):
+ * integer parameters, constants >= 1 (as -c), and products of those
+ * (attention's rows, Z * H * N_CTX). */
+static bool factors(const Tma *T, ValueId v, int32_t *out, int *n) {
+    if (*n == 3 || v <= 0 || v >= T->n0 || vt(T, v).rank)
+        return false;
+    if (is_param(T, v)) {
+        const Param *p = &T->f->params[v - 1];
+        if (!is_int(p->type.dtype) || p->tensormap)
+            return false;
+        out[(*n)++] = p->equal_to_1 ? -1 : v;
+        return true;
+    }
+    const Inst *in = T->f->values[v].def;
+    if (in && in->op == IR_CONST && is_int(vt(T, v).dtype) && in->attr.i >= 1 && in->attr.i <= INT32_MAX) {
+        out[(*n)++] = (int32_t)-in->attr.i;
+        return true;
+    }
+    if (in && in->op == IR_MUL && is_int(vt(T, v).dtype))
+        return factors(T, in->args[0], out, n) && factors(T, in->args[1], out, n);
+    if (in && in->op == IR_CAST && is_int(vt(T, v).dtype) && is_int(vt(T, in->args[0]).dtype) &&
+        dt_bits(vt(T, in->args[0]).dtype) <= dt_bits(vt(T, v).dtype))
+        return factors(T, in->args[0], out, n);
+    return false;
+}
+
+/* A bound (R or C) the launch can read into out[3]: a constant >= 1, or one
+ * product term of parameters (or atoms that are such products). */
+static bool launch_value(const Tma *T, const Poly *p, int32_t out[3]) {
     int64_t c;
+    out[0] = out[1] = out[2] = 0;
     if (poly_is_const(p, &c)) {
         if (c < 1 || c > INT32_MAX)
             return false;
-        *out = (int32_t)-c;
+        out[0] = (int32_t)-c;
         return true;
     }
-    if (p->n != 1 || p->t[0].x || p->t[0].c != 1 || !is_param(T, p->t[0].y) ||
-        T->f->params[p->t[0].y - 1].tensormap)
+    int n = 0;
+    if (p->n != 1 || p->t[0].c < 1 || p->t[0].c > INT32_MAX)
         return false;
-    *out = p->t[0].y;
-    return true;
+    if (p->t[0].c > 1)
+        out[n++] = (int32_t)-p->t[0].c;
+    return (!p->t[0].x || factors(T, p->t[0].x, out, &n)) && factors(T, p->t[0].y, out, &n);
 }
 
 /* ---- which loads ---- */
@@ -582,6 +611,23 @@ static bool split_rows(const Poly *s, int S, Poly *r, Poly *c) {
     return !poly_has(r, S) && !poly_has(c, S);
 }
 
+/* Split s at a constant stride S: the terms whose coefficients S divides,
+ * divided by it, are the row start (the address is the same however the
+ * split falls; the mask's bounds, computed from these starts, must still
+ * come out launch values). */
+static bool split_rows_const(const Poly *s, int64_t S, Poly *r, Poly *c) {
+    *r = (Poly){0}, *c = (Poly){0};
+    for (int i = 0; i < s->n; i++) {
+        Term t = s->t[i];
+        bool row = t.c % S == 0;
+        if (row)
+            t.c /= S;
+        if (!poly_put(row ? r : c, t))
+            return false;
+    }
+    return true;
+}
+
 /* Is p zero in loop L's first iteration (each of its terms a multiple of L's
  * trip count)? Then a tile whose other start is p and whose start is
  * negative reads before its base there, which no load may: element (0, 0)
@@ -605,15 +651,17 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         return false;
     const Form *P = eval(T, ld->args[0]);
     int64_t one = 0;
+    int64_t sc = 0; /* a constant row stride (attention's HEAD_DIM) */
     if (!P->ok || !P->ptr || f->params[P->ptr - 1].divisibility % 16 || !poly_is_const(&P->k[1], &one) ||
-        one != 1 || P->k[0].n != 1 || P->k[0].t[0].x || P->k[0].t[0].c != 1)
+        one != 1 || P->k[0].n != 1 || (!poly_is_const(&P->k[0], &sc) && (P->k[0].t[0].x || P->k[0].t[0].c != 1)))
         return false;
-    int S = P->k[0].t[0].y;
-    if (!is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
-        (f->params[S - 1].divisibility * 2) % 16)
+    int S = sc ? 0 : P->k[0].t[0].y;
+    if (sc ? sc < 1 || sc > INT32_MAX || (sc * 2) % 16
+           : !is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
+                 (f->params[S - 1].divisibility * 2) % 16)
         return false; /* a row stride TMA takes: a multiple of 16 bytes */
-    *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = S};
-    if (!split_rows(&P->s, S, &pf->r, &pf->c))
+    *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = sc ? (int32_t)-sc : S};
+    if (!(sc ? split_rows_const(&P->s, sc, &pf->r, &pf->c) : split_rows(&P->s, S, &pf->r, &pf->c)))
         return false;
     Cons cs[MAXC];
     int n = 0;
@@ -640,12 +688,12 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         }
         T->nassumed = 0;
         if (wrapped) { /* (start + idx) % mod: the box [0, mod), if what it reads past mod is never kept */
-            if (upper || !poly_eq(&P->w.start, start) || !launch_value(T, &P->w.mod, &pf->dims[d]))
+            if (upper || !poly_eq(&P->w.start, start) || !launch_value(T, &P->w.mod, pf->dims[d]))
                 return false;
             pf->wrap = P->w;
         } else if (!upper) { /* unmasked: every address the pointers form, as TMA forms them */
-            pf->dims[d] = -TMA_UNBOUNDED;
-        } else if (!launch_value(T, &bound, &pf->dims[d])) {
+            pf->dims[d][0] = -TMA_UNBOUNDED;
+        } else if (!launch_value(T, &bound, pf->dims[d])) {
             return false;
         }
         if (!lower && !nonneg_poly(T, start, 0)) {
@@ -653,8 +701,10 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
             int64_t mod = 2;
             if (!starts_at_zero(T, other, for_of(B)) || (wrapped && poly_is_const(&P->w.mod, &mod) && mod < 2))
                 return false;
-            if (wrapped && pf->dims[d] > 0)
-                pf->above1 = pf->dims[d];
+            if (wrapped && (pf->dims[d][1] || pf->dims[d][2]))
+                return false; /* (one parameter the launch checks >= 2, not a product) */
+            if (wrapped && pf->dims[d][0] > 0)
+                pf->above1 = pf->dims[d][0];
         }
         for (int i = 0; i < T->nassumed && pf->nassumed < MAXC; i++)
             pf->assumed[pf->nassumed++] = T->assumed[i];
@@ -912,8 +962,10 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
         Param *p = &f->params[f->nparams - 1];
         Type lt = f->values[ps[i].load->results[0]].type;
         p->tensormap = true;
-        p->tma[0] = ps[i].base, p->tma[1] = ps[i].dims[0], p->tma[2] = ps[i].dims[1], p->tma[3] = ps[i].stride;
+        p->tma[0] = ps[i].base, p->tma[1] = ps[i].dims[0][0], p->tma[2] = ps[i].dims[1][0], p->tma[3] = ps[i].stride;
         p->tma[4] = lt.shape[0], p->tma[5] = lt.shape[1];
+        p->tma[6] = ps[i].dims[0][1], p->tma[7] = ps[i].dims[0][2], p->tma[8] = ps[i].dims[1][1];
+        p->tma[9] = ps[i].dims[1][2];
         for (int k = 0; k < ps[i].nassumed; k++)
             f->params[ps[i].assumed[k] - 1].nonneg = true;
         if (ps[i].above1)

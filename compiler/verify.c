@@ -1160,8 +1160,10 @@ static void verify_params(Verifier *V) {
         if (p->tma[0]) { /* its base, rows, cols and stride: earlier parameters (or constants) */
             if (!p->tensormap)
                 fail(V, NULL, "parameter %d has a tma source but is not a tensor map", i + 1);
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 10; k++) {
                 int r = p->tma[k];
+                if ((k >= 4 && k < 6) || (k >= 6 && !r))
+                    continue; /* the box; a factor that is not there */
                 bool ok = k ? (r < 0 || (r > 0 && r <= i && dtype_class(f->params[r - 1].type.dtype) == C_INT &&
                                          !f->params[r - 1].tensormap))
                             : r > 0 && r <= i && f->params[r - 1].type.dtype == DT_PTR;

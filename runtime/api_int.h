@@ -63,7 +63,7 @@ typedef struct Variant {
     /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
      * which the launch encodes from the others (gpu_encode_auto_maps) */
     int nauto;
-    int32_t (*auto_src)[7]; /* Param.tma's six entries and the element's TlDType */
+    int32_t (*auto_src)[11]; /* Param.tma's ten entries and the element's TlDType */
     void *auto_maps;    /* 128 bytes each, 64-aligned */
     int64_t (*auto_last)[4]; /* the base, rows, cols, stride each was last encoded for */
     CUmodule mod;       /* CUDA device: the loaded cubin */

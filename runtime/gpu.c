@@ -259,7 +259,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     if (found) {
         memcpy(&h, blob, sizeof h);
         found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 && h.nauto <= h.nparams &&
-                len > sizeof h + h.nparams + h.name_len + 28 * (size_t)h.nauto;
+                len > sizeof h + h.nparams + h.name_len + sizeof *v->auto_src * (size_t)h.nauto;
     }
     if (corrupt)
         api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
@@ -277,8 +277,8 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
             s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         } else {
             memcpy(v->dtypes, p, h.nparams);
-            memcpy(v->auto_src, p + h.nparams + h.name_len, 28 * (size_t)h.nauto);
-            s = load(k, v, p + h.nparams + h.name_len + 28 * (size_t)h.nauto);
+            memcpy(v->auto_src, p + h.nparams + h.name_len, sizeof *v->auto_src * (size_t)h.nauto);
+            s = load(k, v, p + h.nparams + h.name_len + sizeof *v->auto_src * (size_t)h.nauto);
             *hit = s == TL_SUCCESS;
         }
         CompileTimes times = {0};
@@ -320,12 +320,12 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     for (int i = f->nparams - nauto, j = 0; i < f->nparams; i++, j++) { /* tma.c appends them */
         const Param *p = &f->params[i];
         memcpy(v->auto_src[j], p->tma, sizeof p->tma);
-        v->auto_src[j][6] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
+        v->auto_src[j][10] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
     }
     if (use_cache(&dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
                          (uint32_t)strlen(f->name), (uint32_t)nauto};
-        size_t na = 28 * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
+        size_t na = sizeof *v->auto_src * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
         char *blob = malloc(n);
         if (blob) {
             memcpy(blob, &h, sizeof h);
@@ -559,6 +559,19 @@ static int64_t auto_value(const TlArg *args, int nargs, int32_t e) {
     return e < 0 ? -(int64_t)e : e - 1 < nargs ? args[e - 1].v.i : 0;
 }
 
+/* A bound times its factors (Param.tma 6..9; 0: none), or 0 where the
+ * product leaves what TMA takes (2^32). */
+static int64_t auto_bound(const TlArg *args, int nargs, int32_t e, const int32_t *x) {
+    int64_t v = auto_value(args, nargs, e);
+    for (int i = 0; i < 2 && x[i]; i++) {
+        int64_t f = auto_value(args, nargs, x[i]);
+        if (v < 1 || f < 1 || v > ((int64_t)1 << 32) / f)
+            return 0;
+        v *= f;
+    }
+    return v;
+}
+
 TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok) {
     const CudaApi *cu = k->ctx->cu;
     *ok = cu->cuTensorMapEncodeTiled != NULL;
@@ -573,7 +586,7 @@ TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int na
             break;
         }
         int64_t now[4] = {(int64_t)(b->kind == TL_ARG_POINTER ? b->v.p.addr : b->v.buffer->dptr),
-                          auto_value(args, nargs, src[1]), auto_value(args, nargs, src[2]),
+                          auto_bound(args, nargs, src[1], src + 6), auto_bound(args, nargs, src[2], src + 8),
                           auto_value(args, nargs, src[3])};
         if (!memcmp(now, v->auto_last[j], sizeof now))
             continue; /* the map of the last launch still holds */
@@ -585,7 +598,7 @@ TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int na
         }
         int64_t shape[2] = {now[1], now[2]}, strides[2] = {now[3], 1};
         int32_t block[2] = {src[4], src[5]};
-        CUresult r = encode_map(cu, (char *)v->auto_maps + 128 * (size_t)j, (TlDType)src[6], 2, (uint64_t)now[0],
+        CUresult r = encode_map(cu, (char *)v->auto_maps + 128 * (size_t)j, (TlDType)src[10], 2, (uint64_t)now[0],
                                 shape, strides, block, false);
         *ok = r == 0;
         if (*ok) {

@@ -107,4 +107,13 @@ cli_case auto_tma_emit_c 2 err "--auto-tma on is not for --emit=c: its launchers
 cli_case auto_tma_on 0 out "a_ptr_tma.10: i64 {tensormap = true, tma = \[1, 4, 6, 7\]" --arch sm_90a --auto-tma on --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
 # masks spelled with >= 0 and <= bound - 1 are the same boxes, bounds M and K exactly
 cli_case auto_tma_le 0 out "a_ptr_tma.10: i64 {tensormap = true, tma = \[1, 4, 6, 7\]" --arch sm_90a --auto-tma on --emit=ir-gpu --kernel mm_le --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
+# Tutorial 06's in-kernel descriptors: K's and V's rows are Z * H * N_CTX (a
+# product the launch multiplies: tma_mul) and their stride HEAD_DIM a constant;
+# the loop's two dots wgmma, P and Q from registers, K and V by TMA.
+ATTN_SIG="fp32,*fp32:16,i32,i32,*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16"
+ATTN_OPTS="--kernel _attn_fwd -D HEAD_DIM=128 -D FP8_OUTPUT=0 -D STAGE=1 -D warp_specialize=0 -D IS_HOPPER=1 --autotune-config 27"
+cli_case auto_tma_attn 0 out "desc_k_tma.10: i64 {tensormap = true, tma = \[6, 3, -128, -128\], box = \[64, 128\], tma_mul = \[4, 9, 0, 0\]}" \
+    --arch sm_90a --auto-tma on --emit=ir-gpu $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+cli_case attn_wgmma_tma 0 out "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 .*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, p, 1, 1, 1;" \
+    --arch sm_90a --auto-tma on $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
 cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
