@@ -40,6 +40,13 @@ static inline const char *ex_path(const char *file) {
     return buf;
 }
 
+/* $EX_ONLY: run only the cases whose name contains it (e.g. under
+ * compute-sanitizer, where every launch is slow: tools/sanitize.sh). */
+static inline int ex_skipped(const char *name) {
+    const char *only = getenv("EX_ONLY");
+    return only && !strstr(name, only);
+}
+
 static inline void ex_result(const char *name, int ok, const char *fmt, ...) {
     printf("%-48s ... %s", name, ok ? "OK" : "FAIL");
     if (!ok && fmt) {

@@ -70,15 +70,8 @@ static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
 /* grid_expr: the kernel is tuned at launch (no config named) and its grid is
  * this expression of the chosen config. */
-/* $EX_ONLY: run only the cases whose name contains it (e.g. under
- * compute-sanitizer, where every launch is slow: tools/sanitize.sh). */
-static int skipped(const char *name) {
-    const char *only = getenv("EX_ONLY");
-    return only && !strstr(name, only);
-}
-
 static void run_case(TlContext *ctx, const Case *c, const float *a, const float *b, const char *grid_expr) {
-    if (skipped(c->name))
+    if (ex_skipped(c->name))
         return;
     int M = c->M, N = c->N, K = c->K;
     int Mp = c->pad ? round_up(M, c->BM) : M, Np = c->pad ? round_up(N, c->BN) : N;
@@ -156,7 +149,7 @@ done:
  * C's padding starts at a sentinel that the dropped out-of-bounds writes of
  * the edge tiles must leave alone. */
 static void run_host_desc_case(TlContext *ctx, const char *name, int M, int N, int K) {
-    if (skipped(name))
+    if (ex_skipped(name))
         return;
     int lda = round_up(K, 8), ldb = round_up(N, 8), ldc = round_up(N, 8);
     float *a = random_matrix((size_t)M * K), *b = random_matrix((size_t)K * N);

@@ -1,17 +1,22 @@
 #!/bin/sh
 # tools/sanitize.sh: compute-sanitizer's memcheck and racecheck over the
 # pipelined matmul kernels (cp.async rings, wgmma on sm_90a, mma.sync with
-# --arch sm_80, num_stages 1 to 4), on the GPU machine from a carried build.
+# --arch sm_80, num_stages 1 to 4) and attention, on the GPU machine from a
+# carried build.
 # Small ragged shapes only: every launch under the sanitizer is slow.
 set -u
 cs=${COMPUTE_SANITIZER:-compute-sanitizer}
 command -v "$cs" > /dev/null || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
-bin=build/examples/matmul
 export LD_LIBRARY_PATH=build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fail=0
+# each case: the example binary, then the part of a case name it runs
+# (tutorials: tutorial 03 as written through TMA and a producer warpgroup,
+# tutorial 06's attention on wgmma with Q and P from registers)
 for tool in memcheck racecheck; do
-    for only in "tutorial fp16 300x200x128" "puzzle fp32 37x42x73" "block_ptr fp16 257x131x67" \
-                "descriptor (from the host) fp16 257x131x67" "persistent flattened fp16 300x200x160"; do
+    for c in "matmul:tutorial fp16 300x200x128" "matmul:puzzle fp32 37x42x73" "matmul:block_ptr fp16 257x131x67" \
+             "matmul:descriptor (from the host) fp16 257x131x67" "matmul:persistent flattened fp16 300x200x160" \
+             "tutorials:03 matmul_kernel fp16 257x131x67" "tutorials:06 _attn_fwd Z=1 H=2 N_CTX=384 HEAD_DIM=128"; do
+        bin=build/examples/${c%%:*} only=${c#*:}
         log=$(mktemp)
         EX_ONLY=$only "$cs" --tool $tool --error-exitcode 3 "$bin" > "$log" 2>&1
         rc=$?
