@@ -829,19 +829,22 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         wg[nwg++] = d;
     }
     /* the accumulators' layouts become v3 everywhere: no other dot of this
-     * loop may share them (one of another loop, causal attention's second,
-     * becomes a wgmma there or an mma.sync on the same thread map) */
-    for (int i = 0; i < B->ninsts; i++) {
-        const Inst *d = B->insts[i];
-        if (d->op != IR_DOT)
+     * loop may share them; one elsewhere (causal attention's second loop)
+     * becomes a wgmma there or an mma.sync on the same thread maps, which
+     * takes whole 16-row warp tiles (M a multiple of 16 * num_warps) */
+    for (ValueId v = 1; v < f->nvalues; v++) {
+        const Inst *d = f->values[v].def;
+        if (!d || d->op != IR_DOT || d->results[0] != v)
             continue;
-        ValueId v = d->results[0];
-        bool shares = false, mine = false;
+        bool shares = false, mine = false, here = false;
         for (int w = 0; w < nwg; w++) {
             shares |= f->values[v].layout == f->values[wg[w]->results[0]].layout;
             mine |= d == wg[w];
         }
-        if (shares && !mine)
+        for (int i = 0; i < B->ninsts; i++)
+            here |= B->insts[i] == d;
+        Type t = vtype(P, v);
+        if (shares && !mine && (here || t.rank != 2 || t.shape[0] % (16 * nw) || t.shape[1] % 8))
             return 0;
     }
     for (int w = 0; w < nwg; w++)
