@@ -1223,7 +1223,7 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages, auto_tma, warp_specialize, producer_warps; shared: the bytes
+ * (attributes: num_warps, num_stages, auto_tma, warp_specialize, no_fp_fusion, producer_warps; shared: the bytes
  * smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
@@ -1251,8 +1251,10 @@ static Function *parse_func(Parser *P) {
         return NULL;
     for (int i = 0; i < n; i++) {
         bool warps = !strcmp(es[i].key, "num_warps"), shared = !strcmp(es[i].key, "shared");
-        if (!strcmp(es[i].key, "auto_tma") || !strcmp(es[i].key, "warp_specialize")) {
-            if (!bool_of(P, &es[i].val, es[i].key[0] == 'a' ? &f->auto_tma : &f->warp_spec))
+        if (!strcmp(es[i].key, "auto_tma") || !strcmp(es[i].key, "warp_specialize") ||
+            !strcmp(es[i].key, "no_fp_fusion")) {
+            if (!bool_of(P, &es[i].val, es[i].key[0] == 'a' ? &f->auto_tma : es[i].key[0] == 'w' ? &f->warp_spec
+                                                                                                  : &f->no_fp_fusion))
                 return NULL;
             continue;
         }

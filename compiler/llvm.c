@@ -902,6 +902,20 @@ static void finish_kernel(Lower *L) {
 
 static void align_smem(Lower *L, const Function *f);
 
+/* Triton's enable_fp_fusion (on by default): the contract flag on the
+ * kernel's own float multiplies, adds and subtracts lets the NVPTX backend
+ * fuse a multiply feeding an add into one fma (attention's `qk * scale -
+ * m`). Without it every such op is printed `.rn`, which ptxas never fuses.
+ * Run before libdevice is linked, whose functions keep their own flags. */
+static void allow_contract(LLVMValueRef fn) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            if ((op == LLVMFMul || op == LLVMFAdd || op == LLVMFSub) && LLVMCanValueUseFastMathFlags(in))
+                LLVMSetFastMathFlags(in, LLVMGetFastMathFlags(in) | LLVMFastMathAllowContract);
+        }
+}
+
 static bool lower_function(Lower *L, Function *f) {
     L->f = f;
     align_smem(L, f);
@@ -935,6 +949,8 @@ static bool lower_function(Lower *L, Function *f) {
     if (L->failed)
         return false;
     finish_kernel(L);
+    if (!f->no_fp_fusion)
+        allow_contract(L->fn);
     /* The PTX names what the launch must pass, for readers of a .ptx file
      * (the runtime itself takes Function.shared_bytes, from smem-alloc). */
     char note[256];

@@ -349,6 +349,23 @@ static bool lower_map(Lower *L, Inst *in) {
     }
     DType rt = dtype_of(L, res), at = in->nargs ? dtype_of(L, in->args[0]) : rt;
     LLVMValueRef *r = llvm_new_regs(L, n);
+    if (in->op == IR_CAST && at == DT_F32 && is_half(rt) && nops[0] == n && n % 2 == 0 && L->arch->sm >= 80) {
+        /* fp32 -> fp16 / bf16 two at a time: one cvt.rn.{f16,bf16}x2.f32 a
+         * pair (LLVM 19's NVPTX splits a <2 x float> fptrunc into two); the
+         * first operand goes to the upper half */
+        const char *text = rt == DT_F16 ? "cvt.rn.f16x2.f32 $0, $2, $1;" : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+        LLVMTypeRef pt[2] = {L->t_f32, L->t_f32}, h2 = LLVMVectorType(llvm_type(L, rt), 2);
+        LLVMTypeRef fty = LLVMFunctionType(L->t_i32, pt, 2, 0);
+        LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "=r,f,f", 6, 0, 0, LLVMInlineAsmDialectATT, 0);
+        for (int i = 0; i < n; i += 2) {
+            LLVMValueRef args[2] = {ops[0][i], ops[0][i + 1]};
+            LLVMValueRef h = LLVMBuildBitCast(L->b, LLVMBuildCall2(L->b, fty, fn, args, 2, ""), h2, "");
+            for (int e = 0; e < 2; e++)
+                r[i + e] = LLVMBuildExtractElement(L->b, h, llvm_i32(L, e), "");
+        }
+        llvm_set(L, res, r, n);
+        return true;
+    }
     for (int i = 0; i < n; i++) {
         LLVMValueRef x = ops[0] ? ops[0][nops[0] > 1 ? i : 0] : NULL;
         LLVMValueRef y = ops[1] ? ops[1][nops[1] > 1 ? i : 0] : NULL;

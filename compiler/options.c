@@ -28,6 +28,8 @@ const OptionSpec option_specs[] = {
      .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps (default: on in the C API, off in tlc, whose kernels other launchers call)"},
     {.name = "warp-specialize", .metavar = "on|off",
      .help = "sm_90a: a dot loop whose operands TMA copies runs its copies in a producer warpgroup, beside num_warps consumer warps (default: on; tl.range(..., warp_specialize=) decides per loop)"},
+    {.name = "fp-fusion", .metavar = "on|off",
+     .help = "let LLVM fuse a float multiply and an add into one fma (Triton's enable_fp_fusion; default: on)"},
     {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
@@ -38,6 +40,7 @@ void options_init(CompileOptions *o) {
     o->opt_level = 3;
     o->auto_tma = -1;
     o->warp_specialize = -1;
+    o->fp_fusion = -1;
 }
 
 bool options_check_int(const char *name, long v, Buf *err) {
@@ -93,12 +96,12 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             return false;
         }
         o->arch = arch;
-    } else if (!strcmp(name, "auto-tma") || !strcmp(name, "warp-specialize")) {
+    } else if (!strcmp(name, "auto-tma") || !strcmp(name, "warp-specialize") || !strcmp(name, "fp-fusion")) {
         if (strcmp(arg, "on") && strcmp(arg, "off")) {
             buf_printf(err, "--%s expects on or off, got '%s'", name, arg);
             return false;
         }
-        *(name[0] == 'a' ? &o->auto_tma : &o->warp_specialize) = !strcmp(arg, "on");
+        *(name[0] == 'a' ? &o->auto_tma : name[0] == 'w' ? &o->warp_specialize : &o->fp_fusion) = !strcmp(arg, "on");
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
                !strcmp(name, "max-errors") || !strcmp(name, "O")) {
         const char *dash = name[1] ? "--" : "-";

@@ -21,6 +21,7 @@ typedef struct CompileOptions {
     int auto_tma;            /* --auto-tma on|off: 1 / 0; -1: the default, on for the C API
                                 (whose launches pass the maps tma.c asks for), off for tlc */
     int warp_specialize;     /* --warp-specialize on|off: 1 / 0; -1: the default (on) */
+    int fp_fusion;           /* --fp-fusion on|off: 1 / 0; -1: the default (on) */
     bool runtime_signature;  /* the signature lists the runtime parameters only (API launches) */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;

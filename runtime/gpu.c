@@ -136,9 +136,9 @@ static const PtxArch *target_of(const TlKernel *k) {
  * every helper), the kernel, its specialisation and options, the target. */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d ws %d\n",
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d ws %d fpf %d\n",
                TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, sig,
-               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize);
+               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
     buf_printf(key, "source %zu\n", k->src.len);

@@ -116,4 +116,6 @@ cli_case auto_tma_attn 0 out "desc_k_tma.10: i64 {tensormap = true, tma = \[6, 3
     --arch sm_90a --auto-tma on --emit=ir-gpu $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
 cli_case attn_wgmma_tma 0 out "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 .*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, p, 1, 1, 1;" \
     --arch sm_90a --auto-tma on $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+cli_case fp_fusion_bad 2 err "--fp-fusion expects on or off, got 'yes'" --fp-fusion yes examples/copy.tl
+cli_case fp_fusion_off_ir 0 out "no_fp_fusion = true" --fp-fusion off --emit=ir-gpu --signature "*fp32:16, *fp32:16, i32:16, 1024" examples/copy.tl
 cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
