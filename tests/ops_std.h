@@ -435,6 +435,12 @@ static const char k_split[] =
  * tensor times a Python float is fp32); to_tensor(2) is an int32 scalar */
 REF(r_core_arith, want[0][i] = f32(f32(a * 3) + f32(a - 1.5)); want[1][i] = (int32_t)((int32_t)b * 7 - 5);
     want[2][i] = f32((int32_t)b * 0.5f) + 2.5f)
+/* the same kernel with --fp-fusion on (the default): on the GPU a * 3 + (a -
+ * 1.5) is one fma, rounded once; the interpreter rounds each op (one ulp
+ * apart at most, which EXACT sees: the reference says which) */
+REF(r_core_arith_fused,
+    want[0][i] = on_gpu ? fmaf((float)a, 3.0f, (float)(a - 1.5)) : f32(f32(a * 3) + f32(a - 1.5));
+    want[1][i] = (int32_t)((int32_t)b * 7 - 5); want[2][i] = f32((int32_t)b * 0.5f) + 2.5f)
 static const char k_core_arith[] =
     PRE "def k(a_ptr, b_ptr, x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
     "    tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)\n"
@@ -444,8 +450,11 @@ static const char k_core_arith[] =
     ST(y, "tl.sub(tl.mul(b, 7), 5)") ST(z, "tl.mul(b, 0.5) + two + tl.to_tensor(0.5)");
 
 #define STD_CASES                                                                                                    \
-    {"core_add_sub_mul_to_tensor", k_core_arith, B128, S1D, G1D, 1, 0, {F1D(-100, 100), I1D(-100000, 100000)},      \
-     {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_core_arith, NULL, EXACT},                               \
+    {"core_add_sub_mul_to_tensor", k_core_arith, B128 " --fp-fusion off", S1D, G1D, 1, 0,                           \
+     {F1D(-100, 100), I1D(-100000, 100000)}, {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_core_arith,    \
+     NULL, EXACT},                                                                                                   \
+    {"core_add_sub_mul_fused", k_core_arith, B128, S1D, G1D, 1, 0, {F1D(-100, 100), I1D(-100000, 100000)},          \
+     {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_core_arith_fused, NULL, EXACT},                         \
     {"cumsum_cumprod_1d", k_cumsum1d, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0,                                      \
      {F1D(-1, 1), I1D(-2, 2), IN(TL_I8, D0, -100, 100)},                                                           \
      {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_cumsum1d, NULL, 1e-4, 1e-5},          \

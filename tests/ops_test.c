@@ -129,6 +129,8 @@ static const Dims SMM[] = {{{37, 45, 50}}, {{16, 16, 16}}, {{64, 33, 20}}, {{0}}
 /* ---------------------------------------------------------- reference help */
 
 static double f32(double x) { return (float)x; }
+/* the device the cases run on (where a reference depends on it: fp fusion) */
+static int on_gpu;
 static double h16(double x) { return ex_h2f(ex_f2h((float)x)); }
 /* tf32 as the GPU rounds it (cvt.rna: to nearest, ties away from zero) */
 static double tf32(double x) {
@@ -1616,6 +1618,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     printf("device: %s\n", tl_context_device_name(ctx));
+    on_gpu = tl_context_device(ctx) == TL_DEVICE_CUDA;
     /* an optional argument runs only the cases whose name contains it */
     const char *only = argc > 1 ? argv[1] : "";
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
