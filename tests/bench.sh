@@ -21,3 +21,10 @@ for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry
         break
     fi
 done
+# Triton's own tutorial 06 (attention forward) beside tl-bench's attention
+# rows, where the checkout carries upstream's 06-fused-attention.py as
+# carry/t06_fused_attention.py (tools/attn_anchor.py)
+if [ -f carry/t06_fused_attention.py ]; then
+    echo "== tools/attn_anchor.py"
+    PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 tools/attn_anchor.py carry
+fi

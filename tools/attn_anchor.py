@@ -1,0 +1,28 @@
+# tools/attn_anchor.py [DIR]: Triton's own tutorial 06 (upstream
+# python/tutorials/06-fused-attention.py, copied as DIR/t06_fused_attention.py;
+# DIR defaults to carry/), forward only, at tl-bench --attention's shapes:
+# Z=4, H=32, N_CTX=4096, HEAD_DIM 64 and 128, causal and not, fp16;
+# warp_specialize as the tutorial's benchmark picks it on Hopper (off, and
+# on for non-causal). tests/bench.sh runs it after anchor_bench.py. A
+# benchmark helper for the GPU machine (PyTorch and Triton there), not part
+# of tl.
+import sys, types, os
+try:
+    import pytest  # noqa: F401
+except ImportError:
+    sys.modules["pytest"] = types.SimpleNamespace(mark=types.SimpleNamespace(parametrize=lambda *a, **k: (lambda f: f)))
+sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else "carry")
+import torch, triton
+import t06_fused_attention as t06
+
+Z, H, N = 4, 32, 4096
+for d in (64, 128):
+    for causal in (False, True):
+        for ws in ((False, True) if not causal else (False,)):
+            q, k, v = (torch.randn((Z, H, N, d), dtype=torch.float16, device="cuda") for _ in range(3))
+            fn = lambda: t06.attention(q, k, v, causal, 1.3, ws)
+            fn()
+            ms = triton.testing.do_bench(fn)
+            flops = 4.0 * Z * H * N * N * d * (0.5 if causal else 1.0)
+            print(f"attention fwd triton-t06 fp16 Z={Z} H={H} N_CTX={N} D={d:3d} {'causal' if causal else '      '} "
+                  f"ws={int(ws)}  {flops / ms * 1e-9:7.1f} TFLOP/s", flush=True)
