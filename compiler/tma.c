@@ -594,38 +594,22 @@ static bool feeds_dot(const Block *B, const Inst *ld, const int *uses) {
     return false;
 }
 
-/* Split s at S: the terms holding S, divided by it, are the row start. */
-static bool split_rows(const Poly *s, int S, Poly *r, Poly *c) {
+/* Split s at the row stride: a parameter S (the terms holding S, divided by
+ * it, are the row start) or, S 0, the constant sc (the terms whose
+ * coefficients sc divides: the address is the same however the split falls,
+ * and the mask's bounds, computed from these starts, must still come out
+ * launch values). */
+static bool split_rows(const Poly *s, int S, int64_t sc, Poly *r, Poly *c) {
     *r = (Poly){0}, *c = (Poly){0};
     for (int i = 0; i < s->n; i++) {
         Term t = s->t[i];
-        if (t.x != S && t.y != S) {
-            if (!poly_put(c, t))
-                return false;
-            continue;
-        }
-        int other = t.x == S ? t.y : t.x;
-        if (!poly_put(r, term(0, other, t.c)))
-            return false;
-    }
-    return !poly_has(r, S) && !poly_has(c, S);
-}
-
-/* Split s at a constant stride S: the terms whose coefficients S divides,
- * divided by it, are the row start (the address is the same however the
- * split falls; the mask's bounds, computed from these starts, must still
- * come out launch values). */
-static bool split_rows_const(const Poly *s, int64_t S, Poly *r, Poly *c) {
-    *r = (Poly){0}, *c = (Poly){0};
-    for (int i = 0; i < s->n; i++) {
-        Term t = s->t[i];
-        bool row = t.c % S == 0;
+        bool row = sc ? t.c % sc == 0 : t.x == S || t.y == S;
         if (row)
-            t.c /= S;
+            t = sc ? term(t.x, t.y, t.c / sc) : term(0, t.x == S ? t.y : t.x, t.c);
         if (!poly_put(row ? r : c, t))
             return false;
     }
-    return true;
+    return sc || (!poly_has(r, S) && !poly_has(c, S));
 }
 
 /* Is p zero in loop L's first iteration (each of its terms a multiple of L's
@@ -661,7 +645,7 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
                  (f->params[S - 1].divisibility * 2) % 16)
         return false; /* a row stride TMA takes: a multiple of 16 bytes */
     *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = sc ? (int32_t)-sc : S};
-    if (!(sc ? split_rows_const(&P->s, sc, &pf->r, &pf->c) : split_rows(&P->s, S, &pf->r, &pf->c)))
+    if (!split_rows(&P->s, S, sc, &pf->r, &pf->c))
         return false;
     Cons cs[MAXC];
     int n = 0;
@@ -770,7 +754,7 @@ static bool taint_use(Taint *D, Block *b, Inst *u, ValueId v, int axes) {
         return taint(D, u->results[0], out);
     }
     case IR_TRANS:
-        return same_tile(T, v, v) && u->attr.perm[0] == 1 && taint(D, u->results[0], (axes & 1) << 1 | axes >> 1);
+        return vt(T, v).rank == 2 && u->attr.perm[0] == 1 && taint(D, u->results[0], (axes & 1) << 1 | axes >> 1);
     case IR_YIELD:
         for (int k = 0; k < u->nargs; k++)
             if (u->args[k] == v) {
