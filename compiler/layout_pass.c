@@ -1125,6 +1125,14 @@ static bool laid_out(Pass *P, ValueId v) {
  * slice layout comes from a huge 2-D load), and pointing there misleads. */
 static bool most_registers(Pass *P, ValueId v) {
     Type t = vtype(P, v);
+    /* Not B of an mma dot: with a chained dot's warps all along M (attention)
+     * every warp's B is the whole [K, N] tile, which wgmma reads from shared
+     * memory and never holds (pipeline.c stages it); where it stays in
+     * registers (mma.sync) it is as large as the program asked for, as in
+     * Triton, and slow, not wrong. */
+    const Layout *l = L_(P, P->f->values[v].layout);
+    if (l && l->kind == LAYOUT_DOT_OPERAND && l->op_idx == 1 && kind_of(P, l->parent) == LAYOUT_MMA)
+        return true;
     int64_t regs = t.rank ? words(P, P->f->values[v].layout, t) : 0;
     if (regs > P->worst_regs || (regs == P->worst_regs && ir_numel(t) > ir_numel(vtype(P, P->worst))))
         P->worst = v, P->worst_regs = regs;

@@ -873,7 +873,12 @@ static void setup_entry(Lower *L) {
     LLVMPositionBuilderAtEnd(L->b, entry);
     L->tid = llvm_sreg(L, "tid.x");
     L->lane = LLVMBuildAnd(L->b, L->tid, llvm_i32(L, 31), "");
-    L->warp = LLVMBuildLShr(L->b, L->tid, llvm_i32(L, 5), "");
+    /* the warp index through a shuffle from lane 0: the same in every lane,
+     * which ptxas can then see (uniform registers for wgmma descriptors
+     * and TMA operands computed from it, branches on it undivided) */
+    LLVMValueRef sh[4] = {llvm_i32(L, -1), LLVMBuildLShr(L->b, L->tid, llvm_i32(L, 5), ""), llvm_i32(L, 0),
+                          llvm_i32(L, 31)};
+    L->warp = llvm_call(L, "llvm.nvvm.shfl.sync.idx.i32", L->t_i32, sh, 4);
     for (int i = 0; i < f->nparams; i++) {
         const Param *p = &f->params[i];
         LLVMValueRef v = LLVMGetParam(L->fn, (unsigned)i);

@@ -28,6 +28,7 @@
  * the accumulator's registers (operands in any layout). A batched dot
  * (a <BxMxK>, b <BxKxN>, acc <BxMxN>) is always that staged loop, over the
  * whole 3-D accumulator in a BLOCKED layout (layout_pass.c). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -887,6 +888,8 @@ static int ring_stages(const Function *f, ValueId op) {
     Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
     if (ix && ix->op == IR_MEMDESC_TRANS)
         ix = f->values[ix->args[0]].def;
+    if (ix && ix->op == IR_LOCAL_ALLOC)
+        return INT_MAX; /* one buffer filled before the loop (pipeline.c's stage_a), never refilled in it */
     Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
     return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
 }
@@ -934,11 +937,17 @@ static bool wgmma_keeps_one(Lower *L, Inst *in) {
            ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
 }
 
-/* wgmma_wait: the accumulator tied through wgmma.wait_group 0. */
+/* wgmma_wait: the accumulator tied through wgmma.wait_group 0; the
+ * registers as they are after a dot that waited for its group at once. */
 void llvm_lower_wgmma_wait(Lower *L, Inst *in) {
     LVal *x = llvm_val(L, in->args[0]);
+    Inst *d = L->f->values[in->args[0]].def;
     LLVMValueRef *r = llvm_new_regs(L, x->n);
     memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
+    if (d && d->op == IR_DOT && !wgmma_keeps_one(L, d)) {
+        llvm_set(L, in->results[0], r, x->n);
+        return;
+    }
     wg_asm(L, "wgmma.wait_group.sync.aligned 0;", r, x->n);
     llvm_set(L, in->results[0], r, x->n);
 }
@@ -1037,6 +1046,11 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     LLVMValueRef arow = LLVMBuildMul(b, g, llvm_i32(L, 64 * wa), "");
     LLVMValueRef *acc = llvm_new_regs(L, C->n);
     memcpy(acc, C->r, sizeof(LLVMValueRef) * (size_t)C->n);
+    /* descriptors of the operands' first bytes; a step's is that plus its
+     * offset / 16: the address field is the 16-byte shared address, which
+     * for a 16-byte aligned offset in the window never carries out */
+    LLVMValueRef dbase = kmajor_b ? wg_desc(L, pb, 16, 8 * wb, wb) : wg_desc(L, pb, (int64_t)K * wb, 8 * wb, wb);
+    LLVMValueRef dabase = rs ? NULL : wg_desc(L, LLVMBuildAdd(b, pa, arow, ""), 16, 8 * wa, wa);
     wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
     const char *ty = dt == DT_F16 ? "f16" : "bf16";
     char text[4096];
@@ -1048,13 +1062,9 @@ static bool lower_wgmma(Lower *L, Inst *in) {
              * address); B: K steps are 16 rows of wb bytes, atom columns along
              * N K * wb bytes apart */
             int eb = wb / 2; /* elements per atom row */
-            LLVMValueRef db;
-            if (kmajor_b) { /* as A: N rows, atom columns along K N * wb bytes apart */
-                int64_t boff = (int64_t)(kk / eb) * N * wb + (kk % eb) * 2;
-                db = wg_desc(L, LLVMBuildAdd(b, pb, llvm_i32(L, boff), ""), 16, 8 * wb, wb);
-            } else {
-                db = wg_desc(L, LLVMBuildAdd(b, pb, llvm_i32(L, (int64_t)kk * wb), ""), (int64_t)K * wb, 8 * wb, wb);
-            }
+            /* kmajor_b: as A, N rows, atom columns along K N * wb bytes apart */
+            int64_t boff = kmajor_b ? (int64_t)(kk / eb) * N * wb + (kk % eb) * 2 : (int64_t)kk * wb;
+            LLVMValueRef db = LLVMBuildAdd(b, dbase, LLVMConstInt(L->t_i64, (uint64_t)(boff >> 4), 0), "");
             /* A: a shared-memory descriptor, or four .b32 of register pairs */
             LLVMValueRef aops[4];
             int na = rs ? 4 : 1;
@@ -1070,8 +1080,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
             } else {
                 int ea = wa / 2;
                 int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
-                LLVMValueRef aaddr = LLVMBuildAdd(b, LLVMBuildAdd(b, pa, arow, ""), llvm_i32(L, aoff), "");
-                aops[0] = wg_desc(L, aaddr, 16, 8 * wa, wa);
+                aops[0] = LLVMBuildAdd(b, dabase, LLVMConstInt(L->t_i64, (uint64_t)(aoff >> 4), 0), "");
             }
             int ia = 2 * per, ib = ia + na, isd = ib + 1; /* operand numbers after the outputs and tied inputs */
             int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
@@ -1094,8 +1103,10 @@ static bool lower_wgmma(Lower *L, Inst *in) {
             for (int i = 0; i < per; i++)
                 c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
             c += snprintf(cons + c, sizeof cons - (size_t)c, "%s,l,r,~{memory}", rs ? ",r,r,r,r" : ",l");
+            /* a constant scale-d 0 ignores the accumulator: undefined
+             * inputs, so no zeroing moves before the first k step */
             for (int i = 0; i < per; i++)
-                et[i] = L->t_f32, args[i] = d[i];
+                et[i] = L->t_f32, args[i] = zero_acc && kk == 0 ? LLVMGetUndef(L->t_f32) : d[i];
             for (int q = 0; q < na; q++)
                 et[per + q] = rs ? L->t_i32 : L->t_i64, args[per + q] = aops[q];
             et[per + na] = L->t_i64, et[per + na + 1] = L->t_i32;

@@ -274,7 +274,10 @@ static LLVMValueRef math32(Lower *L, OpCode op, LLVMValueRef x, bool f64) {
     switch (op) {
     case IR_EXP: /* e^x = 2^(x * log2(e)) */
         return f64 ? NULL : nvvm1(L, "llvm.nvvm.ex2.approx.f", LLVMBuildFMul(L->b, x, LLVMConstReal(t, 1.4426950408889634), ""));
-    case IR_EXP2: return f64 ? NULL : nvvm1(L, "llvm.nvvm.ex2.approx.f", x);
+    /* Triton's exp2 is libdevice's __nv_exp2f with ftz reflected on
+     * (enable_reflect_ftz): ex2.approx.ftz; results below 2^-126 flush to
+     * zero, and ptxas needs no subnormal fix-up around MUFU.EX2 */
+    case IR_EXP2: return f64 ? NULL : nvvm1(L, "llvm.nvvm.ex2.approx.ftz.f", x);
     case IR_LOG: /* ln x = log2(x) * ln(2) */
         return f64 ? NULL : LLVMBuildFMul(L->b, nvvm1(L, "llvm.nvvm.lg2.approx.f", x), LLVMConstReal(t, 0.6931471805599453), "");
     case IR_LOG2: return f64 ? NULL : nvvm1(L, "llvm.nvvm.lg2.approx.f", x);

@@ -20,7 +20,8 @@
  *                its elements, in vectors along the buffer's contiguous dim
  *                as far as the swizzle keeps them together.
  *   local_store  the same, storing.
- *   tma_load     thread 0, where the predicate holds, issues
+ *   tma_load     thread 0's warp, where the predicate holds, issues (one
+ *                lane elect.sync picks: tma_asm_elect)
  *                cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::
  *                complete_tx::bytes per box: the #nvmma buffer's atom columns
  *                (swizzle bytes wide, arch_tma_swizzle) are one box each,
@@ -233,6 +234,30 @@ static void tma_asm(Lower *L, const char *text, LLVMValueRef *args, int n) {
     LLVMBuildCall2(L->b, fty, fn, args, (unsigned)n, "");
 }
 
+/* tma_asm issued by one lane that elect.sync picks in each warp running it
+ * (the caller's branch, on warp-uniform values, keeps one warp): ptxas then
+ * knows a single lane issues, and hands the operands to UTMALDG as they are,
+ * where under a branch on the thread index it walks the active lanes in a
+ * loop around each copy. */
+static void tma_asm_elect(Lower *L, const char *text, LLVMValueRef *args, int n) {
+    char full[512];
+    snprintf(full, sizeof full, "{\n.reg .pred e;\nelect.sync _|e, 0xffffffff;\n@e %s\n}", text);
+    tma_asm(L, full, args, n);
+}
+
+/* The warp of the one thread (see one_thread) where the predicate holds: a
+ * branch every lane of a warp takes alike. */
+static LLVMValueRef one_warp(Lower *L, ValueId pred) {
+    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, L->leader / 32), "");
+    if (pred) {
+        LLVMValueRef p = llvm_val(L, pred)->r[0];
+        if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
+            p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+        c = LLVMBuildAnd(L->b, c, p, "");
+    }
+    return c;
+}
+
 /* The 32-bit shared-memory address of a buffer value. */
 static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
     return LLVMBuildPtrToInt(L->b, llvm_val(L, buf)->r[0], L->t_i32, "");
@@ -269,8 +294,8 @@ static void lower_mbar_ring(Lower *L, Inst *in) {
 
 static void lower_mbar_expect(Lower *L, Inst *in) {
     LLVMValueRef args[2] = {smem_addr(L, in->args[0]), llvm_i32(L, in->attr.num)};
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, in->args[1]));
-    tma_asm(L, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", args, 2);
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_warp(L, in->args[1]));
+    tma_asm_elect(L, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", args, 2);
     llvm_guard_end(L, cont);
 }
 
@@ -364,7 +389,7 @@ static void lower_tma_load(Lower *L, Inst *in) {
     LLVMValueRef dst = smem_addr(L, buf), bar = store ? NULL : smem_addr(L, in->args[4]);
     LLVMValueRef map = llvm_val(L, in->args[1])->r[0], row = llvm_val(L, in->args[2])->r[0];
     LLVMValueRef col = llvm_val(L, in->args[3])->r[0];
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, store ? 0 : in->args[5]));
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, store ? one_thread(L, 0) : one_warp(L, in->args[5]));
     for (int c = 0; c < cols / box && store; c++) {
         LLVMValueRef args[4] = {map, LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row,
                                 LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), "")};
@@ -379,8 +404,8 @@ static void lower_tma_load(Lower *L, Inst *in) {
             LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), ""), map,
             LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row, bar,
         };
-        tma_asm(L, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                args, 5);
+        tma_asm_elect(L, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                      args, 5);
     }
     llvm_guard_end(L, cont);
 }

@@ -36,7 +36,11 @@
  *           loop's yield gets a wgmma_wait before it (a flattened loop's
  *           epilogue), so the dot may still leave its group in flight. When
  *           even two stages and the extra slot do not fit, two slots with
- *           the wgmma waited for in its iteration do.
+ *           the wgmma waited for in its iteration do. A wgmma's A the loop
+ *           does not change and that would stay in registers (attention's
+ *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
+ *           local_store, then a local_load wgmma reads as an address),
+ *           where two stages still fit beside it.
  *           On sm_90a, such a ring fed by a host descriptor's load (its
  *           pointers come from desc_tile, sema_desc.c) is filled by TMA
  *           instead: a ring of R mbarriers (local_alloc !smem<R x 1 x i64>,
@@ -127,6 +131,7 @@ typedef struct Pipe {
     int max_shared;
     bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3), and */
                           /* a host descriptor's ring may be filled by TMA */
+    bool staged;          /* a wgmma's loop-invariant A went to shared memory (stage_a) */
 } Pipe;
 
 /* ---- small helpers ---- */
@@ -925,6 +930,39 @@ static void make_wgmma(Pipe *P, Block *B, Inst *d) {
     wait_before_uses(P, B, d->results[0], B->insts[B->ninsts - 1]);
 }
 
+/* A wgmma dot's A the loop does not change (attention's Q, loaded once
+ * before it) that wgmma_dots left in registers: the bytes of an #nvmma
+ * buffer to hold it, which wgmma then reads as it reads a ring, as Triton
+ * keeps Q (the 64 registers a thread of a 4-warp 128 x 128 fp16 Q takes go
+ * to the softmax); 0 when it stays in registers (a ring's A, P computed in
+ * the loop, no swizzle for its rows). */
+static int64_t staged_a_bytes(Pipe *P, Block *B, Cand *cs, int n, const Inst *d) {
+    ValueId a = d->args[0];
+    Type t = vtype(P, a);
+    if (cand_of(cs, n, a) >= 0 || a >= P->n0 || !P->home[a] || P->home[a] == B || !P->f->values[a].def ||
+        P->f->layouts[P->f->values[a].layout].kind != LAYOUT_DOT_OPERAND || !nvmma_swizzle(t.shape[1]))
+        return 0;
+    return (ir_numel(t) * 2 + 127) & ~127;
+}
+
+/* Before the loop (cursor c): a's buffer, filled from the registers a was
+ * converted from (a row-major load's vectors store whole), and its
+ * local_load, which make_wgmma turns into the dot's A operand: the
+ * lowering reads the buffer's address only (llvm_shared.c), and the dot's
+ * use in the loop keeps the buffer alive through it (smem.c). */
+static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
+    Function *f = P->f;
+    const Inst *cv = f->values[a].def;
+    ValueId src = cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : a;
+    Type t = vtype(P, a), bt = t;
+    bt.mem = IR_MEM_SHARED;
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.shape[1]), .elem_bits = 16};
+    Inst *al = put(P, c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), sp);
+    al->attr.offset = -1;
+    put(P, c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, sp);
+    return put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, sp);
+}
+
 static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     Function *f = P->f;
     Block *B = loop->regions[0];
@@ -1057,6 +1095,15 @@ retry:
     int extra = 0; /* (a dot with A in registers waits for its group at once) */
     for (int w = 0; w < nwg; w++)
         extra |= cand_of(cs, n, wg[w]->args[0]) >= 0;
+    /* a loop-invariant A in shared memory, where two stages still fit beside it */
+    int64_t staged[MAX_WG] = {0}, nstaged = 0;
+    for (int w = 0; w < nwg; w++) {
+        staged[w] = staged_a_bytes(P, B, cs, n, wg[w]);
+        if (staged[w] && per_stage * (2 + extra) + scratch + nstaged + staged[w] > P->max_shared)
+            staged[w] = 0;
+        nstaged += staged[w];
+    }
+    scratch += nstaged;
     while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
         S--;
     if (S < 2 && extra && 2 * per_stage + scratch <= P->max_shared)
@@ -1091,6 +1138,13 @@ retry:
         }
         ws = wmark && wpre && wcar && !rings && (per_stage + 8) * R + (before > scratch ? before : scratch) <= P->max_shared &&
              ws_plan(P, parent, loop, cs, n, wmark, wcar, wpre);
+    }
+    for (int w = 0; w < nwg; w++) {
+        if (!staged[w])
+            continue;
+        Cursor sc = {parent, index_of(parent, loop)};
+        wg[w]->args[0] = stage_a(P, &sc, wg[w]->args[0], sp);
+        P->staged = true;
     }
     Cursor top = {parent, ws ? 0 : index_of(parent, loop)};
     for (int i = 0; i < n; i++) {
@@ -1312,6 +1366,8 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
         tma_prune(f);
+        if (P.staged)
+            ir_dce(f); /* the register copies staged operands were converted into */
     } else {
         diag_internal(d, "pipeline: out of memory");
     }

@@ -114,6 +114,12 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
             return 0;
         if (warps_along(f, in->args[0], in->attr.axis) == 1) { /* lanes and registers only */
             Type rt = f->values[in->results[0]].type;
+            int rl = f->values[in->results[0]].layout;
+            /* into the input's slice along the axis: where the shuffles left
+             * the values (llvm_reduce.c's step 4 renames them) */
+            if (!in->attr.keep_dims && rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_SLICE &&
+                f->layouts[rl].parent == f->values[in->args[0]].layout && f->layouts[rl].dim == in->attr.axis)
+                return 0;
             return rt.rank ? align_up(move_bound(ir_with_dtype(rt, mem_bytes((DType)t.dtype) > 4 ? DT_F64 : DT_F32)), 16) : 0;
         }
         int64_t rest = ir_numel(t) / t.shape[in->attr.axis], ct = mem_bytes((DType)t.dtype) > 4 ? 8 : 4;
@@ -222,6 +228,18 @@ static void add_item(Alloc *A, Item it) {
     A->items[A->nitems++] = it;
 }
 
+/* A local_load into a wgmma operand's layout is the buffer's address, which
+ * the dot reads (llvm_shared.c): its uses keep the buffer alive. */
+static bool wgmma_operand(const Function *f, const Inst *in) {
+    if (in->op != IR_LOCAL_LOAD)
+        return false;
+    int l = f->values[in->results[0]].layout;
+    const Layout *ll = l > 0 && l < f->nlayouts ? &f->layouts[l] : NULL;
+    const Layout *pl = ll && ll->kind == LAYOUT_DOT_OPERAND && ll->parent > 0 && ll->parent < f->nlayouts
+                           ? &f->layouts[ll->parent] : NULL;
+    return pl && pl->kind == LAYOUT_MMA && pl->version == 3;
+}
+
 static void use(Alloc *A, ValueId v, int p, const LoopCtx *lc) {
     ValueId b = A->root[v];
     if (!b)
@@ -246,7 +264,7 @@ static void walk(Alloc *A, Block *blk, const LoopCtx *lc) {
             ValueId r = in->results[0];
             A->root[r] = r;
             A->def_pos[r] = A->last[r] = p;
-        } else if (in->op == IR_MEMDESC_INDEX || in->op == IR_MEMDESC_TRANS) {
+        } else if (in->op == IR_MEMDESC_INDEX || in->op == IR_MEMDESC_TRANS || wgmma_operand(f, in)) {
             A->root[in->results[0]] = A->root[in->args[0]];
         }
         int64_t s = smem_scratch_bound(f, in);
@@ -564,6 +582,20 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             free(e.a);
             continue;
         }
+        case IR_DOT: /* wgmma reads its operands' buffers here, not at their local_loads */
+            for (int k = 0; k < 2 && k < in->nargs; k++) {
+                const Inst *ld = f->values[in->args[k]].def;
+                if (!ld || !wgmma_operand(f, ld))
+                    continue;
+                int64_t lo = B->base[ld->args[0]], hi = lo + B->size[ld->args[0]];
+                if (conflicts(s, lo, hi, false)) {
+                    put_barrier(B, blk, i, in->span);
+                    st_sync(s);
+                    i++;
+                }
+                st_add(B, s, lo, hi, ACC_READ);
+            }
+            break;
         default:
             break;
         }

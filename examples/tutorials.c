@@ -859,12 +859,14 @@ int main(void) {
             attention(ctx, 2, 4, 1024, 64, causal, 0, -1, NULL);
             attention(ctx, 1, 3, 512, 128, causal, 0, -1, NULL);
             attention(ctx, 2, 2, 384, 64, causal, 1, 6, NULL);
-            /* wgmma on sm_90a (Q and P from registers, K and V from rings):
-             * configs ((BM index * 3 + BN index) * 3 + stages index) * 2 + warps
-             * index, with HEAD_DIM: 128x64 s3 w4 (64 and 128), 128x64 s3 w8, 64x64
-             * s3 w4, 128x32 s4 w8 */
-            static const int wg_cfgs[][2] = {{26, 64}, {26, 128}, {27, 128}, {8, 64}, {23, 128}};
-            for (int c = 0; c < 5; c++)
+            /* wgmma on sm_90a (Q from shared memory, P from registers, K
+             * and V from rings): configs ((BM index * 3 + BN index) * 3 +
+             * stages index) * 2 + warps index, with HEAD_DIM: 128x64 s3 w4 (64
+             * and 128), 128x64 s3 w8, 64x64 s3 w4, 128x32 s4 w8, 128x64 s2 w4
+             * (Triton's pick at D=128), 128x128 s2 w8 (each warp's B the whole
+             * 128 x 128 K tile) */
+            static const int wg_cfgs[][2] = {{26, 64}, {26, 128}, {27, 128}, {8, 64}, {23, 128}, {24, 128}, {31, 128}};
+            for (int c = 0; c < 7; c++)
                 attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL);
         }
     }

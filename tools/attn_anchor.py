@@ -25,4 +25,4 @@ for d in (64, 128):
             ms = triton.testing.do_bench(fn)
             flops = 4.0 * Z * H * N * N * d * (0.5 if causal else 1.0)
             print(f"attention fwd triton-t06 fp16 Z={Z} H={H} N_CTX={N} D={d:3d} {'causal' if causal else '      '} "
-                  f"ws={int(ws)}  {flops / ms * 1e-9:7.1f} TFLOP/s", flush=True)
+                  f"ws={int(ws)}  {flops / ms * 1e-9:7.1f} TFLOP/s  ({t06._attn_fwd.best_config})", flush=True)
