@@ -55,14 +55,16 @@
  *           those and the pointers are not needed. Warp-specialised
  *           (Function.warp_spec or the loop's own warp_specialize, a loop at
  *           the top of the body whose rings are all TMA's and feed its wgmma
- *           dot, num_warps 4 or 8): the rings, their full barriers and a ring
+ *           dots, num_warps 4 or 8): the rings, their full barriers and a ring
  *           of empty barriers (num_warps arrivals) go first in the body,
  *           then a warp_specialize op whose producer (ws_build) recomputes
  *           what the coordinates need and runs the loop itself, waiting for
  *           each slot's empty barrier before its expect and copies; the loop
  *           keeps no prologue and no prefetch, waits on the full barrier and,
- *           after its dot, each warp arrives on the empty barrier of the
- *           slot the previous iteration read (its wgmma group is retired).
+ *           after its dots, each warp arrives on the empty barrier of the
+ *           slot the previous iteration read (its wgmma group is retired),
+ *           or of its own slot where every dot waited for its group at
+ *           once (attention's two, A in registers or staged).
  *           The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
  *           arch_tma_swizzle (arch.h). Descriptor stores stay masked
@@ -1123,7 +1125,7 @@ retry:
      * need. */
     bool ws = false;
     uint8_t *wmark = NULL, *wpre = NULL, *wcar = NULL;
-    if (nwg == 1 && cand_of(cs, n, wg[0]->args[0]) >= 0 && ntma == n && ws_wanted(P, parent, loop)) {
+    if (nwg && ntma == n && ws_wanted(P, parent, loop)) {
         wmark = calloc((size_t)P->n0, 1), wpre = calloc((size_t)P->n0, 1), wcar = calloc((size_t)ncar + 1, 1);
         int64_t before = 0;
         bool rings = false; /* an earlier loop's, which would live beside these: no room was counted */
@@ -1296,13 +1298,16 @@ retry:
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
-    if (ws) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits for
-                 all but this iteration's), so each consumer warp releases it to the producer */
+    if (ws && extra) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits
+                          for all but this iteration's), so each consumer warp releases it to the producer */
         ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){ext, one}, 2, i32, 0, sp);
         ValueId at0 = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
         last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
         ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], lb, sp);
         put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
+    } else if (ws) { /* every dot (A in registers or staged) waited for its group: this iteration's slot is free */
+        ValueId yes = put_const(P, &yc, ir_scalar(DT_I1), 1, sp);
+        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, ext, sp), yes}, 2, NULL, 0, sp);
     }
     ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {

@@ -430,15 +430,16 @@ static TlStatus prune_attention(void *user, const TlKernel *const *configs, int 
  * M against each row's log2-sum-exp2. host_desc: descriptors from the host
  * (fixed config), else pointers. blocks "BM,BN" overrides the config's. */
 static void attention(TlContext *ctx, int Z, int H, int N_CTX, int D, int causal, int host_desc, int config,
-                      const char *blocks) {
+                      const char *blocks, int ws) {
     char name[160], opts[256];
     int BM = 0, BN = 0;
-    snprintf(name, sizeof name, "06 _attn_fwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s%s%s%s", Z, H, N_CTX, D,
-             causal ? " causal" : "", host_desc ? " host desc" : "", config < 0 ? " (tuned)" : "", blocks ? " small" : "");
+    snprintf(name, sizeof name, "06 _attn_fwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s%s%s%s%s", Z, H, N_CTX, D,
+             causal ? " causal" : "", host_desc ? " host desc" : "", config < 0 ? " (tuned)" : "", blocks ? " small" : "",
+             ws ? " ws" : "");
     if (ex_skipped(name))
         return;
     int n = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
-                     "-D warp_specialize=0 -D IS_HOPPER=%d", D, causal ? 3 : 1, on_gpu);
+                     "-D warp_specialize=%d -D IS_HOPPER=%d", D, causal ? 3 : 1, ws, on_gpu);
     if (config >= 0)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " --autotune-config %d", config);
     if (blocks && sscanf(blocks, "%d,%d", &BM, &BN) == 2)
@@ -852,22 +853,25 @@ int main(void) {
     /* 06: N_CTX a multiple of the blocks (the kernel does not mask a head's
      * end); several heads and batches, one block, causal or not. */
     for (int causal = 0; causal < 2; causal++) {
-        attention(ctx, 1, 1, 32, 16, causal, 0, 0, "32,16");
-        attention(ctx, 2, 3, 96, 32, causal, 0, 0, "32,16");
-        attention(ctx, 1, 2, 64, 16, causal, 1, 0, "32,16");
+        attention(ctx, 1, 1, 32, 16, causal, 0, 0, "32,16", 0);
+        attention(ctx, 2, 3, 96, 32, causal, 0, 0, "32,16", 0);
+        attention(ctx, 1, 2, 64, 16, causal, 1, 0, "32,16", 0);
         if (on_gpu) {
-            attention(ctx, 2, 4, 1024, 64, causal, 0, -1, NULL);
-            attention(ctx, 1, 3, 512, 128, causal, 0, -1, NULL);
-            attention(ctx, 2, 2, 384, 64, causal, 1, 6, NULL);
+            attention(ctx, 2, 4, 1024, 64, causal, 0, -1, NULL, 0);
+            attention(ctx, 1, 3, 512, 128, causal, 0, -1, NULL, 0);
+            attention(ctx, 2, 2, 384, 64, causal, 1, 6, NULL, 0);
             /* wgmma on sm_90a (Q from shared memory, P from registers, K
              * and V from rings): configs ((BM index * 3 + BN index) * 3 +
              * stages index) * 2 + warps index, with HEAD_DIM: 128x64 s3 w4 (64
              * and 128), 128x64 s3 w8, 64x64 s3 w4, 128x32 s4 w8, 128x64 s2 w4
              * (Triton's pick at D=128), 128x128 s2 w8 (each warp's B the whole
-             * 128 x 128 K tile) */
+             * 128 x 128 K tile); the last three warp-specialised too (a
+             * producer warpgroup's TMA feeding both dots) */
             static const int wg_cfgs[][2] = {{26, 64}, {26, 128}, {27, 128}, {8, 64}, {23, 128}, {24, 128}, {31, 128}};
             for (int c = 0; c < 7; c++)
-                attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL);
+                attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL, 0);
+            for (int c = 4; c < 7; c++)
+                attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL, 1);
         }
     }
 

@@ -643,14 +643,14 @@ static void bench_grouped(void) {
  * fp16), tuned at launch with pointers (descriptors made in the kernel),
  * the chosen config then timed alone. No reference here: tutorials.c checks
  * the results. */
-static void bench_attention(int n_ctx, int d, int causal) {
+static void bench_attention(int n_ctx, int d, int causal, int ws) {
     enum { Z = 4, H = 32 };
     size_t n = (size_t)Z * H * n_ctx * d;
     TlBuffer *q = random_buffer(TL_F16, n), *k = random_buffer(TL_F16, n), *v = random_buffer(TL_F16, n);
     TlBuffer *o = ex_buffer(ctx, TL_F16, n, NULL), *m = ex_buffer(ctx, TL_F32, (size_t)Z * H * n_ctx, NULL);
     char opts[256];
     int len = snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d "
-                       "-D warp_specialize=0 -D IS_HOPPER=1", d, causal ? 3 : 1);
+                       "-D warp_specialize=%d -D IS_HOPPER=1", d, causal ? 3 : 1, ws);
     Launch l = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts)),
                 .args = {tl_arg_f32(0.5f), tl_arg_buffer(m), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(q),
                          tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_buffer(o), tl_arg_i32(n_ctx)},
@@ -671,11 +671,11 @@ static void bench_attention(int n_ctx, int d, int causal) {
         double flops = 4.0 * Z * H * (double)n_ctx * n_ctx * d * (causal ? 0.5 : 1);
         double ours = flops / time_ms(run_launch, &l, 2, 20) * 1e-9;
         profile_one(run_launch, &l);
-        printf("attention fwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s  tl %6.1f TFLOP/s (cfg %d)\n", Z, H, n_ctx, d,
-               causal ? " causal" : "       ", ours, cfg.autotune_config);
+        printf("attention fwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s ws=%d  tl %6.1f TFLOP/s (cfg %d)\n", Z, H, n_ctx,
+               d, causal ? " causal" : "       ", ws, ours, cfg.autotune_config);
         if (csv)
-            fprintf(csv, "attention,t06%s,fp16,%d,%d,%d,%.2f,,%d\n", causal ? "-causal" : "", n_ctx, n_ctx, d, ours,
-                    cfg.autotune_config);
+            fprintf(csv, "attention,t06%s%s,fp16,%d,%d,%d,%.2f,,%d\n", causal ? "-causal" : "", ws ? "-ws" : "", n_ctx,
+                    n_ctx, d, ours, cfg.autotune_config);
         tl_kernel_destroy(l.k);
     }
     tl_buffer_destroy(q), tl_buffer_destroy(k), tl_buffer_destroy(v), tl_buffer_destroy(o), tl_buffer_destroy(m);
@@ -738,7 +738,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--attention")) { /* tutorial 06's forward kernel alone */
         for (int causal = 0; causal < 2; causal++)
             for (int d = 64; d <= 128; d *= 2)
-                bench_attention(4096, d, causal);
+                for (int ws = 0; ws <= !causal; ws++) /* as Triton's benchmark: warp-specialised when not causal */
+                    bench_attention(4096, d, causal, ws);
         tl_context_destroy(ctx);
         return 0;
     }
@@ -831,7 +832,8 @@ int main(int argc, char **argv) {
     bench_grouped();
     for (int causal = 0; causal < 2; causal++)
         for (int d = 64; d <= 128; d *= 2)
-            bench_attention(quick ? 1024 : 4096, d, causal);
+            for (int ws = 0; ws <= !causal; ws++)
+                bench_attention(quick ? 1024 : 4096, d, causal, ws);
     /* tf32: the tutorial kernel on fp32 inputs (tl.dot's default precision) against cuBLAS's TF32 */
     for (int i = nsizes - 2; i < nsizes; i++)
         bench_matmul(&tutorial, TL_F32, sizes[i], sizes[i], sizes[i]);

@@ -11,7 +11,8 @@ export LD_LIBRARY_PATH=build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fail=0
 # each case: the example binary, then the part of a case name it runs
 # (tutorials: tutorial 03 as written through TMA and a producer warpgroup,
-# tutorial 06's attention on wgmma with Q and P from registers)
+# tutorial 06's attention on wgmma with Q staged in shared memory and P from
+# registers, warp-specialised too: the name matches those configs as well)
 for tool in memcheck racecheck; do
     for c in "matmul:tutorial fp16 300x200x128" "matmul:puzzle fp32 37x42x73" "matmul:block_ptr fp16 257x131x67" \
              "matmul:descriptor (from the host) fp16 257x131x67" "matmul:persistent flattened fp16 300x200x160" \
