@@ -28,7 +28,6 @@
  * the accumulator's registers (operands in any layout). A batched dot
  * (a <BxMxK>, b <BxKxN>, acc <BxMxN>) is always that staged loop, over the
  * whole 3-D accumulator in a BLOCKED layout (layout_pass.c). */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -888,8 +887,6 @@ static int ring_stages(const Function *f, ValueId op) {
     Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
     if (ix && ix->op == IR_MEMDESC_TRANS)
         ix = f->values[ix->args[0]].def;
-    if (ix && ix->op == IR_LOCAL_ALLOC)
-        return INT_MAX; /* one buffer filled before the loop (pipeline.c's stage_a), never refilled in it */
     Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
     return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
 }

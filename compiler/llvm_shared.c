@@ -33,9 +33,10 @@
  *                0); out of the tensor nothing is written. The local_store
  *                that filled it fenced each thread's writes for the async
  *                proxy, and the barrier pass put a bar.sync in between.
- *   mbarrier_*   thread 0 inits (count 1, then fence.mbarrier_init),
- *                arrives with expect_tx, invalidates; every thread waits
- *                with mbarrier.try_wait.parity in a loop.
+ *   mbarrier_*   thread 0 inits (count 1, then fence.mbarrier_init) and
+ *                invalidates, an elected lane of its warp arrives with
+ *                expect_tx (as tma_load issues); every thread waits with
+ *                mbarrier.try_wait.parity in a loop.
  * Barriers are ops of their own (barrier_pass, smem.c). */
 #include <stdio.h>
 #include <string.h>
@@ -245,28 +246,18 @@ static void tma_asm_elect(Lower *L, const char *text, LLVMValueRef *args, int n)
     tma_asm(L, full, args, n);
 }
 
-/* The warp of the one thread (see one_thread) where the predicate holds: a
- * branch every lane of a warp takes alike. */
-static LLVMValueRef one_warp(Lower *L, ValueId pred) {
-    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, L->leader / 32), "");
-    if (pred) {
-        LLVMValueRef p = llvm_val(L, pred)->r[0];
-        if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
-            p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
-        c = LLVMBuildAnd(L->b, c, p, "");
-    }
-    return c;
-}
-
 /* The 32-bit shared-memory address of a buffer value. */
 static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
     return LLVMBuildPtrToInt(L->b, llvm_val(L, buf)->r[0], L->t_i32, "");
 }
 
 /* The one thread of the warps running this code (thread 0, or a
- * producer's first), and (when given) a predicate operand. */
-static LLVMValueRef one_thread(Lower *L, ValueId pred) {
-    LLVMValueRef c = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, L->leader), "");
+ * producer's first), or with `warp` its whole warp (a branch every lane of
+ * a warp takes alike: L->warp is warp-uniform), and (when given) a
+ * predicate operand. */
+static LLVMValueRef leader(Lower *L, bool warp, ValueId pred) {
+    LLVMValueRef c = warp ? LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, L->leader / 32), "")
+                          : LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, L->leader), "");
     if (pred) {
         LLVMValueRef p = llvm_val(L, pred)->r[0];
         if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
@@ -280,7 +271,7 @@ static LLVMValueRef one_thread(Lower *L, ValueId pred) {
 static void lower_mbar_ring(Lower *L, Inst *in) {
     Type t = L->f->values[in->args[0]].type;
     LLVMValueRef base = smem_addr(L, in->args[0]);
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_thread(L, 0));
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, leader(L, false, 0));
     char init[64];
     snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [$0], %d;", in->attr.num > 0 ? in->attr.num : 1);
     for (int s = 0; s < t.shape[0]; s++) {
@@ -294,7 +285,7 @@ static void lower_mbar_ring(Lower *L, Inst *in) {
 
 static void lower_mbar_expect(Lower *L, Inst *in) {
     LLVMValueRef args[2] = {smem_addr(L, in->args[0]), llvm_i32(L, in->attr.num)};
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, one_warp(L, in->args[1]));
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, leader(L, true, in->args[1]));
     tma_asm_elect(L, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", args, 2);
     llvm_guard_end(L, cont);
 }
@@ -389,7 +380,7 @@ static void lower_tma_load(Lower *L, Inst *in) {
     LLVMValueRef dst = smem_addr(L, buf), bar = store ? NULL : smem_addr(L, in->args[4]);
     LLVMValueRef map = llvm_val(L, in->args[1])->r[0], row = llvm_val(L, in->args[2])->r[0];
     LLVMValueRef col = llvm_val(L, in->args[3])->r[0];
-    LLVMBasicBlockRef cont = llvm_guard_begin(L, store ? one_thread(L, 0) : one_warp(L, in->args[5]));
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, store ? leader(L, false, 0) : leader(L, true, in->args[5]));
     for (int c = 0; c < cols / box && store; c++) {
         LLVMValueRef args[4] = {map, LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row,
                                 LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), "")};
