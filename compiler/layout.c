@@ -404,6 +404,15 @@ void layout_elem_index(const ThreadMap *tm, int lane, int warp, int r, int32_t *
     }
 }
 
+bool layout_is_wgmma(const Function *f, int li) {
+    if (li <= 0 || li >= f->nlayouts)
+        return false;
+    const Layout *l = &f->layouts[li];
+    if (l->kind == LAYOUT_DOT_OPERAND)
+        return layout_is_wgmma(f, l->parent);
+    return l->kind == LAYOUT_MMA && l->version == 3;
+}
+
 bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     if (a == b)
         return true;

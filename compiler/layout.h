@@ -132,6 +132,10 @@ int layout_intern(Function *f, const Layout *l);
 const ThreadMap *layout_thread_map(const Function *f, int li, Type t, int num_warps);
 /* The element register r of thread (lane, warp) holds: the formula above. */
 void layout_elem_index(const ThreadMap *tm, int lane, int warp, int r, int32_t *idx);
+/* Layout li is MMA v3 (wgmma's accumulator), or a DOT_OPERAND of one: such
+ * an operand is a shared buffer's address, read by wgmma's descriptors
+ * (llvm_dot.c), which smem.c counts as a use and a read of the buffer. */
+bool layout_is_wgmma(const Function *f, int li);
 /* True when layouts a and b put every element of a block of type t in the
  * same register of the same threads (a convert between them moves nothing). */
 bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps);

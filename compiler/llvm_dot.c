@@ -836,15 +836,6 @@ static void lower_fma_smem(Lower *L, Inst *in) {
 
 /* ---- wgmma (sm_90a) ---- */
 
-bool llvm_is_wgmma(const Function *f, int li) {
-    if (li <= 0 || li >= f->nlayouts)
-        return false;
-    const Layout *l = &f->layouts[li];
-    if (l->kind == LAYOUT_DOT_OPERAND)
-        return llvm_is_wgmma(f, l->parent);
-    return l->kind == LAYOUT_MMA && l->version == 3;
-}
-
 bool llvm_uses_wgmma(const Function *f) {
     for (int i = 1; i < f->nlayouts; i++)
         if (f->layouts[i].kind == LAYOUT_MMA && f->layouts[i].version == 3)
@@ -957,7 +948,7 @@ void llvm_wgmma_drain(Lower *L) {
         /* once each, at the first drain after its loop (the one put right
          * after it): a later one may sit in a branch that does not dominate
          * the value's uses (causal attention's second loop) */
-        if (!d || d->op != IR_FOR || !llvm_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n || L->drained[v])
+        if (!d || d->op != IR_FOR || !layout_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n || L->drained[v])
             continue;
         L->drained[v] = true;
         LLVMValueRef *r = llvm_new_regs(L, x->n);
@@ -1135,7 +1126,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
 void llvm_lower_dot(Lower *L, Inst *in) {
     Mma m = {0};
     undefer(L, in);
-    if (llvm_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
+    if (layout_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
         /* a dot whose B is no ring's stage (its loop was not pipelined, the
          * v3 layout came from another loop's dot: pipeline.c) is an mma.sync
          * on the same thread maps, v3's being v2's with warps along M */

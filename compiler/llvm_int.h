@@ -184,9 +184,6 @@ LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx);
 
 /* ---- llvm_dot.c ---- */
 void llvm_lower_dot(Lower *L, Inst *in);
-/* Layout li is MMA v3 (wgmma's accumulator), or a DOT_OPERAND of one: such
- * an operand is a shared buffer's address, read by wgmma's descriptors. */
-bool llvm_is_wgmma(const Function *f, int li);
 /* Some value of f is a wgmma accumulator. */
 bool llvm_uses_wgmma(const Function *f);
 /* After a pipelined loop (its drain, async_wait 0): wait for the wgmma

@@ -438,7 +438,7 @@ void llvm_lower_shared(Lower *L, Inst *in) {
         return;
     }
     case IR_LOCAL_LOAD:
-        if (llvm_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
+        if (layout_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
             /* a wgmma operand: the buffer's address, which the dot turns into descriptors */
             LLVMValueRef *r = llvm_new_regs(L, 1);
             r[0] = llvm_val(L, in->args[0])->r[0];

@@ -944,7 +944,7 @@ static int64_t staged_a_bytes(Pipe *P, Block *B, Cand *cs, int n, const Inst *d)
     if (cand_of(cs, n, a) >= 0 || a >= P->n0 || !P->home[a] || P->home[a] == B || !P->f->values[a].def ||
         P->f->layouts[P->f->values[a].layout].kind != LAYOUT_DOT_OPERAND || !nvmma_swizzle(t.shape[1]))
         return 0;
-    return (ir_numel(t) * 2 + 127) & ~127;
+    return (ir_numel(t) * (dt_bits(t.dtype) / 8) + 127) & ~127;
 }
 
 /* Before the loop (cursor c): a's buffer, filled from the registers a was

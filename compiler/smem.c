@@ -145,7 +145,7 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
          * an FMA dot from the pipeliner's rings (DOT_OPERAND both) reads those */
         int rl = f->values[in->results[0]].layout, al = f->values[in->args[0]].layout;
         int bl = f->values[in->args[1]].layout;
-        bool wgmma = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_MMA && f->layouts[rl].version == 3;
+        bool wgmma = layout_is_wgmma(f, rl);
         bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND && bl > 0 &&
                     bl < f->nlayouts && f->layouts[bl].kind == LAYOUT_DOT_OPERAND;
         int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
@@ -231,13 +231,7 @@ static void add_item(Alloc *A, Item it) {
 /* A local_load into a wgmma operand's layout is the buffer's address, which
  * the dot reads (llvm_shared.c): its uses keep the buffer alive. */
 static bool wgmma_operand(const Function *f, const Inst *in) {
-    if (in->op != IR_LOCAL_LOAD)
-        return false;
-    int l = f->values[in->results[0]].layout;
-    const Layout *ll = l > 0 && l < f->nlayouts ? &f->layouts[l] : NULL;
-    const Layout *pl = ll && ll->kind == LAYOUT_DOT_OPERAND && ll->parent > 0 && ll->parent < f->nlayouts
-                           ? &f->layouts[ll->parent] : NULL;
-    return pl && pl->kind == LAYOUT_MMA && pl->version == 3;
+    return in->op == IR_LOCAL_LOAD && layout_is_wgmma(f, f->values[in->results[0]].layout);
 }
 
 static void use(Alloc *A, ValueId v, int p, const LoopCtx *lc) {
