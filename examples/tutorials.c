@@ -1,6 +1,6 @@
 /* tutorials: Triton's tutorials 01 (vector add), 02 (fused softmax), 03
  * (matrix multiplication), 04 (low-memory dropout), 05 (layer norm, forward
- * and backward), 06 (fused attention, forward), 07 (extern functions), 08
+ * and backward), 06 (fused attention, forward and backward), 07 (extern functions), 08
  * (grouped GEMM) and 09 (persistent matmul, every variant), their host code in C: each kernel
  * of examples/tutorial_*.tl is launched as the tutorial launches it and
  * checked against a C reference at ragged sizes (1, BLOCK +- 1, primes).
@@ -504,6 +504,125 @@ static void attention(TlContext *ctx, int Z, int H, int N_CTX, int D, int causal
     free(q), free(kk), free(v);
 }
 
+/* ---- 06: fused attention, backward ---- */
+
+/* The tutorial's backward pass on Q, K, V, dO of shape (Z, H, N_CTX, D),
+ * fp16: _attn_fwd (fixed config fwd_opts) gives O and M, _attn_bwd_preprocess
+ * Delta, _attn_bwd dQ, dK, dV with K pre-scaled by sm_scale / ln 2 as the
+ * tutorial's host scales it; each checked against the gradients of
+ * softmax(Q K^T * sm_scale) V in double. blocks: "BLOCK_M1,BLOCK_N1,
+ * BLOCK_M2,BLOCK_N2" (BLK_SLICE_FACTOR 2); pre: _attn_bwd_preprocess's
+ * BLOCK_M. */
+static void attention_bwd(TlContext *ctx, int Z, int H, int N_CTX, int D, int causal, const char *fwd_opts,
+                          const char *blocks, int pre, int warps, int stages) {
+    char name[200], opts[320];
+    int M1, N1, M2, N2;
+    if (sscanf(blocks, "%d,%d,%d,%d", &M1, &N1, &M2, &N2) != 4)
+        return;
+    snprintf(name, sizeof name, "06 _attn_bwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s blocks %s w%d s%d", Z, H, N_CTX, D,
+             causal ? " causal" : "", blocks, warps, stages);
+    if (ex_skipped(name))
+        return;
+    snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d -D warp_specialize=0 "
+             "-D IS_HOPPER=%d %s", D, causal ? 3 : 1, on_gpu, fwd_opts);
+    TlKernel *fwd = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
+    snprintf(opts, sizeof opts, "--kernel _attn_bwd_preprocess -D BLOCK_M=%d -D HEAD_DIM=%d", pre, D);
+    TlKernel *prep = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
+    snprintf(opts, sizeof opts, "--kernel _attn_bwd -D BLOCK_M1=%d -D BLOCK_N1=%d -D BLOCK_M2=%d -D BLOCK_N2=%d "
+             "-D BLK_SLICE_FACTOR=2 -D HEAD_DIM=%d -D CAUSAL=%d --num-warps %d --num-stages %d", M1, N1, M2, N2, D,
+             causal, warps, stages);
+    TlKernel *bwd = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
+
+    const double sm_scale = 0.5, rcp_ln2 = 1.4426950408889634;
+    size_t rows = (size_t)Z * H * N_CTX, n_el = rows * D;
+    float *q = random_floats(n_el, -1, 1), *kk = random_floats(n_el, -1, 1), *v = random_floats(n_el, -1, 1);
+    float *dout = random_floats(n_el, -1, 1), *ks = malloc(n_el * sizeof *ks);
+    TlBuffer *bq = upload_f16(ctx, q, n_el), *bk = upload_f16(ctx, kk, n_el), *bv = upload_f16(ctx, v, n_el);
+    TlBuffer *bdo = upload_f16(ctx, dout, n_el);
+    for (size_t i = 0; i < n_el; i++)
+        ks[i] = (float)(kk[i] * (sm_scale * rcp_ln2));
+    TlBuffer *bks = upload_f16(ctx, ks, n_el);
+    TlBuffer *bo = ex_buffer(ctx, TL_F16, n_el, NULL), *bm = ex_buffer(ctx, TL_F32, rows, NULL);
+    TlBuffer *bdelta = ex_buffer(ctx, TL_F32, rows, NULL);
+    TlBuffer *bdq = ex_buffer(ctx, TL_F16, n_el, NULL), *bdk = ex_buffer(ctx, TL_F16, n_el, NULL);
+    TlBuffer *bdv = ex_buffer(ctx, TL_F16, n_el, NULL);
+    TlArg fa[9] = {tl_arg_f32((float)sm_scale), tl_arg_buffer(bm), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(bq),
+                   tl_arg_buffer(bk), tl_arg_buffer(bv), tl_arg_buffer(bo), tl_arg_i32(N_CTX)};
+    TlArg pa[6] = {tl_arg_buffer(bo), tl_arg_buffer(bdo), tl_arg_buffer(bdelta), tl_arg_i32(Z), tl_arg_i32(H),
+                   tl_arg_i32(N_CTX)};
+    TlArg ba[16] = {tl_arg_buffer(bq), tl_arg_buffer(bks), tl_arg_buffer(bv), tl_arg_f32((float)sm_scale),
+                    tl_arg_buffer(bdo), tl_arg_buffer(bdq), tl_arg_buffer(bdk), tl_arg_buffer(bdv),
+                    tl_arg_buffer(bm), tl_arg_buffer(bdelta), tl_arg_i32(H * N_CTX * D), tl_arg_i32(N_CTX * D),
+                    tl_arg_i32(D), tl_arg_i32(1), tl_arg_i32(H), tl_arg_i32(N_CTX)};
+    unsigned pre_grid[3] = {(unsigned)(N_CTX / pre), (unsigned)(Z * H), 1};
+    unsigned bwd_grid[3] = {(unsigned)(N_CTX / N1), 1, (unsigned)(Z * H)};
+    if (launched(ctx, name, tl_launch_grid(fwd, "cdiv(N_CTX, BLOCK_M), Z * H", fa, 9)) &&
+        launched(ctx, name, tl_launch(prep, pre_grid, pa, 6)) && launched(ctx, name, tl_launch(bwd, bwd_grid, ba, 16))) {
+        double *gq = read_back(bdq, n_el), *gk = read_back(bdk, n_el), *gv = read_back(bdv, n_el);
+        double *wq = calloc(n_el, sizeof *wq), *wk = calloc(n_el, sizeof *wk), *wv = calloc(n_el, sizeof *wv);
+        size_t nn = (size_t)N_CTX * N_CTX;
+        double *p = malloc(nn * sizeof *p), *ds = malloc(nn * sizeof *ds), *o = malloc((size_t)N_CTX * D * sizeof *o);
+        for (size_t head = 0; head < (size_t)Z * H; head++) {
+            const size_t b = head * (size_t)N_CTX * D;
+            const float *hq = q + b, *hk = kk + b, *hv = v + b, *hdo = dout + b;
+            for (int i = 0; i < N_CTX; i++) { /* P (zero right of the diagonal when causal) and O */
+                double mx = -INFINITY, sum = 0;
+                int keys = causal ? i + 1 : N_CTX;
+                for (int j = 0; j < N_CTX; j++) {
+                    double dot = 0;
+                    for (int d = 0; d < D && j < keys; d++)
+                        dot += (double)hq[i * D + d] * hk[j * D + d];
+                    p[i * N_CTX + j] = j < keys ? dot * sm_scale : -INFINITY;
+                    mx = fmax(mx, p[i * N_CTX + j]);
+                }
+                for (int j = 0; j < N_CTX; j++)
+                    sum += p[i * N_CTX + j] = exp(p[i * N_CTX + j] - mx);
+                for (int j = 0; j < N_CTX; j++)
+                    p[i * N_CTX + j] /= sum;
+                for (int d = 0; d < D; d++) {
+                    double acc = 0;
+                    for (int j = 0; j < keys; j++)
+                        acc += p[i * N_CTX + j] * hv[j * D + d];
+                    o[i * D + d] = acc;
+                }
+            }
+            for (int i = 0; i < N_CTX; i++) { /* dS = P * (dO V^T - rowsum(O * dO)) */
+                double delta = 0;
+                for (int d = 0; d < D; d++)
+                    delta += o[i * D + d] * hdo[i * D + d];
+                for (int j = 0; j < N_CTX; j++) {
+                    double dp = 0;
+                    for (int d = 0; d < D; d++)
+                        dp += (double)hdo[i * D + d] * hv[j * D + d];
+                    ds[i * N_CTX + j] = p[i * N_CTX + j] * (dp - delta);
+                }
+            }
+            for (int i = 0; i < N_CTX; i++) /* dQ = dS K s, dK = dS^T Q s, dV = P^T dO */
+                for (int j = 0; j < N_CTX; j++)
+                    for (int d = 0; d < D; d++) {
+                        wq[b + (size_t)i * D + d] += ds[i * N_CTX + j] * hk[j * D + d] * sm_scale;
+                        wk[b + (size_t)j * D + d] += ds[i * N_CTX + j] * hq[i * D + d] * sm_scale;
+                        wv[b + (size_t)j * D + d] += p[i * N_CTX + j] * hdo[i * D + d];
+                    }
+        }
+        char sub[240];
+        snprintf(sub, sizeof sub, "%s dV", name);
+        if (check(sub, gv, wv, n_el, 1e-2, 1e-2)) {
+            snprintf(sub, sizeof sub, "%s dK", name);
+            if (check(sub, gk, wk, n_el, 1e-2, 1e-2)) {
+                snprintf(sub, sizeof sub, "%s dQ", name);
+                check(sub, gq, wq, n_el, 1e-2, 1e-2);
+            }
+        }
+        free(gq), free(gk), free(gv), free(wq), free(wk), free(wv), free(p), free(ds), free(o);
+    }
+    TlBuffer *bufs[] = {bq, bk, bv, bdo, bks, bo, bm, bdelta, bdq, bdk, bdv};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        tl_buffer_destroy(bufs[i]);
+    tl_kernel_destroy(fwd), tl_kernel_destroy(prep), tl_kernel_destroy(bwd);
+    free(q), free(kk), free(v), free(dout), free(ks);
+}
+
 /* ---- 07: extern functions ---- */
 
 /* libdevice.asin: where tl cannot link libdevice, the compile must fail with
@@ -872,6 +991,18 @@ int main(void) {
                 attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL, 0);
             for (int c = 4; c < 7; c++)
                 attention(ctx, 1, 2, 384, wg_cfgs[c][1], causal, 0, wg_cfgs[c][0], NULL, 1);
+        }
+    }
+
+    /* 06 backward: small blocks on the interpreter; on the GPU the
+     * tutorial's own (32, 128, 128, 32, 4 warps, 5 stages) */
+    for (int causal = 0; causal < 2; causal++) {
+        attention_bwd(ctx, 1, 1, 64, 16, causal, "--autotune-config 0 -D BLOCK_M=32 -D BLOCK_N=16", "32,64,64,32", 32, 4, 2);
+        attention_bwd(ctx, 2, 3, 128, 32, causal, "--autotune-config 0 -D BLOCK_M=32 -D BLOCK_N=16", "32,64,64,32", 32, 4, 2);
+        if (on_gpu) {
+            attention_bwd(ctx, 1, 2, 384, 64, causal, "--autotune-config 26", "32,128,128,32", 128, 4, 5);
+            attention_bwd(ctx, 2, 3, 1024, 128, causal, "--autotune-config 26", "32,128,128,32", 128, 4, 5);
+            attention_bwd(ctx, 1, 1, 128, 64, causal, "--autotune-config 26", "32,64,64,32", 128, 4, 3);
         }
     }
 

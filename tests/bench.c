@@ -93,7 +93,7 @@ static const char *with_extra(const char *opts) {
 typedef struct Launch {
     TlKernel *k;
     unsigned grid[3];
-    TlArg args[12];
+    TlArg args[16];
     int nargs;
 } Launch;
 
@@ -681,6 +681,73 @@ static void bench_attention(int n_ctx, int d, int causal, int ws) {
     tl_buffer_destroy(q), tl_buffer_destroy(k), tl_buffer_destroy(v), tl_buffer_destroy(o), tl_buffer_destroy(m);
 }
 
+/* Launches one after another (tutorial 06's backward: preprocess, then the
+ * dK / dV / dQ kernel). */
+static void run_launches(void *p) {
+    for (Launch *l = p; l->k; l++)
+        run_launch(l);
+}
+
+/* Tutorial 06's backward pass as its host runs it (Delta from
+ * _attn_bwd_preprocess, then _attn_bwd with BLOCK 32 / 128 / 128 / 32, 4
+ * warps, 5 stages, K pre-scaled), after our forward kernel (config 26)
+ * gives O and M; the two launches timed together. FLOPs as upstream's
+ * benchmark counts them: 2.5x the forward's (2 for the backward, 0.5 for
+ * recomputing P). */
+static void bench_attention_bwd(int n_ctx, int d, int causal) {
+    enum { Z = 4, H = 32 };
+    size_t n = (size_t)Z * H * n_ctx * d, rows = (size_t)Z * H * n_ctx;
+    TlBuffer *q = random_buffer(TL_F16, n), *k = random_buffer(TL_F16, n), *v = random_buffer(TL_F16, n);
+    TlBuffer *dout = random_buffer(TL_F16, n), *o = ex_buffer(ctx, TL_F16, n, NULL);
+    TlBuffer *m = ex_buffer(ctx, TL_F32, rows, NULL), *delta = ex_buffer(ctx, TL_F32, rows, NULL);
+    TlBuffer *dq = ex_buffer(ctx, TL_F16, n, NULL), *dk = ex_buffer(ctx, TL_F16, n, NULL);
+    TlBuffer *dv = ex_buffer(ctx, TL_F16, n, NULL);
+    char opts[256];
+    snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d -D warp_specialize=0 "
+             "-D IS_HOPPER=1 --autotune-config 26", d, causal ? 3 : 1);
+    Launch fwd = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts)),
+                  .grid = {(unsigned)(n_ctx / 128), Z * H, 1},
+                  .args = {tl_arg_f32(0.5f), tl_arg_buffer(m), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(q),
+                           tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_buffer(o), tl_arg_i32(n_ctx)},
+                  .nargs = 9};
+    Launch bwd[3] = {
+        {.k = NULL, .grid = {(unsigned)(n_ctx / 128), Z * H, 1},
+         .args = {tl_arg_buffer(o), tl_arg_buffer(dout), tl_arg_buffer(delta), tl_arg_i32(Z), tl_arg_i32(H),
+                  tl_arg_i32(n_ctx)},
+         .nargs = 6},
+        {.k = NULL, .grid = {(unsigned)(n_ctx / 128), 1, Z * H},
+         .args = {tl_arg_buffer(q), tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_f32(0.5f), tl_arg_buffer(dout),
+                  tl_arg_buffer(dq), tl_arg_buffer(dk), tl_arg_buffer(dv), tl_arg_buffer(m), tl_arg_buffer(delta),
+                  tl_arg_i32(H * n_ctx * d), tl_arg_i32(n_ctx * d), tl_arg_i32(d), tl_arg_i32(1), tl_arg_i32(H),
+                  tl_arg_i32(n_ctx)},
+         .nargs = 16},
+        {0}};
+    snprintf(opts, sizeof opts, "--kernel _attn_bwd_preprocess -D BLOCK_M=128 -D HEAD_DIM=%d", d);
+    bwd[0].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+    snprintf(opts, sizeof opts, "--kernel _attn_bwd -D BLOCK_M1=32 -D BLOCK_N1=128 -D BLOCK_M2=128 -D BLOCK_N2=32 "
+             "-D BLK_SLICE_FACTOR=2 -D HEAD_DIM=%d -D CAUSAL=%d --num-warps 4 --num-stages 5", d, causal);
+    bwd[1].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+    TlStatus s = tl_launch(fwd.k, fwd.grid, fwd.args, fwd.nargs);
+    for (int i = 0; i < 2 && s == TL_SUCCESS; i++)
+        s = tl_launch(bwd[i].k, bwd[i].grid, bwd[i].args, bwd[i].nargs);
+    if (s != TL_SUCCESS) {
+        printf("attention bwd t06 N_CTX=%d D=%d%s: does not run: %s\n", n_ctx, d, causal ? " causal" : "",
+               tl_last_error(ctx));
+    } else {
+        double flops = 2.5 * 4.0 * Z * H * (double)n_ctx * n_ctx * d * (causal ? 0.5 : 1);
+        double ours = flops / time_ms(run_launches, bwd, 2, 20) * 1e-9;
+        profile_one(run_launches, bwd);
+        printf("attention bwd t06 fp16 Z=%d H=%d N_CTX=%5d D=%3d%s       tl %6.1f TFLOP/s\n", Z, H, n_ctx, d,
+               causal ? " causal" : "       ", ours);
+        if (csv)
+            fprintf(csv, "attention,t06-bwd%s,fp16,%d,%d,%d,%.2f,,\n", causal ? "-causal" : "", n_ctx, n_ctx, d, ours);
+    }
+    tl_kernel_destroy(fwd.k), tl_kernel_destroy(bwd[0].k), tl_kernel_destroy(bwd[1].k);
+    TlBuffer *bufs[] = {q, k, v, dout, o, m, delta, dq, dk, dv};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        tl_buffer_destroy(bufs[i]);
+}
+
 int main(int argc, char **argv) {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     /* --matmul: only the tutorial kernel at 4096 and 8192, to compare compile
@@ -740,6 +807,9 @@ int main(int argc, char **argv) {
             for (int d = 64; d <= 128; d *= 2)
                 for (int ws = 0; ws <= 1; ws++) /* Triton's benchmark: warp-specialised when not causal */
                     bench_attention(4096, d, causal, ws);
+        for (int causal = 0; causal < 2; causal++)
+            for (int d = 64; d <= 128; d *= 2)
+                bench_attention_bwd(4096, d, causal);
         tl_context_destroy(ctx);
         return 0;
     }
@@ -834,6 +904,9 @@ int main(int argc, char **argv) {
         for (int d = 64; d <= 128; d *= 2)
             for (int ws = 0; ws <= !causal; ws++)
                 bench_attention(quick ? 1024 : 4096, d, causal, ws);
+    for (int causal = 0; causal < 2; causal++)
+        for (int d = 64; d <= 128; d *= 2)
+            bench_attention_bwd(quick ? 1024 : 4096, d, causal);
     /* tf32: the tutorial kernel on fp32 inputs (tl.dot's default precision) against cuBLAS's TF32 */
     for (int i = nsizes - 2; i < nsizes; i++)
         bench_matmul(&tutorial, TL_F32, sizes[i], sizes[i], sizes[i]);
