@@ -107,11 +107,14 @@
 
 enum { MAX_LOADS = 8 };
 
+enum { MAX_USES = 2 }; /* dot operands one ring feeds (attention backward's qT: k @ qT and dsT @ qT.T) */
 typedef struct Cand {
     Inst *load;     /* the load */
-    Inst *convert;  /* its only user when that is a convert_layout into a dot operand, else NULL */
-    Inst *trans;    /* a trans between the load and that convert (B = x.T of an [N, K] tile), else NULL */
-    ValueId out;    /* the value the rest of the loop reads (the convert's result, else the load's) */
+    int nuse;       /* the dot operands it feeds, each through a convert_layout (0: read as loaded) */
+    Inst *convert[MAX_USES]; /* per use: the convert_layout into the dot operand */
+    Inst *trans[MAX_USES];   /* per use: a trans before that convert (B = x.T), else NULL */
+    Inst *user[MAX_USES];    /* per use: the dot */
+    ValueId out[MAX_USES];   /* per use: the value the loop reads (out[0]: the load's when nuse is 0) */
     ValueId buf;    /* the ring */
     int bytes;      /* of one stage */
     int nvmma;      /* a wgmma operand: its ring's NVMMA swizzle in bytes (0: not one) */
@@ -314,37 +317,74 @@ static Inst *fma_user(Pipe *P, Block *B, Inst *ld, int *k) {
     return u;
 }
 
+/* Use u of load result r in B as a dot operand, recorded in c: load ->
+ * convert -> dot (the operand layout read from the ring directly), or load
+ * -> trans -> convert -> dot B, `b.T` of an [N, K] tile, which wgmma reads
+ * from the ring as loaded, K-major (kept only if the dot becomes one:
+ * wgmma_dots). */
+static bool dot_use(Pipe *P, Block *B, ValueId r, Inst *u, Cand *c) {
+    int k = 0;
+    Inst *tr = NULL;
+    if (u && u->op == IR_TRANS && P->uses[u->results[0]] == 1 && P->home[u->results[0]] == B && vtype(P, r).rank == 2) {
+        tr = u;
+        u = sole_user(B, u->results[0], &k);
+    }
+    if (!u || u->op != IR_CONVERT_LAYOUT || P->uses[u->results[0]] != 1 || P->home[u->results[0]] != B)
+        return false;
+    Inst *d = sole_user(B, u->results[0], &k);
+    if (!d || d->op != IR_DOT || (tr ? k != 1 : k > 1) || c->nuse == MAX_USES)
+        return false;
+    c->trans[c->nuse] = tr, c->convert[c->nuse] = u, c->user[c->nuse] = d, c->out[c->nuse] = u->results[0];
+    c->nuse++;
+    return true;
+}
+
+/* The instructions of b reading v (each once), up to max; -1: more, or one
+ * reading it twice or from a nested region. */
+static int users_of(const Block *b, ValueId v, Inst **us, int max) {
+    int n = 0;
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        int reads = 0;
+        for (int a = 0; a < in->nargs; a++)
+            reads += in->args[a] == v;
+        int k = 0;
+        for (int r = 0; r < in->nregions; r++)
+            if (sole_user(in->regions[r], v, &k))
+                return -1;
+        if (reads > 1 || (reads && n == max))
+            return -1;
+        if (reads)
+            us[n++] = in;
+    }
+    return n;
+}
+
 /* A load this loop can pipeline; fills c. */
 static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Cand *c) {
     if (!load_ok(P, B, ld, true))
         return false;
-    *c = (Cand){.load = ld, .out = ld->results[0], .tile = tma_tile(P, ld), .cp_ok = cp_ok(P, ld)};
+    *c = (Cand){.load = ld, .out = {ld->results[0]}, .tile = tma_tile(P, ld), .cp_ok = cp_ok(P, ld)};
     ValueId r = ld->results[0];
     int k = 0;
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
-    if (u && u->op == IR_CONVERT_LAYOUT && P->uses[u->results[0]] == 1 && P->home[u->results[0]] == B) {
-        Inst *d = sole_user(B, u->results[0], &k);
-        if (d && d->op == IR_DOT && k < 2) { /* load -> convert -> dot: read the operand layout directly */
-            c->convert = u;
-            c->out = u->results[0];
+    if (u && dot_use(P, B, r, u, c))
+        return true;
+    /* on sm_90a a tile several dots read (attention backward's qT as B of
+     * k @ qT and, transposed, of dsT @ qT.T): one ring, a local_load per
+     * use (kept only if every one of those dots becomes a wgmma) */
+    Inst *us[MAX_USES];
+    int nu = P->wgmma && P->uses[r] > 1 && P->uses[r] <= MAX_USES ? users_of(B, r, us, MAX_USES) : 0;
+    if (nu == P->uses[r] && nu > 1) {
+        bool all = true;
+        for (int i = 0; i < nu && all; i++)
+            all = dot_use(P, B, r, us[i], c);
+        if (all)
             return true;
-        }
-    }
-    /* load -> trans -> convert -> dot B: `b.T` of an [N, K] tile, which
-     * wgmma reads K-major from the ring as loaded (kept only if the dot
-     * becomes one: wgmma_dot) */
-    if (u && u->op == IR_TRANS && P->uses[u->results[0]] == 1 && P->home[u->results[0]] == B &&
-        vtype(P, r).rank == 2) {
-        Inst *cv = sole_user(B, u->results[0], &k);
-        Inst *d = cv && cv->op == IR_CONVERT_LAYOUT && P->uses[cv->results[0]] == 1 && P->home[cv->results[0]] == B
-                      ? sole_user(B, cv->results[0], &k)
-                      : NULL;
-        if (d && d->op == IR_DOT && k == 1) {
-            c->trans = u;
-            c->convert = cv;
-            c->out = cv->results[0];
-            return true;
-        }
+        c->nuse = 0;
+        memset(c->trans, 0, sizeof c->trans);
+        memset(c->convert, 0, sizeof c->convert);
+        c->out[0] = r;
     }
     /* An FMA dot reading two loads: both become rings the dot reads in its
      * K loop (a ring in front of an FMA dot that staged its operands again
@@ -473,12 +513,22 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
         put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
 }
 
+/* A ring stored as its column-major load is (qT = Q + m[None, :] * S + k[:, None]):
+ * an #nvmma transposed ring, the inner dim 0. */
+static bool ring_colmajor(Pipe *P, const Cand *c) {
+    const Layout *ll = &P->f->layouts[P->f->values[c->load->results[0]].layout];
+    return ll->kind == LAYOUT_BLOCKED && ll->rank == 2 && ll->order[0] == 0;
+}
+
 /* The shared layout of a ring: the load's order, swizzled for 16-byte reads;
- * for a wgmma operand (nvmma > 0) the NVMMA layout of that swizzle. */
-static int ring_layout(Pipe *P, const Inst *ld, int nvmma, int fma) {
+ * for a wgmma operand (nvmma > 0) the NVMMA layout of that swizzle, along
+ * the load's contiguous dim. */
+static int ring_layout(Pipe *P, const Cand *c) {
     Function *f = P->f;
+    const Inst *ld = c->load;
+    int nvmma = c->nvmma, fma = c->fma;
     if (nvmma) {
-        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16};
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16, .transposed = ring_colmajor(P, c)};
         return layout_intern(f, &nl);
     }
     Type t = vtype(P, ld->results[0]);
@@ -774,12 +824,20 @@ static void ws_build(Pipe *P, Cursor *c, Block *parent, Inst *loop, Cand *cs, in
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
 static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
 
-static int cand_of(Cand *cs, int n, ValueId v) {
+/* The candidate whose use *u (when u is not NULL) gives dot operand v, or -1. */
+static int cand_use(Cand *cs, int n, ValueId v, int *u) {
     for (int i = 0; i < n; i++)
-        if (cs[i].convert && cs[i].out == v)
-            return i;
+        for (int k = 0; k < cs[i].nuse; k++)
+            if (cs[i].out[k] == v) {
+                if (u)
+                    *u = k;
+                return i;
+            }
     return -1;
 }
+
+static int cand_of(Cand *cs, int n, ValueId v) { return cand_use(cs, n, v, NULL); }
+
 
 /* Is v, a dot's A operand, one wgmma can read from registers: fp16 / bf16
  * in the accumulator's MMA layout rl (attention's P, cast from the scores'
@@ -795,14 +853,15 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
 /* wgmma (Triton's MMAv3) for the dots of this loop whose B comes from a ring
  * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32,
  * num_warps 4 or 8 stacked along M (one warpgroup per 64 rows, so M a
- * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, the
- * rings contiguous along their last dim (A K-major; B N-major as stored, or
- * K-major when it is the trans of an [N, K] tile), and at most 128
- * accumulator registers a thread. Every dot whose accumulator shares a
- * layout with one of them must qualify too (the layout becomes v3
- * everywhere): attention's two dots go together. Marks the candidates'
- * swizzles, puts the dots in wg[] (at most MAX_WG) and returns how many. */
-enum { MAX_WG = 2 };
+ * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, A
+ * K-major in its ring, B N-major or K-major (a ring stored along its last
+ * dim or, ring_colmajor, its first; read as loaded or through a trans), and
+ * at most 128 accumulator registers a thread. Every dot whose accumulator
+ * shares a layout with one of them must qualify too (the layout becomes v3
+ * everywhere): attention's two dots go together, its backward's four; and
+ * every dot a ring feeds. Marks the candidates' swizzles, puts the dots in
+ * wg[] (at most MAX_WG) and returns how many. */
+enum { MAX_WG = 4 };
 static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
     Function *f = P->f;
     int nw = f->num_warps ? f->num_warps : 4, nwg = 0;
@@ -813,7 +872,7 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         Inst *d = B->insts[i];
         if (d->op != IR_DOT || d->nargs < 3)
             continue;
-        int ia = cand_of(cs, n, d->args[0]), ib = cand_of(cs, n, d->args[1]);
+        int ua = 0, ia = cand_use(cs, n, d->args[0], &ua), ib = cand_of(cs, n, d->args[1]);
         Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
         int rl = f->values[d->results[0]].layout;
         if (ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || tc.dtype != DT_F32 ||
@@ -822,13 +881,19 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
         if (M % (16 * nw) || N % 16 || N > 256 || K % 16 || (int64_t)M * N / (32 * nw) > 128)
             continue;
-        bool rowmajor = true;
+        /* each ring's swizzle: of its contiguous dim; A must be K-major */
+        int sws[2] = {-1, 0};
+        bool ok = true;
         for (int k = ia < 0; k < 2; k++) {
-            const Layout *ll = &f->layouts[f->values[cs[k ? ib : ia].load->results[0]].layout];
-            rowmajor = rowmajor && ll->kind == LAYOUT_BLOCKED && ll->order[0] == 1;
+            const Cand *c = &cs[k ? ib : ia];
+            const Layout *ll = &f->layouts[f->values[c->load->results[0]].layout];
+            Type lt = vtype(P, c->load->results[0]);
+            bool col = ring_colmajor(P, c);
+            ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]);
+            sws[k] = ok ? nvmma_swizzle(lt.shape[col ? 0 : 1]) : 0;
         }
-        int sa = ia < 0 ? -1 : nvmma_swizzle(K), sb = nvmma_swizzle(cs[ib].trans ? K : N);
-        if (!rowmajor || !sa || !sb)
+        int sa = sws[0], sb = sws[1];
+        if (!ok || !sa || !sb)
             continue;
         if (nwg == MAX_WG)
             return 0;
@@ -854,6 +919,16 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         if (shares && !mine && (here || t.rank != 2 || t.shape[0] % (16 * nw) || t.shape[1] % 8))
             return 0;
     }
+    /* a ring read by several dots: all of them wgmmas */
+    for (int w = 0; w < nwg; w++)
+        for (int k = 0; k < 2; k++)
+            for (int u = 0; ci[w][k] >= 0 && u < cs[ci[w][k]].nuse; u++) {
+                bool in = false;
+                for (int x = 0; x < nwg; x++)
+                    in |= cs[ci[w][k]].user[u] == wg[x];
+                if (!in)
+                    return 0;
+            }
     for (int w = 0; w < nwg; w++)
         for (int k = 0; k < 2; k++)
             if (ci[w][k] >= 0)
@@ -1033,8 +1108,8 @@ again:
     Inst *wg[MAX_WG];
     int nwg = wgmma_dots(P, B, cs, n, wg);
 retry:
-    for (int i = 0; i < n; i++) /* a transposed operand other than wgmma's stays as it was */
-        if (cs[i].trans && !cs[i].nvmma)
+    for (int i = 0; i < n; i++) /* a transposed or shared operand other than wgmma's stays as it was */
+        if ((cs[i].trans[0] || cs[i].nuse > 1) && !cs[i].nvmma)
             cs[i--] = cs[--n];
     /* TMA fills a descriptor's ring only when it is a wgmma operand's
      * (#nvmma of the map's swizzle); a load only TMA could copy is left to
@@ -1042,7 +1117,8 @@ retry:
     int ntma = 0;
     for (int i = 0; i < n; i++) {
         Cand *c = &cs[i];
-        if (c->tile && (!c->nvmma || c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
+        if (c->tile && (!c->nvmma || ring_colmajor(P, c) ||
+                        c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
             c->tile = NULL;
         if (!c->tile && !c->cp_ok) {
             cs[i--] = cs[--n];
@@ -1079,9 +1155,11 @@ retry:
         bool reads_rings = false;
         for (int w = 0; w < nwg; w++)
             reads_rings |= B->insts[i] == wg[w];
-        for (int j = 0; j < n; j++)
-            reads_rings |= (cs[j].fma && cs[j].dot == B->insts[i]) || cs[j].convert == B->insts[i] ||
-                           cs[j].trans == B->insts[i];
+        for (int j = 0; j < n; j++) {
+            reads_rings |= cs[j].fma && cs[j].dot == B->insts[i];
+            for (int u = 0; u < cs[j].nuse; u++)
+                reads_rings |= cs[j].convert[u] == B->insts[i] || cs[j].trans[u] == B->insts[i];
+        }
         int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
         for (int r = 0; r < B->insts[i]->nregions; r++) { /* a flattened loop's epilogue, under its if */
             int64_t sr = region_scratch(f, B->insts[i]->regions[r]);
@@ -1156,7 +1234,7 @@ retry:
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
         bt.shape[0] = R;
-        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, cs[i].load, cs[i].nvmma, cs[i].fma), sp);
+        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, &cs[i]), sp);
         al->attr.offset = -1;
         cs[i].buf = al->results[0];
     }
@@ -1274,26 +1352,30 @@ retry:
         issue(P, &c, cs, n, valid, ins, bars, sp);
     }
     for (int i = 0; i < n; i++) {
-        ValueId view = stage_view(P, &c, cs[i].buf, ext, sp);
-        if (cs[i].trans) { /* the [N, K] stage read as B = [K, N], K-major */
-            Type tt = vtype(P, view);
-            int32_t s0 = tt.shape[0];
-            tt.shape[0] = tt.shape[1], tt.shape[1] = s0;
-            Layout tl_ = f->layouts[f->values[view].layout];
-            tl_.transposed = !tl_.transposed;
-            view = put1(P, &c, IR_MEMDESC_TRANS, &view, 1, tt, layout_intern(f, &tl_), sp);
+        ValueId stage = stage_view(P, &c, cs[i].buf, ext, sp);
+        for (int u = 0; u < (cs[i].nuse ? cs[i].nuse : 1); u++) {
+            ValueId view = stage;
+            if (cs[i].trans[u]) { /* the stage read transposed: B = x.T, the other major-ness */
+                Type tt = vtype(P, view);
+                int32_t s0 = tt.shape[0];
+                tt.shape[0] = tt.shape[1], tt.shape[1] = s0;
+                Layout tl_ = f->layouts[f->values[view].layout];
+                tl_.transposed = !tl_.transposed;
+                view = put1(P, &c, IR_MEMDESC_TRANS, &view, 1, tt, layout_intern(f, &tl_), sp);
+            }
+            /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
+             * lowering leaves in shared memory for the dot to read */
+            ValueId out = cs[i].out[u];
+            int ll = f->values[out].layout;
+            if (cs[i].fma) {
+                Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = f->values[cs[i].dot->results[0]].layout,
+                             .op_idx = cs[i].fma - 1};
+                ll = layout_intern(f, &op);
+            }
+            ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, out), ll, cs[i].load->span);
+            f->values[v].name = f->values[out].name;
+            ir_replace_uses(B, out, v);
         }
-        /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
-         * lowering leaves in shared memory for the dot to read */
-        int ll = f->values[cs[i].out].layout;
-        if (cs[i].fma) {
-            Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = f->values[cs[i].dot->results[0]].layout,
-                         .op_idx = cs[i].fma - 1};
-            ll = layout_intern(f, &op);
-        }
-        ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, cs[i].out), ll, cs[i].load->span);
-        f->values[v].name = f->values[cs[i].out].name;
-        ir_replace_uses(B, cs[i].out, v);
     }
     /* the next ring indices, and the running-ahead values, go to the yield */
     Cursor yc = {B, B->ninsts - 1};
@@ -1332,10 +1414,11 @@ retry:
     y->args = yargs, y->nargs = ya;
     /* the old loads and converts go */
     for (int i = 0; i < n; i++) {
-        if (cs[i].convert)
-            remove_at(B, index_of(B, cs[i].convert));
-        if (cs[i].trans)
-            remove_at(B, index_of(B, cs[i].trans));
+        for (int u = 0; u < cs[i].nuse; u++) {
+            remove_at(B, index_of(B, cs[i].convert[u]));
+            if (cs[i].trans[u])
+                remove_at(B, index_of(B, cs[i].trans[u]));
+        }
         remove_at(B, index_of(B, cs[i].load));
     }
     for (int w = 0; w < nwg; w++)

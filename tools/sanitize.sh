@@ -12,11 +12,13 @@ fail=0
 # each case: the example binary, then the part of a case name it runs
 # (tutorials: tutorial 03 as written through TMA and a producer warpgroup,
 # tutorial 06's attention on wgmma with Q staged in shared memory and P from
-# registers, warp-specialised too: the name matches those configs as well)
+# registers, warp-specialised too: the name matches those configs as well;
+# its backward, four wgmmas reading two rings twice each, causal and not)
 for tool in memcheck racecheck; do
     for c in "matmul:tutorial fp16 300x200x128" "matmul:puzzle fp32 37x42x73" "matmul:block_ptr fp16 257x131x67" \
              "matmul:descriptor (from the host) fp16 257x131x67" "matmul:persistent flattened fp16 300x200x160" \
-             "tutorials:03 matmul_kernel fp16 257x131x67" "tutorials:06 _attn_fwd Z=1 H=2 N_CTX=384 HEAD_DIM=128"; do
+             "tutorials:03 matmul_kernel fp16 257x131x67" "tutorials:06 _attn_fwd Z=1 H=2 N_CTX=384 HEAD_DIM=128" \
+             "tutorials:06 _attn_bwd Z=1 H=2 N_CTX=384 HEAD_DIM=64"; do
         bin=build/examples/${c%%:*} only=${c#*:}
         log=$(mktemp)
         EX_ONLY=$only "$cs" --tool $tool --error-exitcode 3 "$bin" > "$log" 2>&1
