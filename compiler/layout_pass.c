@@ -981,13 +981,25 @@ static bool same_map(Pass *P, int a, int b, Type t) {
     return layout_same_map(P->f, a, b, t, P->nw);
 }
 
+/* A load of fewer elements than the CTA has threads, read by one op
+ * (attention backward's m and Delta of 32 rows, wanted in the scores'
+ * slice): each thread loading the elements it holds costs no more than the
+ * convert through shared memory (and its barrier) it replaces; Triton's
+ * isExpensiveLoadOrStore. The original then has no user, and drop_dead
+ * removes it. */
+static bool cheap_load(Pass *P, const Inst *def) {
+    ValueId r = def->nresults == 1 ? def->results[0] : 0;
+    return def->op == IR_LOAD && r && r < P->n0 && ir_numel(vtype(P, r)) < 32 * P->nw &&
+           P->use_start[r + 1] - P->use_start[r] == 1;
+}
+
 /* Can v be recomputed in layout li by copying at most *budget cheap ops
  * (operands already in the wanted layout cost nothing)? */
 static bool cheap(Pass *P, ValueId v, int li, int *budget) {
     if (!is_block(P, v) || same_map(P, vlay(P, v), li, vtype(P, v)))
         return true;
     Inst *def = P->f->values[v].def;
-    if (!def || !cheap_op(def->op) || def->nresults != 1 || --*budget < 0)
+    if (!def || !(cheap_op(def->op) || cheap_load(P, def)) || def->nresults != 1 || --*budget < 0)
         return false;
     int w = derived_want(P, def, li);
     for (int k = 0; k < def->nargs; k++)
@@ -1048,8 +1060,8 @@ static void resolve(Pass *P) {
 }
 
 /* Rematerialisation can leave the original of a recomputed value without
- * users: drop such pure ops (only those the pass made dead, not dead code
- * the kernel had). */
+ * users: drop such pure ops and loads (only those the pass made dead, not
+ * dead code the kernel had). */
 static void drop_dead(Pass *P) {
     int n = P->f->nvalues;
     int *uses = calloc((size_t)n, sizeof *uses);
@@ -1067,7 +1079,7 @@ static void drop_dead(Pass *P) {
     while (top > 0) {
         ValueId v = stack[--top];
         Inst *def = P->f->values[v].def;
-        if (!def || def->nresults != 1 || def->nregions || !(ir_ops[def->op].flags & OPF_PURE))
+        if (!def || def->nresults != 1 || def->nregions || !(ir_ops[def->op].flags & OPF_PURE || def->op == IR_LOAD))
             continue;
         ir_remove_inst(P->vblock[v], def);
         for (int k = 0; k < def->nargs; k++) {
