@@ -101,7 +101,7 @@ void ir_type_print(Buf *b, Type t);
     X(ADD, "add", 2, OPF_PURE | OPF_ELEM)                                                          \
     X(SUB, "sub", 2, OPF_PURE | OPF_ELEM)                                                          \
     X(MUL, "mul", 2, OPF_PURE | OPF_ELEM)                                                          \
-    X(DIV, "div", 2, OPF_PURE | OPF_ELEM)     /* float: IEEE; int: C (truncating) */                \
+    X(DIV, "div", 2, OPF_PURE | OPF_ELEM)     /* int: C (truncating); float: attr.rn */              \
     X(REM, "rem", 2, OPF_PURE | OPF_ELEM)     /* float: fmod; int: C (sign of dividend) */          \
     X(AND, "and", 2, OPF_PURE | OPF_ELEM)     /* ints and i1 */                                     \
     X(OR, "or", 2, OPF_PURE | OPF_ELEM)                                                            \
@@ -254,6 +254,8 @@ typedef struct Attr {
     int pack;          /* INLINE_ASM: elements per asm invocation */
     bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */
     bool reverse;      /* SCAN: from the last element to the first */
+    bool rn;           /* DIV: rounded to nearest (tl.div_rn); else Triton's `/`, which on
+                          the GPU is div.full.f32 for fp32 (within 2 ulp) */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
     int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes;
                           MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps */

@@ -65,6 +65,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_FOR] = "num_stages flatten warp_specialize", /* each printed only when set (tl.range's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
+    [IR_DIV] = "rn", /* printed only when set: tl.div_rn */
 };
 
 /* Region labels of the ops that own regions; their number is the op's number
@@ -200,6 +201,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->hex ? "true" : "false");
     } else if (IS("reverse")) {
         buf_puts(b, a->reverse ? "true" : "false");
+    } else if (IS("rn")) {
+        buf_puts(b, a->rn ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
     } else if (IS("num") || IS("bytes") || IS("count") || IS("warps")) {
@@ -218,6 +221,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
 static bool attr_unset(const Inst *in, size_t n) {
     if (in->op == IR_MBAR_INIT)
         return !in->attr.num;
+    if (in->op == IR_DIV)
+        return !in->attr.rn;
     if (in->op != IR_FOR)
         return false;
     return n == 7 ? !in->attr.flatten : n == 15 ? !in->attr.warp_spec : !in->attr.num_stages;
@@ -226,7 +231,8 @@ static bool attr_unset(const Inst *in, size_t n) {
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
     if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec) ||
-        (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num))
+        (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
+        (in->op == IR_DIV && !in->attr.rn))
         return;
     buf_puts(b, " {");
     for (bool first = true; *k;) {

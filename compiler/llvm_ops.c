@@ -166,6 +166,18 @@ LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValue
     }
 }
 
+/* fp32 `/` as Triton lowers it: div.full.f32, within 2 ulp and without
+ * div.rn's subnormal and range fix-ups (a branch and a slow path per
+ * element in SASS); tl.div_rn (attr.rn) stays IEEE. */
+static LLVMValueRef div_full(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+    static const char text[] = "div.full.f32 $0, $1, $2;";
+    LLVMTypeRef pt[2] = {L->t_f32, L->t_f32};
+    LLVMTypeRef fty = LLVMFunctionType(L->t_f32, pt, 2, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, "=f,f,f", 6, 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {a, b};
+    return LLVMBuildCall2(L->b, fty, fn, args, 2, "");
+}
+
 static LLVMValueRef cmp(Lower *L, int pred, DType dt, LLVMValueRef a, LLVMValueRef b) {
     if (dt_is_float(dt)) {
         /* ordered compares, except != which is true for NaN (Python's rules) */
@@ -382,6 +394,9 @@ static bool lower_map(Lower *L, Inst *in) {
         case IR_CAST: r[i] = llvm_cast(L, x, at, rt); break;
         case IR_BITCAST: r[i] = bitcast(L, x, at, rt); break;
         case IR_FMA: r[i] = fma3(L, rt, x, y, z); break;
+        case IR_DIV:
+            r[i] = rt == DT_F32 && !in->attr.rn ? div_full(L, x, y) : llvm_binop(L, in->op, rt, x, y);
+            break;
         default:
             if (ir_ops[in->op].nargs == 2) {
                 r[i] = llvm_binop(L, in->op, rt, x, y);

@@ -48,8 +48,9 @@ Val sema_h_umulhi(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
 }
 
 /* fdiv(x, y, ieee_rounding=False), div_rn(x, y): float division (aux = 1:
- * div_rn, fp32 only). Triton's fdiv ignores ieee_rounding; tl's division is
- * IEEE-rounded in any case. */
+ * div_rn, fp32 only, rounded to nearest: div's rn). fdiv is `/`, Triton's
+ * fast division (div.full.f32 on the GPU); Triton's fdiv ignores
+ * ieee_rounding as well. */
 Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     for (int i = 0; i < 2; i++)
         if (!(a[i].k == V_FLOAT || (a[i].k == V_TENSOR && dt_is_float((DType)a[i].ty.dtype))))
@@ -64,7 +65,10 @@ Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         check_dtype(s, bi->name, x, ok, sp[0]);
     }
     ValueId args[2] = {x, y};
-    return sema_tensor(s, sema_emit(s, IR_DIV, ty_of(s, x), args, 2, call));
+    ValueId r = sema_emit(s, IR_DIV, ty_of(s, x), args, 2, call);
+    if (bi->aux && s->f->values[r].def)
+        s->f->values[r].def->attr.rn = true;
+    return sema_tensor(s, r);
 }
 
 /* sqrt_rn(x): fp32, the IEEE square root (tl.sqrt is one already) */

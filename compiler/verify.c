@@ -277,6 +277,8 @@ static void check_elementwise(Verifier *V, const Inst *in) {
         }
     if (!(elem_classes(in->op) & dtype_class(t.dtype)))
         fail(V, in, "does not apply to %s", dt_name(t.dtype));
+    else if (in->op == IR_DIV && in->attr.rn && t.dtype != DT_F32)
+        fail(V, in, "rn applies to f32 only, not %s", dt_name(t.dtype));
 }
 
 /* extern, inline_asm: every operand and result has the shape of the first
