@@ -855,23 +855,37 @@ static LLVMValueRef wg_desc(Lower *L, LLVMValueRef addr, int64_t lbo, int64_t sb
     return LLVMBuildOr(L->b, LLVMBuildZExt(L->b, a, L->t_i64, ""), LLVMConstInt(L->t_i64, k, 0), "");
 }
 
-static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) {
-    LLVMTypeRef et[256];
-    char cons[2048];
+/* An asm with n f32 registers tied through it (a wait: what the wgmma wrote
+ * is defined after it) and nkeep i32 registers read by it (a wgmma's A
+ * operand, which must live until its group is done). */
+static void wg_asm_keep(Lower *L, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *keep, int nkeep) {
+    enum { MAX = 512 };
+    LLVMTypeRef et[MAX];
+    LLVMValueRef args[MAX];
+    char cons[MAX * 6];
     int o = 0;
+    if (n + nkeep > MAX) { /* cannot happen: 256 accumulator registers a dot at most, four dots */
+        diag_internal(L->d, "in @%s: %d registers through one wgmma wait", L->f->name, n + nkeep);
+        L->failed = true;
+        return;
+    }
     for (int i = 0; i < n; i++)
-        et[i] = L->t_f32, o += snprintf(cons + o, sizeof cons - (size_t)o, "%s=f", i ? "," : "");
+        et[i] = L->t_f32, args[i] = regs[i], o += snprintf(cons + o, sizeof cons - (size_t)o, "%s=f", i ? "," : "");
     for (int i = 0; i < n; i++)
         o += snprintf(cons + o, sizeof cons - (size_t)o, ",%d", i);
-    o += snprintf(cons + o, sizeof cons - (size_t)o, "%s~{memory}", n ? "," : "");
+    for (int i = 0; i < nkeep; i++)
+        et[n + i] = L->t_i32, args[n + i] = keep[i], o += snprintf(cons + o, sizeof cons - (size_t)o, "%sr", n + i ? "," : "");
+    o += snprintf(cons + o, sizeof cons - (size_t)o, "%s~{memory}", n + nkeep ? "," : "");
     LLVMTypeRef rt = n ? LLVMStructTypeInContext(L->ctx, et, (unsigned)n, 0) : L->t_void;
-    LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)n, 0);
+    LLVMTypeRef fty = LLVMFunctionType(rt, et, (unsigned)(n + nkeep), 0);
     LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), cons, (size_t)o, 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, regs, (unsigned)n, "");
+    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, args, (unsigned)(n + nkeep), "");
     convergent(L, r);
     for (int i = 0; i < n; i++)
         regs[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
+
+static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) { wg_asm_keep(L, text, regs, n, NULL, 0); }
 
 /* The stages of the ring a wgmma operand's view comes from (0: unknown). */
 static int ring_stages(const Function *f, ValueId op) {
@@ -923,6 +937,42 @@ static bool wgmma_keeps_one(Lower *L, Inst *in) {
         yields |= y->args[a] == r;
     return yields && only_waits_besides(L, r, y) && !f->values[wgmma_acc(f, in->args[2], &z)].def &&
            ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
+}
+
+/* Is d a dot lowered as a wgmma (a v3 accumulator, B from a ring)? */
+static bool is_wgmma(Lower *L, const Inst *d) {
+    const Inst *lb = d->op == IR_DOT ? L->f->values[d->args[1]].def : NULL;
+    return lb && lb->op == IR_LOCAL_LOAD && layout_is_wgmma(L->f, L->f->values[d->results[0]].layout);
+}
+
+/* Does the loop's yield read r, and nothing else? */
+static bool only_yielded(Lower *L, ValueId r) {
+    const Block *b = L->def_block[r];
+    const Inst *y = b && b->ninsts && b->insts[b->ninsts - 1]->op == IR_YIELD ? b->insts[b->ninsts - 1] : NULL;
+    int n = 0;
+    for (int a = 0; y && a < y->nargs; a++)
+        n += y->args[a] == r;
+    return n == 1 && L->nuses[r] == 1;
+}
+
+/* May the dot leave its group in flight for a later dot's wait? When only
+ * the loop's yield reads its result (attention backward's dV += P^T dO) and
+ * a later wgmma of the same block waits for all its groups at once because
+ * something reads its result in the iteration (dP^T = V dO^T, issued behind
+ * it: one wait covers both, the tensor cores run the two back to back). */
+static bool wgmma_defers(Lower *L, Inst *in) {
+    ValueId r = in->results[0];
+    const Block *b = L->def_block[r];
+    if (!b || !only_yielded(L, r) || wgmma_keeps_one(L, in))
+        return false;
+    bool after = false;
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *d = b->insts[i];
+        if (after && is_wgmma(L, d) && !wgmma_keeps_one(L, d) && !only_yielded(L, d->results[0]))
+            return true;
+        after |= d == in;
+    }
+    return false;
 }
 
 /* wgmma_wait: the accumulator tied through wgmma.wait_group 0; the
@@ -1041,6 +1091,8 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     LLVMValueRef dabase = rs ? NULL : wg_desc(L, LLVMBuildAdd(b, pa, arow, ""), 16, 8 * wa, wa);
     wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
     const char *ty = dt == DT_F16 ? "f16" : "bf16";
+    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / 16) * 4) : NULL; /* A's registers, for a deferred wait */
+    int nkeep = 0;
     char text[4096];
     for (int m = 0; m < repm; m++) {
         LLVMValueRef *d = acc + m * per;
@@ -1064,6 +1116,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
                     for (int e = 0; e < 2; e++)
                         v = LLVMBuildInsertElement(b, v, A[t[2 * q + e]], llvm_i32(L, e), "");
                     aops[q] = LLVMBuildBitCast(b, v, L->t_i32, "");
+                    keep[nkeep++] = aops[q];
                 }
             } else {
                 int ea = wa / 2;
@@ -1114,12 +1167,45 @@ static bool lower_wgmma(Lower *L, Inst *in) {
         }
     }
     wg_asm(L, "wgmma.commit_group.sync.aligned;", NULL, 0);
+    /* left in flight for a later dot's wait (wgmma_defers): its registers
+     * are not read before that wait, which ties them and its A */
+    if (wgmma_defers(L, in) && L->nwg_pend < (int)(sizeof L->wg_pend / sizeof L->wg_pend[0])) {
+        L->wg_pend[L->nwg_pend++] = (struct WgPending){in->results[0], keep, nkeep};
+        llvm_set(L, in->results[0], acc, C->n);
+        return true;
+    }
     /* the accumulator goes through the wait, so nothing reads it before; one
      * group stays in flight when only the next iteration's wgmma reads the
      * result (wgmma_keeps_one) */
-    wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;", acc,
-           C->n);
-    llvm_set(L, in->results[0], acc, C->n);
+    if (wgmma_keeps_one(L, in) || !L->nwg_pend) {
+        wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;",
+               acc, C->n);
+        llvm_set(L, in->results[0], acc, C->n);
+        return true;
+    }
+    /* wait_group 0 retires the groups left in flight too: their
+     * accumulators go through this wait beside ours */
+    int n = C->n, nk = 0;
+    for (int p = 0; p < L->nwg_pend; p++)
+        n += L->vals[L->wg_pend[p].r].n, nk += L->wg_pend[p].nkeep;
+    LLVMValueRef *all = llvm_new_regs(L, n), *ks = llvm_new_regs(L, nk ? nk : 1);
+    memcpy(all, acc, sizeof *all * (size_t)C->n);
+    n = C->n, nk = 0;
+    for (int p = 0; p < L->nwg_pend; p++) {
+        const LVal *v = &L->vals[L->wg_pend[p].r];
+        memcpy(all + n, v->r, sizeof *all * (size_t)v->n);
+        memcpy(ks + nk, L->wg_pend[p].keep, sizeof *ks * (size_t)L->wg_pend[p].nkeep);
+        n += v->n, nk += L->wg_pend[p].nkeep;
+    }
+    wg_asm_keep(L, "wgmma.wait_group.sync.aligned 0;", all, n, ks, nk);
+    llvm_set(L, in->results[0], all, C->n);
+    n = C->n;
+    for (int p = 0; p < L->nwg_pend; p++) {
+        int pn = L->vals[L->wg_pend[p].r].n;
+        llvm_set(L, L->wg_pend[p].r, all + n, pn);
+        n += pn;
+    }
+    L->nwg_pend = 0;
     return true;
 }
 

@@ -55,6 +55,12 @@ typedef struct Lower {
     const Block **def_block, **use_block; /* per ValueId: where it is defined / last used */
     bool *deferred;          /* per ValueId: a convert left for its dot to do */
     bool *drained;           /* per ValueId: a loop result llvm_wgmma_drain waited for */
+    struct WgPending {       /* wgmma groups left in flight for the next dot's wait (wgmma_defers) */
+        ValueId r;           /* the dot's result: its accumulator registers */
+        LLVMValueRef *keep;  /* its A operand's registers, read until the group is done */
+        int nkeep;
+    } wg_pend[4];
+    int nwg_pend;
     Inst *term;              /* the yield / condition that ended the block just lowered */
     int leader;              /* the thread one-thread ops run on: 0, or in a warp_specialize
                                 producer its first (32 * num_warps) */
