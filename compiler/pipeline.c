@@ -76,7 +76,9 @@
  *           pipeliner does not make them.
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
- * convert_layout into its operand layout, or feeding an FMA dot directly
+ * convert_layout into its operand layout (on sm_90a up to two dots, one
+ * through a trans: attention backward's qT, kept only if they all become
+ * wgmmas), or feeding an FMA dot directly
  * together with the dot's other operand (a lone one is not pipelined: the
  * dot would stage it again), (any load in a tl.range loop with
  * num_stages), with no `other` or a zero
