@@ -699,6 +699,9 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_IF: lower_if(L, in); return;
     case IR_WHILE: lower_while(L, in); return;
     case IR_YIELD:
+        llvm_wgmma_retire_all(L);
+        L->term = in;
+        return;
     case IR_CONDITION: L->term = in; return;
     case IR_RETURN:
         /* Later ops (dead code) still need a block to go into. */

@@ -945,39 +945,92 @@ static bool is_wgmma(Lower *L, const Inst *d) {
     return lb && lb->op == IR_LOCAL_LOAD && layout_is_wgmma(L->f, L->f->values[d->results[0]].layout);
 }
 
-/* Does the loop's yield read r, and nothing else? */
-static bool only_yielded(Lower *L, ValueId r) {
-    const Block *b = L->def_block[r];
-    const Inst *y = b && b->ninsts && b->insts[b->ninsts - 1]->op == IR_YIELD ? b->insts[b->ninsts - 1] : NULL;
-    int n = 0;
-    for (int a = 0; y && a < y->nargs; a++)
-        n += y->args[a] == r;
-    return n == 1 && L->nuses[r] == 1;
-}
-
-/* May the dot leave its group in flight for a later dot's wait? When only
- * the loop's yield reads its result (attention backward's dV += P^T dO) and
- * a later wgmma of the same block waits for all its groups at once because
- * something reads its result in the iteration (dP^T = V dO^T, issued behind
- * it: one wait covers both, the tensor cores run the two back to back). */
-static bool wgmma_defers(Lower *L, Inst *in) {
+/* May the dot's group stay in flight past it (a wgmma_pend entry)? When
+ * its result is read only by wgmma_waits of its own block and that block's
+ * yield, the block has no region after it (whose yield would come first)
+ * and no dot of it keeps a group across iterations (wgmma_keeps_one, whose
+ * groups wait_group's count would not see): attention backward's
+ * dpT = v @ do.T issued before the scores' wait, dv += ppT @ do left for
+ * dpT's. A dot only the yield reads waits at once unless a later wgmma of
+ * the block will wait for it (attention's P V: leaving it to the yield was
+ * no faster). */
+static bool wgmma_pends(Lower *L, Inst *in) {
+    Function *f = L->f;
     ValueId r = in->results[0];
     const Block *b = L->def_block[r];
-    if (!b || !only_yielded(L, r) || wgmma_keeps_one(L, in))
+    const Inst *y = b && b->ninsts && b->insts[b->ninsts - 1]->op == IR_YIELD ? b->insts[b->ninsts - 1] : NULL;
+    if (!y)
         return false;
-    bool after = false;
+    int reads = 0, waits = 0;
+    for (int a = 0; a < y->nargs; a++)
+        reads += y->args[a] == r;
+    for (ValueId w = 1; w < f->nvalues; w++) {
+        const Inst *d = f->values[w].def;
+        if (d && d->op == IR_WGMMA_WAIT && d->results[0] == w && d->args[0] == r && L->def_block[w]) {
+            if (L->def_block[w] != b)
+                return false;
+            waits++;
+        }
+    }
+    if (reads + waits != L->nuses[r])
+        return false;
+    bool after = false, later = waits > 0;
     for (int i = 0; i < b->ninsts; i++) {
-        Inst *d = b->insts[i];
-        if (after && is_wgmma(L, d) && !wgmma_keeps_one(L, d) && !only_yielded(L, d->results[0]))
-            return true;
+        const Inst *d = b->insts[i];
+        if ((is_wgmma(L, d) && wgmma_keeps_one(L, (Inst *)d)) || (after && d->nregions))
+            return false;
+        later |= after && is_wgmma(L, d);
         after |= d == in;
     }
-    return false;
+    return later;
+}
+
+/* wgmma.wait_group n retiring pending groups 0 .. k (all but the n after
+ * them): their accumulators tied through it, their A registers read by it;
+ * each retired dot's value becomes its registers after the wait. */
+static void wgmma_retire(Lower *L, int k) {
+    int n = 0, nk = 0;
+    for (int p = 0; p <= k; p++)
+        n += L->vals[L->wg_pend[p].r].n, nk += L->wg_pend[p].nkeep;
+    LLVMValueRef *all = llvm_new_regs(L, n ? n : 1), *ks = llvm_new_regs(L, nk ? nk : 1);
+    n = nk = 0;
+    for (int p = 0; p <= k; p++) {
+        const LVal *v = &L->vals[L->wg_pend[p].r];
+        memcpy(all + n, v->r, sizeof *all * (size_t)v->n);
+        if (L->wg_pend[p].nkeep)
+            memcpy(ks + nk, L->wg_pend[p].keep, sizeof *ks * (size_t)L->wg_pend[p].nkeep);
+        n += v->n, nk += L->wg_pend[p].nkeep;
+    }
+    char text[64];
+    snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", L->nwg_pend - 1 - k);
+    wg_asm_keep(L, text, all, n, ks, nk);
+    n = 0;
+    for (int p = 0; p <= k; p++) {
+        int pn = L->vals[L->wg_pend[p].r].n;
+        llvm_set(L, L->wg_pend[p].r, all + n, pn);
+        n += pn;
+    }
+    memmove(L->wg_pend, L->wg_pend + k + 1, sizeof L->wg_pend[0] * (size_t)(L->nwg_pend - k - 1));
+    L->nwg_pend -= k + 1;
+}
+
+/* A yield (what its block left in flight: wgmma_pends lets no region follow
+ * such a dot, so this is its block's), or an mbarrier arrive, which hands a
+ * ring slot back to a producer: the groups in flight, which may still read
+ * it, are waited for. */
+void llvm_wgmma_retire_all(Lower *L) {
+    if (L->nwg_pend)
+        wgmma_retire(L, L->nwg_pend - 1);
 }
 
 /* wgmma_wait: the accumulator tied through wgmma.wait_group 0; the
  * registers as they are after a dot that waited for its group at once. */
 void llvm_lower_wgmma_wait(Lower *L, Inst *in) {
+    for (int p = 0; p < L->nwg_pend; p++) /* in flight: retire it and what came before */
+        if (L->wg_pend[p].r == in->args[0]) {
+            wgmma_retire(L, p);
+            break;
+        }
     LVal *x = llvm_val(L, in->args[0]);
     Inst *d = L->f->values[in->args[0]].def;
     LLVMValueRef *r = llvm_new_regs(L, x->n);
@@ -1167,45 +1220,24 @@ static bool lower_wgmma(Lower *L, Inst *in) {
         }
     }
     wg_asm(L, "wgmma.commit_group.sync.aligned;", NULL, 0);
-    /* left in flight for a later dot's wait (wgmma_defers): its registers
-     * are not read before that wait, which ties them and its A */
-    if (wgmma_defers(L, in) && L->nwg_pend < (int)(sizeof L->wg_pend / sizeof L->wg_pend[0])) {
-        L->wg_pend[L->nwg_pend++] = (struct WgPending){in->results[0], keep, nkeep};
+    /* one group stays in flight into the next iteration when only its
+     * wgmma reads the result (wgmma_keeps_one); the accumulator goes
+     * through the wait, so nothing reads it before */
+    if (wgmma_keeps_one(L, in)) {
+        wg_asm(L, "wgmma.wait_group.sync.aligned 1;", acc, C->n);
         llvm_set(L, in->results[0], acc, C->n);
         return true;
     }
-    /* the accumulator goes through the wait, so nothing reads it before; one
-     * group stays in flight when only the next iteration's wgmma reads the
-     * result (wgmma_keeps_one) */
-    if (wgmma_keeps_one(L, in) || !L->nwg_pend) {
-        wg_asm(L, wgmma_keeps_one(L, in) ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;",
-               acc, C->n);
-        llvm_set(L, in->results[0], acc, C->n);
-        return true;
-    }
-    /* wait_group 0 retires the groups left in flight too: their
-     * accumulators go through this wait beside ours */
-    int n = C->n, nk = 0;
-    for (int p = 0; p < L->nwg_pend; p++)
-        n += L->vals[L->wg_pend[p].r].n, nk += L->wg_pend[p].nkeep;
-    LLVMValueRef *all = llvm_new_regs(L, n), *ks = llvm_new_regs(L, nk ? nk : 1);
-    memcpy(all, acc, sizeof *all * (size_t)C->n);
-    n = C->n, nk = 0;
-    for (int p = 0; p < L->nwg_pend; p++) {
-        const LVal *v = &L->vals[L->wg_pend[p].r];
-        memcpy(all + n, v->r, sizeof *all * (size_t)v->n);
-        memcpy(ks + nk, L->wg_pend[p].keep, sizeof *ks * (size_t)L->wg_pend[p].nkeep);
-        n += v->n, nk += L->wg_pend[p].nkeep;
-    }
-    wg_asm_keep(L, "wgmma.wait_group.sync.aligned 0;", all, n, ks, nk);
-    llvm_set(L, in->results[0], all, C->n);
-    n = C->n;
-    for (int p = 0; p < L->nwg_pend; p++) {
-        int pn = L->vals[L->wg_pend[p].r].n;
-        llvm_set(L, L->wg_pend[p].r, all + n, pn);
-        n += pn;
-    }
-    L->nwg_pend = 0;
+    /* in flight until its wgmma_wait or the block's yield (wgmma_pends),
+     * which ties its registers and reads its A; otherwise waited for now,
+     * with any group still in flight */
+    int cap = (int)(sizeof L->wg_pend / sizeof L->wg_pend[0]);
+    if (L->nwg_pend == cap)
+        wgmma_retire(L, cap - 1);
+    llvm_set(L, in->results[0], acc, C->n);
+    L->wg_pend[L->nwg_pend++] = (struct WgPending){in->results[0], keep, nkeep};
+    if (!wgmma_pends(L, in))
+        wgmma_retire(L, L->nwg_pend - 1);
     return true;
 }
 

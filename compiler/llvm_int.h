@@ -55,7 +55,7 @@ typedef struct Lower {
     const Block **def_block, **use_block; /* per ValueId: where it is defined / last used */
     bool *deferred;          /* per ValueId: a convert left for its dot to do */
     bool *drained;           /* per ValueId: a loop result llvm_wgmma_drain waited for */
-    struct WgPending {       /* wgmma groups left in flight for the next dot's wait (wgmma_defers) */
+    struct WgPending {       /* wgmma groups in flight, oldest first (wgmma_pends) */
         ValueId r;           /* the dot's result: its accumulator registers */
         LLVMValueRef *keep;  /* its A operand's registers, read until the group is done */
         int nkeep;
@@ -195,6 +195,7 @@ bool llvm_uses_wgmma(const Function *f);
 /* After a pipelined loop (its drain, async_wait 0): wait for the wgmma
  * groups still in flight, through the loop's wgmma results. */
 void llvm_wgmma_drain(Lower *L);
+void llvm_wgmma_retire_all(Lower *L);
 void llvm_lower_wgmma_wait(Lower *L, Inst *in);
 /* convert_layout into a 16-bit mma operand through ldmatrix; false when the
  * convert is not one (the caller then uses llvm_move). */

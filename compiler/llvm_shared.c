@@ -471,7 +471,8 @@ void llvm_lower_shared(Lower *L, Inst *in) {
     case IR_MBAR_WAIT:
         lower_mbar_wait(L, in);
         return;
-    case IR_MBAR_ARRIVE:
+    case IR_MBAR_ARRIVE: /* the slot goes back to the producer: no wgmma may still read it */
+        llvm_wgmma_retire_all(L);
         lower_mbar_arrive(L, in);
         return;
     case IR_WARP_SPEC:

@@ -21,7 +21,7 @@ for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry
         break
     fi
 done
-# Triton's own tutorial 06 (attention forward) beside tl-bench's attention
+# Triton's own tutorial 06 (attention forward and backward) beside tl-bench's attention
 # rows, where the checkout carries upstream's 06-fused-attention.py as
 # carry/t06_fused_attention.py (tools/attn_anchor.py)
 if [ -f carry/t06_fused_attention.py ]; then
