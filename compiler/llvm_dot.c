@@ -859,12 +859,12 @@ static LLVMValueRef wg_desc(Lower *L, LLVMValueRef addr, int64_t lbo, int64_t sb
  * is defined after it) and nkeep i32 registers read by it (a wgmma's A
  * operand, which must live until its group is done). */
 static void wg_asm_keep(Lower *L, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *keep, int nkeep) {
-    enum { MAX = 512 };
+    enum { MAX = 1024 };
     LLVMTypeRef et[MAX];
     LLVMValueRef args[MAX];
     char cons[MAX * 6];
     int o = 0;
-    if (n + nkeep > MAX) { /* cannot happen: 256 accumulator registers a dot at most, four dots */
+    if (n + nkeep > MAX) { /* cannot happen: four groups in flight, each 128 accumulator registers and its A */
         diag_internal(L->d, "in @%s: %d registers through one wgmma wait", L->f->name, n + nkeep);
         L->failed = true;
         return;
@@ -1023,8 +1023,10 @@ void llvm_wgmma_retire_all(Lower *L) {
         wgmma_retire(L, L->nwg_pend - 1);
 }
 
-/* wgmma_wait: the accumulator tied through wgmma.wait_group 0; the
- * registers as they are after a dot that waited for its group at once. */
+/* wgmma_wait: a dot whose group is in flight retires it (and older ones,
+ * wgmma_retire); a dot that keeps one group across iterations has its
+ * accumulator tied through wgmma.wait_group 0; else the registers as they
+ * are after a dot that waited for its group at once. */
 void llvm_lower_wgmma_wait(Lower *L, Inst *in) {
     for (int p = 0; p < L->nwg_pend; p++) /* in flight: retire it and what came before */
         if (L->wg_pend[p].r == in->args[0]) {
@@ -1144,7 +1146,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     LLVMValueRef dabase = rs ? NULL : wg_desc(L, LLVMBuildAdd(b, pa, arow, ""), 16, 8 * wa, wa);
     wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
     const char *ty = dt == DT_F16 ? "f16" : "bf16";
-    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / 16) * 4) : NULL; /* A's registers, for a deferred wait */
+    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / 16) * 4) : NULL; /* A's registers, read until retired */
     int nkeep = 0;
     char text[4096];
     for (int m = 0; m < repm; m++) {

@@ -840,7 +840,6 @@ static int cand_use(Cand *cs, int n, ValueId v, int *u) {
 
 static int cand_of(Cand *cs, int n, ValueId v) { return cand_use(cs, n, v, NULL); }
 
-
 /* Is v, a dot's A operand, one wgmma can read from registers: fp16 / bf16
  * in the accumulator's MMA layout rl (attention's P, cast from the scores'
  * accumulator) or a DOT_OPERAND of it (attention's Q, converted once before
