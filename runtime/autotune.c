@@ -16,9 +16,7 @@
  *      (the compiler has no shared state: each compilation has its own arena
  *      and LLVM context), then each is timed on the real arguments with CUDA
  *      events and the median kept (Triton's do_bench budget, warmup / rep
- *      milliseconds, caps the runs; see time_config), each timed run from a
- *      cold L2 as do_bench's (a 256 MiB buffer cleared before it, where it
- *      can be allocated). reset_to_zero buffers are zeroed
+ *      milliseconds, caps the runs; see time_config). reset_to_zero buffers are zeroed
  *      before every run and restore_value buffers copied back after each
  *      config, so the launch that follows sees the caller's data. A config
  *      that fails to compile or to launch (too much shared memory, say) is
@@ -286,8 +284,7 @@ static void describe_config(const TlKernel *c, Buf *b) {
 }
 
 static void disk_key(TlKernel *k, const char *tkey, const int *keep, Buf *key) {
-    /* v2: timed from a cold L2 (TUNE_FLUSH_BYTES); v1's choices are not reused */
-    buf_printf(key, "autotune v2\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
+    buf_printf(key, "autotune v1\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
     if (k->prune) { /* a choice among the configs kept */
         buf_puts(key, "kept");
         for (int i = 0; i < k->nconfigs; i++)
@@ -380,20 +377,13 @@ static bool reset(TlKernel *k, const TlArg *args, int nargs) {
     return true;
 }
 
-/* Timed runs start from a cold L2 as Triton's do_bench's do: a buffer
- * larger than the L2 is cleared before each (none when it cannot be had). */
-enum { TUNE_FLUSH_BYTES = 256 << 20 };
-
-/* One launch of c, after the resets; its time in ms through ev if given
- * (after clearing flush, when there is one). */
+/* One launch of c, after the resets; its time in ms through ev if given. */
 static bool run_once(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
-                     CUevent ev[2], float *ms, CUdeviceptr flush) {
+                     CUevent ev[2], float *ms) {
     if (!reset(k, args, nargs))
         return false;
     if (!ev)
         return api_launch(c, grid, args, nargs, stream, false) == TL_SUCCESS;
-    if (flush && gpu_zero(k->ctx, flush, TUNE_FLUSH_BYTES) != TL_SUCCESS)
-        return false;
     return !gpu_record(k->ctx, ev[0], stream) && !api_launch(c, grid, args, nargs, stream, false) &&
            !gpu_record(k->ctx, ev[1], stream) && !gpu_elapsed_ms(k->ctx, ev, ms);
 }
@@ -404,21 +394,21 @@ static bool run_once(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlA
  * runs and 20 timed ones, and a config whose first timed runs are clearly
  * slower than the best so far (best_ms) stops there. */
 static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlArg *args, int nargs,
-                          CUstream stream, CUevent ev[2], double best_ms, CUdeviceptr flush) {
+                          CUstream stream, CUevent ev[2], double best_ms) {
     float ms;
     /* One run to see that it launches, then an estimate of its time. */
     if (!reset(k, args, nargs) || api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS ||
-        !run_once(k, c, grid, args, nargs, stream, ev, &ms, flush))
+        !run_once(k, c, grid, args, nargs, stream, ev, &ms))
         return INFINITY;
     double est = ms > 1e-3 ? ms : 1e-3;
     int warm = (int)fmin(fmax(k->info.warmup_ms / est, 1), 5), reps = (int)fmin(fmax(k->info.rep_ms / est, 3), 20);
     for (int i = 0; i < warm; i++)
-        if (!run_once(k, c, grid, args, nargs, stream, NULL, NULL, 0))
+        if (!run_once(k, c, grid, args, nargs, stream, NULL, NULL))
             return INFINITY;
     double t[20];
     int r;
     for (r = 0; r < reps; r++) {
-        if (!run_once(k, c, grid, args, nargs, stream, ev, &ms, flush))
+        if (!run_once(k, c, grid, args, nargs, stream, ev, &ms))
             return INFINITY;
         t[r] = ms;
         for (int i = r; i > 0 && t[i] < t[i - 1]; i--) {
@@ -454,7 +444,6 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     size_t *sizes = calloc((size_t)k->info.nrestore + 1, sizeof *sizes);
     CUdeviceptr *where = calloc((size_t)k->info.nrestore + 1, sizeof *where);
     CUevent ev[2] = {NULL, NULL};
-    CUdeviceptr flush = 0;
     int best = -1;
     double best_ms = INFINITY;
     if (!keys || !status || !saved || !sizes || !where) {
@@ -469,8 +458,6 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     compile_all(k, keys, status);
     if (gpu_event_pair(ctx, ev, true))
         goto out;
-    if (ctx->cu->cuMemAlloc(&flush, TUNE_FLUSH_BYTES)) /* no room: tuned with a warm L2 */
-        flush = 0;
     for (int j = 0; j < k->info.nrestore; j++)
         if (!arg_region(k, args, nargs, k->info.restore_value[j], &where[j], &sizes[j]) ||
             (sizes[j] && (gpu_mem(ctx, &saved[j], sizes[j], true) || gpu_memcpy(ctx, saved[j], where[j], sizes[j]))))
@@ -485,7 +472,7 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
             continue;
         }
         if (status[i] == TL_SUCCESS && eval_grid(k, c, gs, args, nargs, grid) == TL_SUCCESS)
-            ms = time_config(k, c, grid, args, nargs, stream, ev, best_ms, flush);
+            ms = time_config(k, c, grid, args, nargs, stream, ev, best_ms);
         for (int j = 0; j < k->info.nrestore; j++)
             if (sizes[j])
                 gpu_memcpy(ctx, where[j], saved[j], sizes[j]);
@@ -511,8 +498,6 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
 out:
     for (int j = 0; saved && j < k->info.nrestore; j++)
         gpu_mem(ctx, &saved[j], 0, false);
-    if (flush)
-        gpu_mem(ctx, &flush, 0, false);
     if (ev[0] || ev[1])
         gpu_event_pair(ctx, ev, false);
     for (int i = 0; keys && i < k->nconfigs; i++)
