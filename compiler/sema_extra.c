@@ -66,7 +66,7 @@ Val sema_h_fdiv(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     }
     ValueId args[2] = {x, y};
     ValueId r = sema_emit(s, IR_DIV, ty_of(s, x), args, 2, call);
-    if (bi->aux && s->f->values[r].def)
+    if (bi->aux && s->f->values[r].def && s->f->values[r].def->op == IR_DIV) /* (not a folded constant) */
         s->f->values[r].def->attr.rn = true;
     return sema_tensor(s, r);
 }
