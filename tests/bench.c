@@ -690,10 +690,12 @@ static void run_launches(void *p) {
 
 /* Tutorial 06's backward pass as its host runs it (Delta from
  * _attn_bwd_preprocess, then _attn_bwd with BLOCK 32 / 128 / 128 / 32, 4
- * warps, 5 stages, K pre-scaled), after our forward kernel (config 26)
- * gives O and M; the two launches timed together. FLOPs as upstream's
- * benchmark counts them: 2.5x the forward's (2 for the backward, 0.5 for
- * recomputing P). */
+ * warps, 5 stages), after our forward kernel (config 26) gives O and M; the
+ * two launches timed together. Timing only (K is not pre-scaled here as
+ * the tutorial's host scales it; tutorials.c checks the values). FLOPs as
+ * upstream's benchmark counts them: 2.5x the forward's (2 for the
+ * backward, 0.5 for recomputing P). The kernels are fixed configs:
+ * TL_BENCH_OPTS (an --autotune-config, say) is not applied to them. */
 static void bench_attention_bwd(int n_ctx, int d, int causal) {
     enum { Z = 4, H = 32 };
     size_t n = (size_t)Z * H * n_ctx * d, rows = (size_t)Z * H * n_ctx;
@@ -705,7 +707,7 @@ static void bench_attention_bwd(int n_ctx, int d, int causal) {
     char opts[256];
     snprintf(opts, sizeof opts, "--kernel _attn_fwd -D HEAD_DIM=%d -D FP8_OUTPUT=0 -D STAGE=%d -D warp_specialize=0 "
              "-D IS_HOPPER=1 --autotune-config 26", d, causal ? 3 : 1);
-    Launch fwd = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts)),
+    Launch fwd = {.k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts),
                   .grid = {(unsigned)(n_ctx / 128), Z * H, 1},
                   .args = {tl_arg_f32(0.5f), tl_arg_buffer(m), tl_arg_i32(Z), tl_arg_i32(H), tl_arg_buffer(q),
                            tl_arg_buffer(k), tl_arg_buffer(v), tl_arg_buffer(o), tl_arg_i32(n_ctx)},
@@ -723,10 +725,10 @@ static void bench_attention_bwd(int n_ctx, int d, int causal) {
          .nargs = 16},
         {0}};
     snprintf(opts, sizeof opts, "--kernel _attn_bwd_preprocess -D BLOCK_M=128 -D HEAD_DIM=%d", d);
-    bwd[0].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+    bwd[0].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
     snprintf(opts, sizeof opts, "--kernel _attn_bwd -D BLOCK_M1=32 -D BLOCK_N1=128 -D BLOCK_M2=128 -D BLOCK_N2=32 "
              "-D BLK_SLICE_FACTOR=2 -D HEAD_DIM=%d -D CAUSAL=%d --num-warps 4 --num-stages 5", d, causal);
-    bwd[1].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", with_extra(opts));
+    bwd[1].k = ex_kernel(ctx, "tutorial_06_fused_attention.tl", opts);
     TlStatus s = tl_launch(fwd.k, fwd.grid, fwd.args, fwd.nargs);
     for (int i = 0; i < 2 && s == TL_SUCCESS; i++)
         s = tl_launch(bwd[i].k, bwd[i].grid, bwd[i].args, bwd[i].nargs);
