@@ -517,8 +517,10 @@ static void attention_bwd(TlContext *ctx, int Z, int H, int N_CTX, int D, int ca
                           const char *blocks, int pre, int warps, int stages) {
     char name[200], opts[320];
     int M1, N1, M2, N2;
-    if (sscanf(blocks, "%d,%d,%d,%d", &M1, &N1, &M2, &N2) != 4)
+    if (sscanf(blocks, "%d,%d,%d,%d", &M1, &N1, &M2, &N2) != 4) {
+        ex_result("06 _attn_bwd", 0, "blocks \"%s\" is not BLOCK_M1,BLOCK_N1,BLOCK_M2,BLOCK_N2", blocks);
         return;
+    }
     snprintf(name, sizeof name, "06 _attn_bwd Z=%d H=%d N_CTX=%d HEAD_DIM=%d%s blocks %s w%d s%d", Z, H, N_CTX, D,
              causal ? " causal" : "", blocks, warps, stages);
     if (ex_skipped(name))
