@@ -1246,19 +1246,15 @@ static bool lower_wgmma(Lower *L, Inst *in) {
 void llvm_lower_dot(Lower *L, Inst *in) {
     Mma m = {0};
     undefer(L, in);
-    if (layout_is_wgmma(L->f, L->f->values[in->results[0]].layout)) {
-        /* a dot whose B is no ring's stage (its loop was not pipelined, the
-         * v3 layout came from another loop's dot: pipeline.c) is an mma.sync
-         * on the same thread maps, v3's being v2's with warps along M */
-        const Inst *lb = L->f->values[in->args[1]].def;
-        if (lb && lb->op == IR_LOCAL_LOAD) {
-            if (!lower_wgmma(L, in)) {
-                diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name,
-                              in->results[0]);
-                L->failed = true;
-            }
-            return;
+    /* a dot on the wgmma layout whose B is no ring's stage (its loop was not
+     * pipelined, the v3 layout came from another loop's dot: pipeline.c) is
+     * an mma.sync on the same thread maps, v3's being v2's with warps along M */
+    if (is_wgmma(L, in)) {
+        if (!lower_wgmma(L, in)) {
+            diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name, in->results[0]);
+            L->failed = true;
         }
+        return;
     }
     if (L->f->values[in->args[0]].type.rank == 3) { /* batched: the staged FMA loop (layout_pass.c) */
         lower_fma(L, in);

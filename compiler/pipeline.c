@@ -378,15 +378,14 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     Inst *us[MAX_USES];
     int nu = P->wgmma && P->uses[r] > 1 && P->uses[r] <= MAX_USES ? users_of(B, r, us, MAX_USES) : 0;
     if (nu == P->uses[r] && nu > 1) {
+        Cand m = *c;
         bool all = true;
         for (int i = 0; i < nu && all; i++)
-            all = dot_use(P, B, r, us[i], c);
-        if (all)
+            all = dot_use(P, B, r, us[i], &m);
+        if (all) {
+            *c = m;
             return true;
-        c->nuse = 0;
-        memset(c->trans, 0, sizeof c->trans);
-        memset(c->convert, 0, sizeof c->convert);
-        c->out[0] = r;
+        }
     }
     /* An FMA dot reading two loads: both become rings the dot reads in its
      * K loop (a ring in front of an FMA dot that staged its operands again
@@ -1433,7 +1432,8 @@ retry:
         last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
         ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], lb, sp);
         put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
-    } else if (ws) { /* every dot (A in registers or staged) waited for its group: this iteration's slot is free */
+    } else if (ws) { /* no dot keeps a group past the iteration, and the arrive retires those still in flight
+                        (llvm_dot.c): this iteration's slot is free */
         ValueId yes = put_const(P, &yc, ir_scalar(DT_I1), 1, sp);
         put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, ext, sp), yes}, 2, NULL, 0, sp);
     }
