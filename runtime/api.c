@@ -484,12 +484,24 @@ bool api_dump_enabled(void) {
     return (v && *v && strcmp(v, "0")) || getenv("TL_DUMP_DIR");
 }
 
+void api_options_key(const TlKernel *k, Buf *b) {
+    const CompileOptions *o = &k->opts;
+    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d\n", o->num_warps, o->num_stages,
+               o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion);
+    for (int i = 0; i < o->ndefines; i++)
+        buf_printf(b, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
+}
+
 void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text) {
     const char *dir = getenv("TL_DUMP_DIR") ? getenv("TL_DUMP_DIR") : ".";
-    Buf path = {0};
-    /* The hash of the specialisation keeps the variants of one kernel apart. */
+    Buf path = {0}, id = {0};
+    /* The hash of the specialisation and the options keeps apart the
+     * variants of one kernel and the kernels one source makes (-D, configs). */
+    buf_printf(&id, "%s\n", v->key);
+    api_options_key(k, &id);
     buf_printf(&path, "%s/%s-%016llx.%s", dir, k->name,
-               (unsigned long long)cache_hash(v->key, strlen(v->key), 0), ext);
+               (unsigned long long)cache_hash(id.data, id.len, 0), ext);
+    buf_free(&id);
     FILE *f = fopen(path.data, "wb");
     if (f) {
         if (text->len)

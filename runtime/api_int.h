@@ -153,6 +153,8 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((f
 /* TL_DUMP=1 (or TL_DUMP_DIR set): every stage of every kernel compiled is
  * written to $TL_DUMP_DIR (default ".") as KERNEL-HASH.{ast,ir,ir-gpu,ll,ptx}. */
 bool api_dump_enabled(void);
+/* The compile options that change a kernel's code, one owner for the cache key and TL_DUMP's names. */
+void api_options_key(const TlKernel *k, Buf *b);
 void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
 
 /* ---- the CUDA device (gpu.c) ---- */

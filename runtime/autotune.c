@@ -284,7 +284,7 @@ static void describe_config(const TlKernel *c, Buf *b) {
 }
 
 static void disk_key(TlKernel *k, const char *tkey, const int *keep, Buf *key) {
-    buf_printf(key, "autotune v1\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
+    buf_printf(key, "autotune v2\ndevice %s\nconfigs %d\ntuning key %s\n", k->ctx->name, k->nconfigs, tkey);
     if (k->prune) { /* a choice among the configs kept */
         buf_puts(key, "kept");
         for (int i = 0; i < k->nconfigs; i++)
@@ -432,6 +432,54 @@ static char *config_key(TlKernel *c, const TlArg *args, int nargs) {
     return key.data;
 }
 
+/* The configs within 10% of the best (at most FINALISTS), timed again in
+ * turns, one run of each a round: the configs' first timings come one
+ * after another, so whatever drifts meanwhile (the clock of a GPU heating
+ * up under seconds of attention kernels, which made the later configs look
+ * 5-10% slower than they run alone) falls on them all alike here. The
+ * lowest median of the rounds wins; runs of the same config with the
+ * same inputs as before, so the restores and resets stay as they were. */
+enum { FINALISTS = 4, ROUNDS = 10 };
+static int final_round(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *args, int nargs,
+                       CUstream stream, CUevent ev[2], const double *ms, int best, bool trace) {
+    int fin[FINALISTS], nf = 0;
+    unsigned grid[FINALISTS][3];
+    for (int i = 0; i < k->nconfigs; i++) { /* the fastest few, fastest first */
+        if (!(ms[i] <= 1.1 * ms[best]) || (nf == FINALISTS && ms[fin[nf - 1]] <= ms[i]))
+            continue;
+        int at = nf < FINALISTS ? nf++ : FINALISTS - 1;
+        for (; at > 0 && ms[fin[at - 1]] > ms[i]; at--)
+            fin[at] = fin[at - 1];
+        fin[at] = i;
+    }
+    if (nf < 2)
+        return best;
+    double t[FINALISTS][ROUNDS];
+    for (int f = 0; f < nf; f++)
+        if (eval_grid(k, k->configs[fin[f]], gs, args, nargs, grid[f]) != TL_SUCCESS)
+            return best;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int f = 0; f < nf; f++) {
+            float x;
+            if (!run_once(k, k->configs[fin[f]], grid[f], args, nargs, stream, ev, &x))
+                return best; /* it ran before: keep the first pass's pick */
+            int j = r;
+            for (; j > 0 && t[f][j - 1] > x; j--) /* sorted as they come */
+                t[f][j] = t[f][j - 1];
+            t[f][j] = x;
+        }
+    int pick = fin[0];
+    double pick_ms = t[0][ROUNDS / 2];
+    for (int f = 0; f < nf; f++) {
+        if (trace)
+            fprintf(stderr, "tl autotune: %s [%s] config %d: %.4f ms in turns with the other finalists\n", k->name,
+                    tkey, fin[f], t[f][ROUNDS / 2]);
+        if (t[f][ROUNDS / 2] < pick_ms)
+            pick = fin[f], pick_ms = t[f][ROUNDS / 2];
+    }
+    return pick;
+}
+
 /* Tune k for these (checked) arguments over the configs kept (keep[i]);
  * returns the config index or -1. */
 static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream,
@@ -443,14 +491,16 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     CUdeviceptr *saved = calloc((size_t)k->info.nrestore + 1, sizeof *saved);
     size_t *sizes = calloc((size_t)k->info.nrestore + 1, sizeof *sizes);
     CUdeviceptr *where = calloc((size_t)k->info.nrestore + 1, sizeof *where);
+    double *msv = malloc(sizeof *msv * (size_t)k->nconfigs);
     CUevent ev[2] = {NULL, NULL};
     int best = -1;
     double best_ms = INFINITY;
-    if (!keys || !status || !saved || !sizes || !where) {
+    if (!keys || !status || !saved || !sizes || !where || !msv) {
         fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
     for (int i = 0; i < k->nconfigs; i++) {
+        msv[i] = INFINITY;
         status[i] = TL_ERROR_LAUNCH;
         if (keep[i] && !(keys[i] = config_key(k->configs[i], args, nargs)))
             buf_printf(&k->log, "autotune: config %d skipped: %s\n", i, tl_last_error(ctx));
@@ -490,6 +540,13 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
             buf_printf(&k->log, "autotune: config %d skipped: %s\n", i, tl_last_error(ctx));
         if (ms < best_ms)
             best_ms = ms, best = i;
+        msv[i] = ms;
+    }
+    if (best >= 0) {
+        best = final_round(k, tkey, gs, args, nargs, stream, ev, msv, best, trace);
+        for (int j = 0; j < k->info.nrestore; j++)
+            if (sizes[j])
+                gpu_memcpy(ctx, where[j], saved[j], sizes[j]);
     }
     if (best < 0)
         fail(ctx, TL_ERROR_LAUNCH, "%s: no autotune config could run (see tl_kernel_log)", k->name);
@@ -504,6 +561,7 @@ out:
         free(keys[i]);
     free(keys);
     free(status);
+    free(msv);
     free(saved);
     free(sizes);
     free(where);

@@ -135,12 +135,9 @@ static const PtxArch *target_of(const TlKernel *k) {
 /* Everything that changes the cubin: our build, LLVM, the source (which holds
  * every helper), the kernel, its specialisation and options, the target. */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
-    const CompileOptions *o = &k->opts;
-    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\nwarps %d stages %d config %d auto-tma %d ws %d fpf %d\n",
-               TL_VERSION, TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, o->opt_level, k->name, sig,
-               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion);
-    for (int i = 0; i < o->ndefines; i++)
-        buf_printf(key, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\n", TL_VERSION, TL_BUILD_ID,
+               ptx_llvm_version(), target_of(k)->name, k->opts.opt_level, k->name, sig);
+    api_options_key(k, key);
     buf_printf(key, "source %zu\n", k->src.len);
     buf_putn(key, k->src.text, k->src.len);
 }
@@ -170,6 +167,10 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
         double t0 = compile_clock();
         CUresult r = cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
         compile_time(&times, STAGE_LINK, &t0);
+        if (!r && dump) { /* the driver's machine code, for cuobjdump -sass */
+            Buf b = {.data = *cubin, .len = *len};
+            api_dump(k, v, "cubin", &b);
+        }
         if (r) {
             Buf m = {0};
             cuda_describe(k->ctx->cu, r, &m);

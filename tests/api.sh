@@ -45,3 +45,13 @@ if want api/tl_dump; then
     ls $T/dump/copy_k-*.ast > /dev/null 2>&1 && grep -q "func @copy_k" $T/dump/copy_k-*.ir
     report "api/tl_dump" $? $T/dump.log
 fi
+# ... one file set per kernel compiled: the matmul example builds matmul_kernel
+# 13 ways (-D values, configs, signatures); names from the specialisation
+# alone kept 8 of them.
+if want api/tl_dump_names; then
+    rm -rf $T/dump && mkdir -p $T/dump
+    TL_INTERPRET=1 TL_DUMP=1 TL_DUMP_DIR=$T/dump build/examples/matmul > $T/dump_names.log 2>&1
+    ls $T/dump >> $T/dump_names.log
+    [ "$(ls $T/dump/matmul_kernel-*.ir | wc -l)" -eq 13 ]
+    report "api/tl_dump_names" $? $T/dump_names.log
+fi

@@ -47,6 +47,12 @@ if want heur/; then
         grep -q "prune_k .*config 2 (.*): [0-9.]* ms" $T/heur.err; } ||
         grep -q "prune_k .*: config 2 (.*), from the disk cache" $T/heur.err
     report "heur/pruned_tuning_on_gpu" $? $T/heur.err
+    # twin's two identical configs are within 10% of each other: both timed
+    # again in turns (autotune.c's final round)
+    { grep -q "twin \[.*\] config 0: [0-9.]* ms in turns" $T/heur.err &&
+        grep -q "twin \[.*\] config 1: [0-9.]* ms in turns" $T/heur.err; } ||
+        grep -q "twin \[.*\]: config [01] (.*), from the disk cache" $T/heur.err
+    report "heur/finalists_timed_in_turns" $? $T/heur.err
 fi
 # The same numeric op checks as tests/api.sh runs in the interpreter.
 if want ops/; then
@@ -148,12 +154,12 @@ fi
 build/examples/grayscale tests/data/rgb_203x137.png $T/grey.png > $T/grey_png.log 2>&1
 grep -q "rgb_203x137.png (203x137) *\.\.\. OK" $T/grey_png.log
 report "example/grayscale-png" $? $T/grey_png.log
-# TL_DUMP on the GPU: every stage, down to the PTX.
+# TL_DUMP on the GPU: every stage, down to the PTX and the driver's cubin.
 rm -rf $T/dump && mkdir -p $T/dump
 TL_ALWAYS_COMPILE=1 TL_DUMP=1 TL_DUMP_DIR=$T/dump build/examples/copy > $T/dump.log 2>&1
 ls $T/dump >> $T/dump.log
 ok=0
-for ext in ast ir ir-gpu ll ptx; do ls $T/dump/copy_k-*.$ext > /dev/null 2>&1 || ok=1; done
+for ext in ast ir ir-gpu ll ptx cubin; do ls $T/dump/copy_k-*.$ext > /dev/null 2>&1 || ok=1; done
 grep -q "ld.global.v4" $T/dump/copy_k-*.ptx || ok=1
 report "gpu/tl_dump_all_stages" $ok $T/dump.log
 # A second run of an example loads every kernel from the disk cache.

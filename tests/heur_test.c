@@ -78,6 +78,23 @@ static const char *prune_src =
     "    o = tl.program_id(0) * BS + tl.arange(0, BS)\n"
     "    tl.store(Y + o, tl.load(X + o, mask=o < n) * 3 + BS, mask=o < n)\n";
 
+/* Two identical configs of a loop long enough (~0.1 ms on a GPU) that
+ * launch noise does not decide: both are finalists, timed again in turns
+ * (autotune.c), which tests/gpu.sh checks in the trace. acc = acc / 2 + x
+ * from x reaches 2x exactly (acc / 2 is exact, then one rounding a step). */
+static const char *twin_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.autotune(configs=[triton.Config({'BS': 64}), triton.Config({'BS': 64})], key=['n'])\n"
+    "@triton.jit\n"
+    "def twin(X, Y, n, iters, BS: tl.constexpr):\n"
+    "    o = tl.program_id(0) * BS + tl.arange(0, BS)\n"
+    "    x = tl.load(X + o, mask=o < n)\n"
+    "    acc = x\n"
+    "    for i in range(iters):\n"
+    "        acc = acc * 0.5 + x\n"
+    "    tl.store(Y + o, acc, mask=o < n)\n";
+
 enum { N = 1031 };
 static float xs[N];
 
@@ -248,6 +265,25 @@ static void test_tuned(TlBuffer *x, TlBuffer *y) {
     tl_kernel_destroy(k);
 }
 
+static float twin_ref(int i, const void *p) { return (void)p, 2 * xs[i]; }
+
+static void test_twin(TlBuffer *x, TlBuffer *y) {
+    TlKernel *k;
+    TlStatus s = tl_kernel_from_string(ctx, twin_src, "", &k);
+    check("twin_load", s == TL_SUCCESS, tl_last_error(ctx));
+    if (s != TL_SUCCESS)
+        return;
+    int n = 131, iters = tl_context_device(ctx) == TL_DEVICE_CUDA ? 20000 : 64;
+    reset(y);
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(y), tl_arg_i32(n), tl_arg_i32(iters)};
+    s = tl_launch_grid(k, "cdiv(n, BS)", args, 4);
+    if (s != TL_SUCCESS)
+        check("twin_n131", 0, tl_last_error(ctx));
+    else if (compare(y, n, twin_ref, NULL, "twin_n131"))
+        check("twin_n131", 1, NULL);
+    tl_kernel_destroy(k);
+}
+
 typedef struct PruneSeen { int calls, nconfigs, nargs, n, keep_none; int64_t bs[3]; } PruneSeen;
 
 /* Keep the configs with BS >= 256 (the one of config 2). */
@@ -372,6 +408,7 @@ int main(void) {
     test_fill(x, y);
     test_static(x);
     test_tuned(x, y);
+    test_twin(x, y);
     test_prune(x, y);
     test_errors(x);
     tl_buffer_destroy(x);
