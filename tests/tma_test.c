@@ -394,15 +394,18 @@ static void auto_tma(bool hopper) {
     }
     ld_align = 8;
     /* every variant holds TMA loads but the K = 0 launches' fallbacks,
-     * compiled without maps: one a dtype (the dumps' names are the kernel's
-     * and its specialisation's, the same for every config) */
+     * compiled without maps: one a dtype and config (TL_DUMP names a file set
+     * by the kernel, its specialisation and its options) */
     /* mm_ptr's 1x1x1 variants (N specialised to 1) keep cp.async too: B's
      * wrapped columns need N >= 2 (tma.c, starts_at_zero), and a loop gets
      * TMA only where all its rings do */
     static const char *const names[] = {"mm_auto", "mm_ptr"};
+    int ncfg[2] = {0, 0};
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
+        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED;
     for (int i = 0; i < 2; i++) {
         int total, have = ptx_count(names[i], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
-        int fallbacks = i ? 4 : 2;
+        int fallbacks = 2 * ncfg[i] * (i ? 2 : 1);
         char what[96];
         snprintf(what, sizeof what, "auto tma: each %s variant with maps copies by TMA, each fallback not", names[i]);
         if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
@@ -522,7 +525,6 @@ static void timing(void) {
         mm_free(&m), mm_free(&mt);
     }
     if (dump_dir[0]) {
-        /* (mm_ptr's dumps: the cp.async variant (--auto-tma off) and the TMA one share a name) */
         ex_result("timing kernels: mm_desc's PTX has them", all_ptx_have("mm_desc", "cp.async.bulk.tensor") == 1, NULL);
         int total, have = ptx_count("mm_desc_store", "cp.async.bulk.tensor.2d.global.shared::cta", &total);
         ex_result("timing kernels: mm_desc_store's PTX stores without them", have == 0, NULL);
