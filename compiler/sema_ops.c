@@ -1613,6 +1613,15 @@ static Val h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
         c.i = sema_need_int(s, a[1], sp[1], "num_warps");
     if (sema_given(a[2]))
         c.i2 = sema_need_int(s, a[2], sp[2], "num_stages");
+    /* Hopper's thread-block clusters and a register cap: tl has neither yet,
+     * and neither changes what the kernel computes, so the config runs as if
+     * they were not given, and says so */
+    if (sema_given(a[3]) && sema_need_int(s, a[3], sp[3], "num_ctas") > 1)
+        diag_note(s->d, s->src, sp[3], "num_ctas=%lld: tl launches one CTA a program (no thread-block clusters); the "
+                  "results are the same", (long long)a[3].i);
+    if (sema_given(a[4]) && a[4].k != V_NONE)
+        diag_note(s->d, s->src, sp[4], "maxnreg=%lld: tl does not cap a kernel's registers; the results are the same",
+                  (long long)sema_need_int(s, a[4], sp[4], "maxnreg"));
     return c;
 }
 
