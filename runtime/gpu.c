@@ -165,9 +165,25 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
         }
         Buf jitlog = {0};
         double t0 = compile_clock();
-        CUresult r = cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
+        /* cuLink compiles PTX as relocatable code (`ptxas -c`, whatever
+         * CU_JIT_POSITION_INDEPENDENT_CODE says), and so a warp-specialised
+         * kernel's consumers spill, which ptxas proper keeps in the
+         * registers setmaxnreg gives them (attention at HEAD_DIM 128: 39
+         * spill instructions, 80 bytes of stack, against none; causal,
+         * 202 and 336). Such a kernel's image is its PTX, which load()
+         * gives the driver to compile whole (the driver's JIT cache keeps
+         * the result for the next process). */
+        bool whole = v->fn->producer_warps > 0;
+        CUresult r = 0;
+        if (whole && (*cubin = malloc(ptx.len + 1))) {
+            memcpy(*cubin, ptx.data, ptx.len);
+            ((char *)*cubin)[ptx.len] = 0;
+            *len = ptx.len + 1;
+        } else {
+            r = whole ? 2 /* CUDA_ERROR_OUT_OF_MEMORY */ : cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
+        }
         compile_time(&times, STAGE_LINK, &t0);
-        if (!r && dump) { /* the driver's machine code, for cuobjdump -sass */
+        if (!r && dump && !whole) { /* the driver's machine code, for cuobjdump -sass */
             Buf b = {.data = *cubin, .len = *len};
             api_dump(k, v, "cubin", &b);
         }
@@ -213,11 +229,23 @@ static bool auto_alloc(Variant *v, int n) {
     return v->auto_src && v->auto_last && v->auto_maps;
 }
 
-/* Load the cubin and fill in what a launch needs. */
+/* Load the image (a cubin, or a warp-specialised kernel's PTX, which the
+ * driver compiles here: build_cubin) and fill in what a launch needs. */
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
     TlStatus s = TL_SUCCESS;
-    CUresult r = cu->cuModuleLoadData(&v->mod, cubin);
+    char errlog[8192] = "";
+    int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog};
+    CUresult r = cu->cuModuleLoadDataEx(&v->mod, cubin, 2, opts, vals);
+    if (r && errlog[0]) {
+        Buf m = {0};
+        cuda_describe(cu, r, &m);
+        buf_printf(&k->log, "%s: the CUDA driver rejected the PTX: %s\n%s\n", k->name, m.data, errlog);
+        s = fail(k->ctx, TL_ERROR_COMPILE, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data, errlog);
+        buf_free(&m);
+        return s;
+    }
     if (!r)
         r = cu->cuModuleGetFunction(&v->func, v->mod, v->func_name);
     if (!r && v->shared_bytes > 48 * 1024) {
