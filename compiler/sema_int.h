@@ -330,6 +330,9 @@ void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp);
 /* Broadcast two tensors to their common shape (types kept). */
 void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp);
 
+/* ---- sema_spec.c: triton.Config, next to the autotune decorator it feeds (sema_ops.c's table) ---- */
+Val sema_h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+
 /* ---- sema_attr.c: Python's isinstance / hasattr / getattr (sema_ops.c's table) ---- */
 Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -206,6 +206,32 @@ static const char **name_list(Sema *s, const Node *fn, const Node *kw, int *n) {
     return names;
 }
 
+/* triton.Config(kwargs, num_warps=, num_stages=, ...): one entry of
+ * @triton.autotune's configs, which pick_config chooses from. */
+Val sema_h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (a[0].k != V_DICT)
+        sema_fail(s, sp[0], "triton.Config expects a dict of meta-parameters, got %s", sema_describe(s, a[0]));
+    Val c = {.k = V_CONFIG, .i = 4, .i2 = 3};
+    c.items = arena_alloc(s->a, sizeof(Val));
+    c.items[0] = a[0];
+    c.n = 1;
+    if (sema_given(a[1]))
+        c.i = sema_need_int(s, a[1], sp[1], "num_warps");
+    if (sema_given(a[2]))
+        c.i2 = sema_need_int(s, a[2], sp[2], "num_stages");
+    /* Hopper's thread-block clusters and a register cap: tl has neither yet,
+     * and neither changes what the kernel computes, so the config runs as if
+     * they were not given, and says so */
+    if (sema_given(a[3]) && sema_need_int(s, a[3], sp[3], "num_ctas") > 1)
+        diag_note(s->d, s->src, sp[3], "num_ctas=%lld: tl launches one CTA a program (no thread-block clusters); the "
+                  "results are the same", (long long)a[3].i);
+    if (sema_given(a[4]) && a[4].k != V_NONE)
+        diag_note(s->d, s->src, sp[4], "maxnreg=%lld: tl does not cap a kernel's registers; the results are the same",
+                  (long long)sema_need_int(s, a[4], sp[4], "maxnreg"));
+    return c;
+}
+
 /* key, reset_to_zero, restore_value, warmup and rep of @triton.autotune; the
  * rest (prune_configs_by, pre/post hooks) are Python the launch cannot run
  * (prune_note; tl_kernel_set_prune is the C side of prune_configs_by). */

@@ -432,6 +432,13 @@ static char *config_key(TlKernel *c, const TlArg *args, int nargs) {
     return key.data;
 }
 
+/* Copy the restore_value buffers back from their saved copies. */
+static void restore(TlKernel *k, const CUdeviceptr *where, const CUdeviceptr *saved, const size_t *sizes) {
+    for (int j = 0; j < k->info.nrestore; j++)
+        if (sizes[j])
+            gpu_memcpy(k->ctx, where[j], saved[j], sizes[j]);
+}
+
 /* The configs within 10% of the best (at most FINALISTS), timed again in
  * turns, one run of each a round: the configs' first timings come one
  * after another, so whatever drifts meanwhile (the clock of a GPU heating
@@ -523,9 +530,7 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
         }
         if (status[i] == TL_SUCCESS && eval_grid(k, c, gs, args, nargs, grid) == TL_SUCCESS)
             ms = time_config(k, c, grid, args, nargs, stream, ev, best_ms);
-        for (int j = 0; j < k->info.nrestore; j++)
-            if (sizes[j])
-                gpu_memcpy(ctx, where[j], saved[j], sizes[j]);
+        restore(k, where, saved, sizes);
         if (trace) {
             Buf d = {0};
             describe_config(c, &d);
@@ -544,9 +549,7 @@ static int tune(TlKernel *k, const char *tkey, const GridSpec *gs, const TlArg *
     }
     if (best >= 0) {
         best = final_round(k, tkey, gs, args, nargs, stream, ev, msv, best, trace);
-        for (int j = 0; j < k->info.nrestore; j++)
-            if (sizes[j])
-                gpu_memcpy(ctx, where[j], saved[j], sizes[j]);
+        restore(k, where, saved, sizes);
     }
     if (best < 0)
         fail(ctx, TL_ERROR_LAUNCH, "%s: no autotune config could run (see tl_kernel_log)", k->name);

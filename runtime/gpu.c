@@ -142,6 +142,17 @@ void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     buf_putn(key, k->src.text, k->src.len);
 }
 
+/* The driver refused the PTX (r, with its JIT log): in the kernel's log
+ * and as the error, TL_ERROR_COMPILE. */
+static TlStatus ptx_rejected(TlKernel *k, CUresult r, const char *jitlog) {
+    Buf m = {0};
+    cuda_describe(k->ctx->cu, r, &m);
+    buf_printf(&k->log, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data, jitlog);
+    TlStatus s = fail(k->ctx, TL_ERROR_COMPILE, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data, jitlog);
+    buf_free(&m);
+    return s;
+}
+
 /* IR -> PTX -> cubin, recording the compile log. */
 static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
     Buf ir_gpu = {0}, llvm = {0}, ptx = {0};
@@ -187,15 +198,8 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
             Buf b = {.data = *cubin, .len = *len};
             api_dump(k, v, "cubin", &b);
         }
-        if (r) {
-            Buf m = {0};
-            cuda_describe(k->ctx->cu, r, &m);
-            buf_printf(&k->log, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data,
-                       jitlog.data ? jitlog.data : "");
-            s = fail(k->ctx, TL_ERROR_COMPILE, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data,
-                     jitlog.data ? jitlog.data : "");
-            buf_free(&m);
-        }
+        if (r)
+            s = ptx_rejected(k, r, jitlog.data ? jitlog.data : "");
         buf_free(&jitlog);
     }
     buf_free(&d.out);
@@ -239,14 +243,8 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog};
     CUresult r = cu->cuModuleLoadDataEx(&v->mod, cubin, 2, opts, vals);
-    if (r && errlog[0]) {
-        Buf m = {0};
-        cuda_describe(cu, r, &m);
-        buf_printf(&k->log, "%s: the CUDA driver rejected the PTX: %s\n%s\n", k->name, m.data, errlog);
-        s = fail(k->ctx, TL_ERROR_COMPILE, "%s: the CUDA driver rejected the PTX: %s\n%s", k->name, m.data, errlog);
-        buf_free(&m);
-        return s;
-    }
+    if (r && errlog[0])
+        return ptx_rejected(k, r, errlog);
     if (!r)
         r = cu->cuModuleGetFunction(&v->func, v->mod, v->func_name);
     if (!r && v->shared_bytes > 48 * 1024) {
