@@ -401,6 +401,13 @@ static int cmp_pred(Op op) {
 }
 
 /* The IR does no arithmetic on i1 (Triton would wrap it modulo 2). */
+/* The integer type of dt's width with the given signedness. */
+static DType signed_twin(DType dt, bool want_signed) {
+    static const DType sgn[] = {DT_I8, DT_I16, DT_I32, DT_I64}, uns[] = {DT_U8, DT_U16, DT_U32, DT_U64};
+    int i = dt_bits(dt) == 8 ? 0 : dt_bits(dt) == 16 ? 1 : dt_bits(dt) == 32 ? 2 : 3;
+    return want_signed ? sgn[i] : uns[i];
+}
+
 static void no_bool_arith(Sema *s, ValueId x, Op op, Span sp) {
     if (dt_of(s, x) == DT_I1)
         sema_fail(s, sp, "'%s' on boolean (i1) values is not supported; convert them with .to(tl.int32) first",
@@ -491,6 +498,12 @@ static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
     case OP_BITXOR:
     case OP_LSHIFT:
     case OP_RSHIFT: {
+        /* Triton picks ashr or lshr by the tensor operand's own signedness (x.__rshift__ or, for
+           `number >> x`, x.__rrshift__), before promotion: int16 >> uint16 shifts arithmetically. */
+        a = sema_materialize(s, a, sp);
+        b = sema_materialize(s, b, sp);
+        Val own = (a.k == V_TENSOR || !sema_is_number(b)) ? a : b;
+        bool arith_shr = op == OP_RSHIFT && own.k == V_TENSOR && dt_is_signed((DType)own.ty.dtype);
         type_check(s, a, b, &x, &y, TC_ARITH, op, sp);
         if (!dt_is_int(dt_of(s, x)) || !dt_is_int(dt_of(s, y)))
             sema_fail(s, sp, "invalid operands of type %s and %s for '%s'", D(dt_of(s, x)), D(dt_of(s, y)),
@@ -499,6 +512,11 @@ static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
             no_bool_arith(s, x, op, sp);
         OpCode oc = op == OP_BITAND ? IR_AND : op == OP_BITOR ? IR_OR : op == OP_BITXOR ? IR_XOR
                   : op == OP_LSHIFT ? IR_SHL : IR_SHR;
+        if (op == OP_RSHIFT && arith_shr != dt_is_signed(dt_of(s, x))) { /* shr's kind follows its type */
+            Type t = ty_of(s, x), other = ir_with_dtype(t, signed_twin(dt_of(s, x), arith_shr));
+            ValueId r = emit2(s, IR_SHR, other, sema_cast(s, x, ir_elem(other), sp), sema_cast(s, y, ir_elem(other), sp), sp);
+            return tv(s, sema_cast(s, r, ir_elem(t), sp));
+        }
         return tv(s, emit2(s, oc, ty_of(s, x), x, y, sp));
     }
     case OP_LT:

@@ -189,6 +189,32 @@ static const char k_cuda_intrinsics[] =
     "    tl.store(p + 3, cuda.num_threads())\n"
     "    cuda.gdc_launch_dependents()\n";
 
+/* ------------------------------------ `>>` keeps its tensor operand's sign */
+
+/* Triton's x.__rshift__ picks ashr or lshr by x's own dtype before the usual
+ * promotion: int16 >> uint16 is computed in uint16 but shifts arithmetically,
+ * int8 >> uint64 sign-extends, then shifts arithmetically; uint32 >> int8
+ * (promoted to uint32) shifts logically; `k >> u` (u.__rrshift__) follows u. */
+static void r_shift_sign(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        int16_t a = (int16_t)in[0][i];
+        int8_t b = (int8_t)in[1][i];
+        uint32_t c = (uint32_t)in[2][i];
+        unsigned s = (unsigned)in[3][i];
+        want[0][i] = (uint16_t)(a >> s);
+        want[1][i] = (double)(uint64_t)((int64_t)b >> (s + 40));
+        want[2][i] = c >> (s & 7);
+        want[3][i] = (uint16_t)(60000u >> s);
+    }
+}
+static const char k_shift_sign[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, s_ptr, x_ptr, y_ptr, z_ptr, w_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    LD(a) LD(b) LD(c) LD(s)
+    "    s8 = (s & 7).to(tl.int8)\n"
+    "    tl.static_assert((a >> s).dtype == tl.uint16)\n"
+    ST(x, "a >> s") ST(y, "b >> (s.to(tl.uint64) + 40)") ST(z, "c >> s8") ST(w, "60000 >> s")
+    ;
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -199,5 +225,8 @@ static const char k_cuda_intrinsics[] =
      {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_none_forms, NULL, EXACT},                                              \
     {"py_hints_isinstance_item", k_hints_item, B128, S1D, G1D, 1, 0, {F1D(-1, 1)},                                 \
      {OUT(TL_F32, D0), OUT(TL_I32, D0)}, r_hints_item, NULL, EXACT},                                               \
+    {"py_shift_keeps_tensor_sign", k_shift_sign, B128, S1D, G1D, 1, 0,                                           \
+     {IN(TL_I16, D0, -32768, 32767), IN(TL_I8, D0, -128, 127), IN(TL_U32, D0, 0, 4294967295.0), IN(TL_U16, D0, 0, 15)}, \
+     {OUT(TL_U16, D0), OUT(TL_U64, D0), OUT(TL_U32, D0), OUT(TL_U16, D0)}, r_shift_sign, NULL, EXACT},             \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
