@@ -666,6 +666,14 @@ static void desc_atomic(Sema *s, Val t, int kind, const char *name, Args *args, 
 }
 
 bool sema_desc_method(Sema *s, Val recv, const char *name, Args *args, Span call, Val *out) {
+    if (recv.k == V_BLOCKPTR && !strcmp(name, "advance")) { /* Triton's p.advance(offsets) */
+        if (args->npos + args->nkw != 1 || (args->nkw && strcmp(args->kw[0], "offsets")))
+            sema_fail(s, call, "advance() takes the offsets");
+        Val a[2] = {recv, args->npos ? args->pos[0] : args->kwv[0]};
+        Span sp[2] = {call, args->npos ? args->pos_sp[0] : args->kw_sp[0]};
+        *out = sema_h_advance(s, NULL, a, sp, call);
+        return true;
+    }
     if (recv.k != V_TENSORDESC)
         return false;
     static const struct { const char *name; int kind; } atomics[] = {

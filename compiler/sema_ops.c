@@ -1373,6 +1373,12 @@ static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     return tv(s, sema_cast(s, x, dt, call));
 }
 
+/* x.logical_and(y), x.logical_or(y): tensor methods only in Triton (tl.tensor's). */
+static Val h_logical(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)sp;
+    return sema_logical(s, (Op)bi->aux, a[0], a[1], call);
+}
+
 /* ---- hints and debugging ---- */
 
 static Val h_hint(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1701,7 +1707,7 @@ static const Builtin builtins[] = {
     {"umulhi", "x y", sema_h_umulhi, 0, TL},
     {"fdiv", "x y ieee_rounding?", sema_h_fdiv, 0, TLM},
     {"div_rn", "x y", sema_h_fdiv, 1, TL},
-    {"sqrt_rn", "x", sema_h_sqrt_rn, 0, TL},
+    {"sqrt_rn", "x", sema_h_sqrt_rn, 0, TLM},
     {"softmax", "x dim? keep_dims? ieee_rounding?", sema_h_softmax, 0, TLM},
     {"inline_asm_elementwise", "asm constraints args dtype is_pure pack", sema_h_inline_asm, 0, TL},
     {"cdiv", "x div", h_cdiv, 0, TLM | B_TRITON},
@@ -1754,7 +1760,9 @@ static const Builtin builtins[] = {
     {"ravel", "input can_reorder?", h_reshape, 0, TLM},
     {"trans", "input *dims", h_permute, 0, TLM},
     {"permute", "input *dims", h_permute, 0, TLM},
-    {"cast", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, TL},
+    {"cast", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, TLM},
+    {"logical_and", "input other", h_logical, OP_AND, B_METHOD},
+    {"logical_or", "input other", h_logical, OP_OR, B_METHOD},
     {"to", "input dtype fp_downcast_rounding? bitcast?", h_cast, 0, B_METHOD},
     /* hints and debugging */
     {"multiple_of", "input values", h_hint, IR_MULTIPLE_OF, TL},

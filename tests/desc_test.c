@@ -260,7 +260,8 @@ static void bp_matmul(void) {
 }
 
 /* ---- block pointers carried by a while loop and merged by runtime ifs ----
- * Column sums of the BM-row tiles, even tiles added, odd ones subtracted. */
+ * Column sums of the BM-row tiles, even tiles added, odd ones subtracted
+ * (p.advance, Triton's method form, on the odd ones). */
 static const char k_bp_loops[] =
     PRE "def k(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
         "    p = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, tl.program_id(0) * BN), (BM, BN), (1, 0))\n"
@@ -273,8 +274,8 @@ static const char k_bp_loops[] =
         "            p = tl.advance(p, (BM, 0))\n"
         "        else:\n"
         "            acc -= tl.sum(x, axis=0)\n"
-        "            p = tl.advance(p, [BM // 2, 0])\n"
-        "            p = tl.advance(p, [BM // 2, 0])\n"
+        "            p = p.advance([BM // 2, 0])\n"
+        "            p = p.advance(offsets=(BM // 2, 0))\n"
         "        t += 1\n"
         "    q = tl.make_block_ptr(y_ptr, (N,), (1,), (tl.program_id(0) * BN,), (BN,), (0,))\n"
         "    tl.store(q, acc, boundary_check=(0,))\n";

@@ -215,6 +215,28 @@ static const char k_shift_sign[] =
     ST(x, "a >> s") ST(y, "b >> (s.to(tl.uint64) + 40)") ST(z, "c >> s8") ST(w, "60000 >> s")
     ;
 
+/* ------------------------------------------- tl.tensor's methods as Triton's */
+
+/* x.cast (as tl.cast, bitcast too), x.logical_and / x.logical_or, x.sqrt_rn:
+ * methods of Triton's tl.tensor that kernels call as methods. */
+static void r_methods(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        float x = (float)in[0][i];
+        int32_t v = (int32_t)in[1][i];
+        union { float f; int32_t i; } u = {.f = x};
+        int b = (x > 0 && x < 4) || v == 3;
+        want[0][i] = (double)(_Float16)x + (double)b;
+        want[1][i] = u.i + (int32_t)(int8_t)v;
+        want[2][i] = sqrtf(fabsf(x));
+    }
+}
+static const char k_methods[] =
+    PRE "def k(x_ptr, v_ptr, a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(x) LD(v)
+    "    flag = (x > 0).logical_and(x < 4).logical_or(v == 3)\n"
+    ST(a, "x.cast(tl.float16).cast(tl.float32) + flag.cast(tl.float32)")
+    ST(b, "x.cast(tl.int32, bitcast=True) + v.cast(tl.int8).cast(tl.int32)")
+    ST(c, "tl.abs(x).sqrt_rn()");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -228,5 +250,7 @@ static const char k_shift_sign[] =
     {"py_shift_keeps_tensor_sign", k_shift_sign, B128, S1D, G1D, 1, 0,                                           \
      {IN(TL_I16, D0, -32768, 32767), IN(TL_I8, D0, -128, 127), IN(TL_U32, D0, 0, 4294967295.0), IN(TL_U16, D0, 0, 15)}, \
      {OUT(TL_U16, D0), OUT(TL_U64, D0), OUT(TL_U32, D0), OUT(TL_U16, D0)}, r_shift_sign, NULL, EXACT},             \
+    {"py_tensor_methods", k_methods, B128, S1D, G1D, 1, 0, {IN(TL_F32, D0, -8, 8), IN(TL_I32, D0, -300, 300)},       \
+     {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_methods, NULL, EXACT},                                  \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
