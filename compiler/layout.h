@@ -121,7 +121,16 @@ typedef struct ThreadMap {
 } ThreadMap;
 
 enum {
-    LAYOUT_MAX_REGS = 256, /* 32-bit registers one thread may hold for one value */
+    /* 32-bit registers one thread may hold for one value. Past 255 ptxas
+     * spills to local memory: slow, not wrong, and Triton compiles such
+     * blocks (128x256 accumulators at 4 warps, 32^3 index blocks), so tl does
+     * too; the limit only keeps the code generator's per-thread arrays and
+     * LLVM's compile time bounded. */
+    LAYOUT_MAX_REGS = 2048,
+    /* A broadcast operand keeps its own layout while it costs at most this
+     * many registers spread over the result: replicas are cheaper than a
+     * convert up to there. */
+    LAYOUT_REPLICA_REGS = 64,
 };
 
 /* Intern a layout in f's table; returns its index (>= 1). Fields a kind does

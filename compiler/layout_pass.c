@@ -634,7 +634,7 @@ static int forward_rule(Pass *P, const Inst *in) {
         if (!a)
             return 0;
         int64_t w = words(P, a, rt);
-        if (w <= LAYOUT_MAX_REGS / 4)
+        if (w <= LAYOUT_REPLICA_REGS)
             return a;
         int def = default_blocked(P, rt);
         return w > words(P, def, rt) ? def : a;

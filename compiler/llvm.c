@@ -794,11 +794,11 @@ static bool map_values(Lower *L) {
             diag_internal(L->d, "no thread map for value %%%d", v);
             return false;
         }
-        if (tm->nregs > LLVM_MAX_REGS) {
+        if (tm->nregs > LAYOUT_MAX_REGS) {
             diag_error(L->d, f->src, value_span(f, v),
                        "a block of %lld elements is too large for num_warps=%d: each thread would hold "
                        "%d of them (at most %d); use more warps or a smaller block",
-                       (long long)ir_numel(x->type), f->num_warps, tm->nregs, LLVM_MAX_REGS);
+                       (long long)ir_numel(x->type), f->num_warps, tm->nregs, LAYOUT_MAX_REGS);
             return false;
         }
         L->tms[v] = tm;

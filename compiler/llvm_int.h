@@ -69,7 +69,6 @@ typedef struct Lower {
     bool failed;
 } Lower;
 
-enum { LLVM_MAX_REGS = 2048 };
 
 /* Warp specialisation's registers, with num_warps 8 and a producer
  * warpgroup (384 threads): the launch's even split of the 64K register

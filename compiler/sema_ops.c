@@ -843,17 +843,11 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
         if (has_other && ty_of(s, other).rank)
             sema_fail(s, sp[2], "other argument cannot be a block (%s) if the pointer argument is not a block",
                       T(ty_of(s, other)));
-    } else {
-        Type c = pt;
+    } else { /* Triton's _load_legacy: mask and other take the pointers' shape, never the reverse */
         if (has_mask)
-            c = common_or_fail(s, c, ty_of(s, mask), sp[1]);
+            mask = broadcast_exact(s, mask, pt, sp[1], "the mask");
         if (has_other)
-            c = common_or_fail(s, c, ty_of(s, other), sp[2]);
-        ptr = broadcast_to(s, ptr, c, call);
-        if (has_mask)
-            mask = broadcast_to(s, mask, c, sp[1]);
-        if (has_other)
-            other = broadcast_to(s, other, c, sp[2]);
+            other = broadcast_exact(s, other, pt, sp[2], "other");
     }
     DType elem = (DType)ty_of(s, ptr).pointee;
     bool is_bool = elem == DT_I1;
@@ -894,16 +888,10 @@ static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
         if (has_mask && ty_of(s, mask).rank)
             sema_fail(s, sp[2], "mask argument cannot be a block (%s) if the pointer argument is not a block",
                       T(ty_of(s, mask)));
-    } else {
-        Type c = common_or_fail(s, pt, ty_of(s, val), sp[1]);
+    } else { /* Triton's _store_legacy: same rank as the pointers, size-1 dims stretch */
+        val = broadcast_exact(s, val, pt, sp[1], "the value");
         if (has_mask)
-            c = common_or_fail(s, c, ty_of(s, mask), sp[2]);
-        if (c.rank != pt.rank || memcmp(c.shape, pt.shape, sizeof(int32_t) * (size_t)c.rank))
-            sema_fail(s, call, "the pointer block %s would have to be broadcast to store %s", T(pt),
-                      T(ty_of(s, val)));
-        val = broadcast_to(s, val, c, sp[1]);
-        if (has_mask)
-            mask = broadcast_to(s, mask, c, sp[2]);
+            mask = broadcast_exact(s, mask, pt, sp[2], "the mask");
     }
     DType elem = (DType)pt.pointee;
     ptr = bool_ptr_as_i8(s, ptr, call);
