@@ -42,7 +42,7 @@ LLVM_LDFLAGS = -static-libstdc++ -static-libgcc -L$(LLVM_LIBDIR) -Wl,--start-gro
                -l:libzstd.a -l:libz.a -lm -ldl -lpthread -Wl,--gc-sections -s
 LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LLVM_LDFLAGS)
 
-.PHONY: all test demo fuzz fuzz-deep fuzz-gen gpu-prep gpu-test bench deps clean install uninstall FORCE
+.PHONY: all test demo fuzz fuzz-deep fuzz-gen gpu-prep gpu-test bench conformance deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop tutorials
 TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
              $(B)/tests/heur_test $(B)/tests/tma_test $(B)/tests/kgen \
@@ -168,6 +168,16 @@ gpu-test:
 
 bench:
 	@bash tests/bench.sh
+
+# On the GPU machine (torch, Triton 3.6, pytest-xdist there): upstream Triton's
+# language tests through libtl, compared with the Triton run recorded in
+# tools/conformance/baseline (docs/conformance.md). The tests are extracted
+# first with tools/conformance/extract_suite.sh (never committed) and carried.
+CONF_SELECT ?= tools/conformance/baseline/selection-1500.txt
+CONF_OUT    ?= $(B)/conformance
+conformance:
+	@SELECT=$(CONF_SELECT) BUDGET=$${BUDGET:-300} bash tools/conformance/run.sh tl $(CONF_OUT)
+	@python3 tools/conformance/report.py tools/conformance/baseline/triton.tar.gz $(CONF_OUT)/tl | tee $(CONF_OUT)/report.txt
 
 # make install PREFIX=/usr/local DESTDIR=/tmp/stage; make uninstall with the same.
 PREFIX  ?= /usr/local

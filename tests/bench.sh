@@ -28,3 +28,16 @@ if [ -f carry/t06_fused_attention.py ]; then
     echo "== tools/attn_anchor.py"
     PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 tools/attn_anchor.py carry
 fi
+# The same source on both compilers: upstream's tutorial files (extracted into
+# tools/conformance/tutorials by tools/conformance/extract_suite.sh, never
+# committed) through their own host code, once with Triton and once with every
+# launch compiled and run by tl; then the table of tl / Triton per row.
+if [ -f tools/conformance/tutorials/MANIFEST ]; then
+    echo "== same source (tools/conformance/samesrc_bench.py)"
+    ss=$(mktemp -d)
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$ss/tc \
+        python3 tools/conformance/samesrc_bench.py triton $ss/triton.json
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$ss/tlc \
+        python3 tools/conformance/samesrc_bench.py tl $ss/tl.json
+    python3 tools/conformance/samesrc_bench.py compare $ss/triton.json $ss/tl.json | tee build/samesrc.txt
+fi

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Same source, two compilers: upstream Triton's own tutorial files (tutorials/ beside this file, written verbatim
+from triton-lang/triton @ 2ac060b8 by extract_suite.sh) timed through their own host functions, once with Triton and
+once with every launch compiled and run by tl (TL_SHIM=1, pylib/tlshim.py). Each row checks its output against torch
+first.
+
+usage (GPU machine, from the project root, with the harness carried as carry/conformance):
+  PYTHONPATH=carry/conformance/pylib python3 carry/conformance/samesrc_bench.py triton OUT.json
+  PYTHONPATH=carry/conformance/pylib TL_SHIM=1 python3 carry/conformance/samesrc_bench.py tl OUT.json
+  python3 carry/conformance/samesrc_bench.py compare triton.json tl.json
+tl loads $TL_LIB, else the project's build/lib/libtl.so (pylib/tlapi.py says where it looks).
+Env: ONLY=regex (rows whose name it matches, re.search), BUDGET=seconds (rows that would start later are skipped).
+"""
+import ast, json, os, re, sys, time, traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TUT = os.path.join(HERE, "tutorials")
+# The first top-level statement of each file that is no longer definitions (tests, benchmarks, demo runs).
+CUT = {
+    "01-vector-add.py": r"^torch\.manual_seed",
+    "03-matrix-multiplication.py": r"^a = torch\.rand",
+    "05-layer-norm.py": r"^def test_layer_norm",
+    "06-fused-attention.py": r"^TORCH_HAS_FP8 = ",
+    "08-grouped-gemm.py": r"^group_m = ",
+    "09-persistent-matmul.py": r"^def cublas_matmul",
+}
+
+
+def load(name):
+    """Executes the definitions of a tutorial file (imports, functions, classes, configs) as module `name`."""
+    import types
+    path = os.path.join(TUT, name)
+    src = open(path).read()
+    m = re.search(CUT[name], src, re.M)
+    cut_line = src[:m.start()].count("\n") + 1 if m else 10 ** 9
+    tree = ast.parse(src, path)
+    tree.body = [n for n in tree.body if n.lineno < cut_line]
+    mod = types.ModuleType(name.replace("-", "_").replace(".py", ""))
+    mod.__file__ = path
+    sys.modules[mod.__name__] = mod
+    exec(compile(tree, path, "exec"), mod.__dict__)
+    return mod
+
+
+def main_run(mode, out_path):
+    os.environ.setdefault("PYTEST_VERSION", "1")  # tutorial 06: one fixed forward config for both compilers
+    if mode == "tl":
+        import tlshim
+        tlshim.install()
+    import torch, triton
+    from triton.testing import do_bench
+    budget = float(os.environ.get("BUDGET", "1e9"))
+    only = os.environ.get("ONLY", "")
+    t_start = time.time()
+    rows = []
+    dev = "cuda"
+
+    def row(name, fn, check, work, unit):
+        if only and not re.search(only, name):
+            return
+        if time.time() - t_start > budget:
+            rows.append({"name": name, "status": "not run (budget)"})
+            print(f"{name:55s} not run (budget)", flush=True)
+            return
+        t0 = time.time()
+        try:
+            out = fn()                       # first call: compile + autotune
+            torch.cuda.synchronize()
+            first_s = time.time() - t0
+            err = check(out)
+            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+            val = work / (ms * 1e-3) / 1e12 if unit == "TFLOP/s" else work / (ms * 1e-3) / 1e9
+            r = {"name": name, "status": "ok", "ms": ms, "value": val, "unit": unit, "err": err, "first_s": first_s}
+            r.update(host_and_gpu(fn, work, unit))
+            print(f"{name:55s} {val:9.1f} {unit:7s} {ms:9.4f} ms  err {err:.2e}  first call {first_s:6.1f} s  "
+                  f"host {r.get('host_us', -1):7.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
+        except Exception as e:  # one row's failure leaves the others
+            r = {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}
+            print(f"{name:55s} ERROR {type(e).__name__}: {str(e)[:300]}", flush=True)
+            traceback.print_exc(limit=3)
+        rows.append(r)
+        with open(out_path, "w") as f:
+            json.dump({"mode": mode, "device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+
+    def host_and_gpu(fn, work, unit):
+        """The host's time per call (enqueue only: the launch path, Python and library) and the GPU's alone
+        (do_bench_cudagraph: one graph replays the calls, no host in the loop), to tell a slow kernel from a slow
+        launch path."""
+        out = {}
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(20):
+            fn()
+        out["host_us"] = (time.perf_counter() - t0) / 20 * 1e6
+        torch.cuda.synchronize()
+        try:
+            from triton.testing import do_bench_cudagraph
+            g = do_bench_cudagraph(fn, rep=100, return_mode="median")
+            out["gpu_ms"] = g
+            out["gpu_value"] = work / (g * 1e-3) / (1e12 if unit == "TFLOP/s" else 1e9)
+        except Exception as e:  # capture refused (a sync or an allocation in the launch path)
+            out["gpu_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            torch.cuda.synchronize()
+        return out
+
+    def relerr(out, ref):
+        out, ref = out.float(), ref.float()
+        return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+    torch.manual_seed(0)
+    # 01: vector add
+    t01 = load("01-vector-add.py")
+    n = 1 << 27
+    x = torch.rand(n, device=dev); y = torch.rand(n, device=dev)
+    row("t01 add fp32 n=2^27", lambda: t01.add(x, y), lambda o: relerr(o, x + y), 12 * n, "GB/s")
+    del x, y
+
+    # 03: the tutorial's autotuned matmul (its CUDA configs), fp16, with and without leaky_relu
+    t03 = load("03-matrix-multiplication.py")
+    for s in (4096, 8192):
+        a = torch.randn(s, s, device=dev, dtype=torch.float16); b = torch.randn(s, s, device=dev, dtype=torch.float16)
+        ref = torch.matmul(a, b)
+        row(f"ref torch.matmul fp16 {s}", lambda: torch.matmul(a, b), lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+        row(f"t03 matmul fp16 {s}", lambda: t03.matmul(a, b), lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+        if s == 8192:
+            row(f"t03 matmul fp16 {s} leaky_relu", lambda: t03.matmul(a, b, activation="leaky_relu"),
+                lambda o: relerr(o, torch.nn.functional.leaky_relu(ref.float(), 0.01)), 2 * s ** 3, "TFLOP/s")
+        del a, b, ref
+
+    # 09: persistent, TMA and descriptor variants (fp16, 8192^3)
+    t09 = load("09-persistent-matmul.py")
+    s = 8192
+    a = torch.randn(s, s, device=dev, dtype=torch.float16); b = torch.randn(s, s, device=dev, dtype=torch.float16)
+    ref = torch.matmul(a, b)
+    bt = b.T.contiguous()  # the tutorial's kernels take B as (N, K)
+    variants = [("naive", lambda: t09.matmul(a, b)),
+                ("persistent", lambda: t09.matmul_persistent(a, b)),
+                ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
+                ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
+    c_lt = torch.empty((s, s), device=dev, dtype=torch.float16)
+    if getattr(t09, "cublas", None) is not None:
+        row(f"ref cuBLASLt direct fp16 {s}", lambda: (t09.cublas.matmul(a, bt, c_lt), c_lt)[1],
+            lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+    for label, fn in variants:
+        row(f"t09 {label} fp16 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+    del a, b, bt, ref
+
+    # 05: layer norm forward + backward, fp16, M=4096 N=8192 (the tutorial's bench shape family)
+    t05 = load("05-layer-norm.py")
+    M, N = 4096, 8192
+    xs = (M, N); w_shape = (N,)
+    w = torch.rand(w_shape, device=dev, dtype=torch.float16, requires_grad=True)
+    bb = torch.rand(w_shape, device=dev, dtype=torch.float16, requires_grad=True)
+    x = -2.3 + 0.5 * torch.randn(xs, device=dev, dtype=torch.float16)
+    dy = .1 * torch.randn_like(x)
+    x.requires_grad_(True)
+    ref = torch.nn.functional.layer_norm(x, w_shape, w, bb, 1e-5)
+    row(f"t05 layernorm fwd fp16 {M}x{N}", lambda: t05.layer_norm(x, w_shape, w, bb, 1e-5),
+        lambda o: relerr(o, ref), 2 * x.numel() * x.element_size(), "GB/s")
+    ref.backward(dy, retain_graph=True)
+    dx_ref = x.grad.clone(); x.grad = None; w.grad = None; bb.grad = None
+    yt = t05.layer_norm(x, w_shape, w, bb, 1e-5)
+
+    def bwd():
+        x.grad = None
+        yt.backward(dy, retain_graph=True)
+        return x.grad
+    row(f"t05 layernorm bwd fp16 {M}x{N}", bwd, lambda o: relerr(o, dx_ref), 3 * x.numel() * x.element_size(), "GB/s")
+    del x, dy, w, bb, ref, yt
+
+    # 06: fused attention forward and backward (with PYTEST_VERSION set, as here, the tutorial uses its one test config), fp16, Z=4 H=32 N_CTX=4096 (the tutorial's bench shape)
+    t06 = load("06-fused-attention.py")
+    Z, H, NC = 4, 32, 4096
+    for D in (64, 128):
+        for causal in (False, True):
+            q = torch.randn((Z, H, NC, D), dtype=torch.float16, device=dev).requires_grad_()
+            k = torch.randn((Z, H, NC, D), dtype=torch.float16, device=dev).requires_grad_()
+            v = torch.randn((Z, H, NC, D), dtype=torch.float16, device=dev).requires_grad_()
+            sm = 0.5
+            ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=sm)
+            flops = 4 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+            row(f"ref torch SDPA fwd D={D} causal={int(causal)}",
+                lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=sm),
+                lambda o: relerr(o, ref), flops, "TFLOP/s")
+            for ws in ((False, True) if not causal else (False,)):
+                row(f"t06 attn fwd D={D} causal={int(causal)} ws={int(ws)}",
+                    lambda: t06.attention(q, k, v, causal, sm, ws), lambda o: relerr(o, ref), flops, "TFLOP/s")
+            dout = torch.randn_like(q)
+            ref.backward(dout)
+            dq_ref = q.grad.clone(); q.grad = k.grad = v.grad = None
+            o = t06.attention(q, k, v, causal, sm, False)
+
+            def bwd6():
+                q.grad = None
+                o.backward(dout, retain_graph=True)
+                return q.grad
+            row(f"t06 attn bwd D={D} causal={int(causal)}", bwd6, lambda g: relerr(g, dq_ref), 2.5 * flops, "TFLOP/s")
+            del q, k, v, ref, dout, o
+
+    # 08: grouped gemm, the tutorial's group (4 problems of 1024/512/256/128), fp16, and 4 x 8192^2
+    t08 = load("08-grouped-gemm.py")
+    for label, sizes in (("tutorial group", (1024, 512, 256, 128)), ("4 x 4096", (4096,) * 4)):
+        gA = [torch.rand((m, m), device=dev, dtype=torch.float16) for m in sizes]
+        gB = [torch.rand((m, m), device=dev, dtype=torch.float16) for m in sizes]
+        refs = [torch.matmul(p, q_) for p, q_ in zip(gA, gB)]
+        fl = sum(2 * m ** 3 for m in sizes)
+        row(f"t08 grouped gemm {label}", lambda: t08.group_gemm_fn(gA, gB),
+            lambda outs: max(relerr(o_, r_) for o_, r_ in zip(outs, refs)), fl, "TFLOP/s")
+    print(f"done in {time.time() - t_start:.0f} s", flush=True)
+
+
+def compare(a_path, b_path):
+    A = {r["name"]: r for r in json.load(open(a_path))["rows"]}
+    B = {r["name"]: r for r in json.load(open(b_path))["rows"]}
+    print(f"{'row':55s} {'Triton':>9s} {'tl':>9s} {'tl/Triton':>9s}  unit      err(Triton / tl)   first call s"
+          "   graph: tl/Triton of the GPU time alone (CUDA graph)   host us: enqueue time per call, Triton / tl")
+    for name in list(A) + [n for n in B if n not in A]:
+        a, b = A.get(name, {}), B.get(name, {})
+        va = a.get("value"); vb = b.get("value")
+        ratio = f"{vb / va:9.2f}" if va and vb else "        -"
+        fa = f"{va:9.1f}" if va else f"{a.get('status', '-')[:9]:>9s}"
+        fb = f"{vb:9.1f}" if vb else f"{b.get('status', '-')[:9]:>9s}"
+        unit = (a.get("unit") or b.get("unit") or "")
+        ea = f"{a['err']:.1e}" if "err" in a else "-"
+        eb = f"{b['err']:.1e}" if "err" in b else "-"
+        ga, gb = a.get("gpu_value"), b.get("gpu_value")
+        gratio = f"{gb / ga:6.2f}" if ga and gb else "     -"
+        host = f"{a.get('host_us', 0):6.1f} / {b.get('host_us', 0):6.1f}"
+        print(f"{name:55s} {fa} {fb} {ratio}  {unit:8s}  {ea} / {eb}   {a.get('first_s', 0):.1f} / {b.get('first_s', 0):.1f}"
+              f"   graph {gratio}   host us {host}")
+        for r, who in ((a, "Triton"), (b, "tl")):
+            if r.get("status") == "error":
+                print(f"      {who}: {r['error'][:300]}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "compare":
+        compare(sys.argv[2], sys.argv[3])
+    else:
+        main_run(sys.argv[1], sys.argv[2])
