@@ -1768,6 +1768,21 @@ static void exec_assert(Sema *s, const Node *n) {
     sema_call_builtin(s, sema_builtin_tl("device_assert"), &a, n->span);
 }
 
+/* `raise E(...)` reached while compiling (Triton's code generator visits only
+ * the taken branch of a compile-time `if`, so a raise elsewhere is harmless):
+ * the kernel cannot be compiled, and the error says what it raised. */
+static void exec_raise(Sema *s, const Node *n) {
+    const Node *e = n->a;
+    const Node *callee = e && e->kind == N_CALL ? e->a : e;
+    const char *cls = callee && callee->kind == N_NAME ? callee->name : NULL;
+    const Node *msg = e && e->kind == N_CALL && e->l0.len ? e->l0.items[0] : NULL;
+    if (cls && msg && msg->kind == N_STR)
+        sema_fail(s, n->span, "the kernel raised %s: %s", cls, msg->name);
+    if (cls)
+        sema_fail(s, n->span, "the kernel raised %s", cls);
+    sema_fail(s, n->span, "the kernel raised an exception");
+}
+
 /* n, with k what follows it in its function (for runtime_if_return). */
 static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
     enter(s, n->span);
@@ -1821,6 +1836,7 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
     case N_RETURN: exec_return(s, n); break;
     case N_PASS: break;
     case N_ASSERT: exec_assert(s, n); break;
+    case N_RAISE: exec_raise(s, n); break;
     case N_FUNCDEF: sema_fail(s, n->span, "nested function definitions are not supported in the kernel language");
     case N_IMPORT:
     case N_IMPORT_FROM: sema_fail(s, n->span, "import statements are not supported inside a kernel");

@@ -57,7 +57,7 @@ static const char *kind_names[N__COUNT] = {
     [N_FOR] = "For",           [N_WHILE] = "While",
     [N_BREAK] = "Break",       [N_CONTINUE] = "Continue",
     [N_RETURN] = "Return",     [N_PASS] = "Pass",
-    [N_ASSERT] = "Assert",     [N_IMPORT] = "Import",
+    [N_ASSERT] = "Assert",     [N_RAISE] = "Raise",     [N_IMPORT] = "Import",
     [N_IMPORT_FROM] = "ImportFrom", [N_ALIAS] = "Alias",
     [N_FUNCDEF] = "FuncDef",   [N_PARAM] = "Param",
     [N_MODULE] = "Module", [N_HOST] = "Host",

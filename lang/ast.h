@@ -65,6 +65,7 @@ typedef enum {
     N_RETURN,    /* return a (a may be NULL) */
     N_PASS,
     N_ASSERT,    /* assert a, b (b may be NULL) */
+    N_RAISE,     /* raise a [from b] (a may be NULL: a bare raise) */
 
     /* ---- module level ---- */
     N_IMPORT,      /* import l0 (N_ALIAS nodes) */

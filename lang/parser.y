@@ -339,6 +339,9 @@ small_stmt:
   | RETURN testlist         { $$ = mk(ps, N_RETURN, SP(@$)); $$->a = $2; }
   | ASSERT test             { $$ = mk(ps, N_ASSERT, SP(@$)); $$->a = $2; }
   | ASSERT test ',' test    { $$ = mk(ps, N_ASSERT, SP(@$)); $$->a = $2; $$->b = $4; }
+  | RAISE                   { $$ = mk(ps, N_RAISE, SP(@$)); }
+  | RAISE test              { $$ = mk(ps, N_RAISE, SP(@$)); $$->a = $2; }
+  | RAISE test FROM test    { $$ = mk(ps, N_RAISE, SP(@$)); $$->a = $2; $$->b = $4; }
   | import_stmt
   | from_stmt
   ;
@@ -901,7 +904,6 @@ static const char *unsupported(yysymbol_kind_t k) {
     case YYSYMBOL_TRY: return "'try' statements are not part of the kernel language";
     case YYSYMBOL_EXCEPT: return "'except' clauses are not part of the kernel language";
     case YYSYMBOL_FINALLY: return "'finally' clauses are not part of the kernel language";
-    case YYSYMBOL_RAISE: return "'raise' statements are not part of the kernel language";
     case YYSYMBOL_YIELD: return "'yield' is not part of the kernel language";
     case YYSYMBOL_GLOBAL: return "'global' declarations are not part of the kernel language";
     case YYSYMBOL_NONLOCAL: return "'nonlocal' declarations are not part of the kernel language";
