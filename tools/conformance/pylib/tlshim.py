@@ -28,6 +28,7 @@ TL_SHIM_KEEP_ALL_SOURCES=1 (keep every assembled source).
 """
 import collections
 import glob
+import inspect
 import json
 import os
 import shutil
@@ -695,6 +696,9 @@ def _stream():
     torch = _torch()
     if torch is None:
         return None
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton's launcher asks: 1 us, not 45
+    if raw is not None:
+        return raw(torch.cuda.current_device()) or None
     return torch.cuda.current_stream().cuda_stream or None
 
 
@@ -833,10 +837,106 @@ def _specs_for(fn, bound_args, kd):
     return specs, ph
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The fast path: a launch that specialises like an earlier one of the same function takes that launch's kernel and
+# argument plan without binding, specialising and assembling again (Triton's launcher does the same with its
+# kernel cache: about 80 us a call in Python against the slow path's 270 us, measured on the H100 host).
+# ---------------------------------------------------------------------------------------------------------------
+_EMPTY = object()
+
+
+def _fast_key(fn, args, kwargs, kd):
+    """(key, values) of a launch, or None where the slow path must decide (hooks, tuples, descriptors, jit
+    functions as arguments, unhashable constexprs)."""
+    if getattr(fn, "pre_run_hooks", None) or len(args) > len(fn.params):
+        return None
+    torch = _torch()
+    tensor_t = torch.Tensor if torch is not None else ()
+    key, vals = [], []
+    for i, p in enumerate(fn.params):
+        if i < len(args):
+            v = args[i]
+        elif p.name in kwargs:
+            v = kwargs[p.name]
+        else:
+            v = getattr(p, "default", _EMPTY)
+            if v is _EMPTY or v is inspect.Parameter.empty:
+                return None
+        vals.append(v)
+        t = type(v)
+        if p.is_constexpr or v is None:
+            if t in (int, float, bool, str) or v is None:
+                key.append((t, v))
+            elif kd.is_dtype(v):
+                key.append(("dtype", str(v)))
+            else:
+                return None
+        elif t is int:
+            spec = not getattr(p, "do_not_specialize", False)
+            key.append(tlsrc._spec_int(v, spec, not getattr(p, "do_not_specialize_on_alignment", False)))
+        elif t is float or t is bool:
+            key.append(t)
+        elif isinstance(v, tensor_t):
+            key.append((v.dtype, v.data_ptr() % 16 == 0, v.is_cuda))
+        else:
+            return None
+    return tuple(key), vals
+
+
+def _fast_run(fn, args, grid, kwargs, kd):
+    """Launches through the fast path and returns the TlCompiledKernel, or None (the slow path runs)."""
+    okw = {k: v for k, v in kwargs.items() if k not in fn.__dict__.get("_tlshim_names", ())}
+    try:
+        opt_key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
+                   _knob("language.default_fp_fusion", True))
+        hash(opt_key)
+    except TypeError:
+        return None
+    fk = _fast_key(fn, args, kwargs, kd)
+    if fk is None:
+        return None
+    key, vals = fk
+    hit = fn.__dict__.get("_tlshim_fast", {}).get((key, opt_key))
+    if hit is None or not hit[0].valid():
+        return None
+    asm, entry, plan, kernel = hit
+    specs = {name: tlsrc.Spec(name, e, True, kind, ty, vals[i]) for i, name, e, kind, ty in plan}
+    g = grid(dict(zip(fn.__dict__["_tlshim_pnames"], vals))) if callable(grid) else grid
+    g = tuple(g)
+    if not 1 <= len(g) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
+    _launch(entry, specs, tuple(int(x) for x in g))
+    return kernel
+
+
+def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
+    """Records a slow-path launch for the fast path."""
+    names = [p.name for p in fn.params]
+    fn.__dict__["_tlshim_names"] = frozenset(names)
+    fn.__dict__["_tlshim_pnames"] = names
+    okw = {k: v for k, v in kwargs.items() if k not in fn.__dict__["_tlshim_names"]}
+    try:
+        opt_key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
+                   _knob("language.default_fp_fusion", True))
+        hash(opt_key)
+    except TypeError:
+        return
+    fk = _fast_key(fn, args, kwargs, kd)
+    if fk is None:
+        return
+    index = {n: i for i, n in enumerate(names)}
+    plan = [(index[s.name], s.name, s.entry, s.kind, s.ty) for s in specs if s.runtime]
+    fn.__dict__.setdefault("_tlshim_fast", {})[(fk[0], opt_key)] = (asm, entry, plan, kernel)
+
+
 def tl_run(self, *args, grid, warmup, **kwargs):
     """JITFunction.run in tl mode (see the module docstring)."""
     kwargs.pop("_skip_fc", None)
     kd = kinds()
+    if not warmup and "_tlshim_fast" in self.__dict__:
+        k = _fast_run(self, args, grid, kwargs, kd)
+        if k is not None:
+            return k
     if kd.is_gluon(self):
         emit("unsupported", once="gluon", kernel=self.__name__, reason="a Gluon kernel")
         raise TlShimUnsupported("tl shim: Gluon kernels are not compiled by tl")
@@ -878,7 +978,10 @@ def tl_run(self, *args, grid, warmup, **kwargs):
 
     if not warmup:
         _launch(entry, by_name, _grid_dims(grid, bound_args))
-    return TlCompiledKernel(entry, self, launcher, num_ctas, name=_repr_name(self, specs, entry.name))
+    kernel = TlCompiledKernel(entry, self, launcher, num_ctas, name=_repr_name(self, specs, entry.name))
+    if not warmup and not ph.fns:
+        _remember(self, args, kwargs, kd, asm, entry, specs, kernel)
+    return kernel
 
 
 def _repr_name(fn, specs, default):
