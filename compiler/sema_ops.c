@@ -1189,7 +1189,8 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
         else if (keep)
             sh[r++] = 1;
     }
-    if (t.dtype == DT_I1) { /* the IR reduces numbers; booleans count as 0 / 1 */
+    bool boolean = t.dtype == DT_I1;
+    if (boolean) { /* the IR reduces numbers; booleans count as 0 / 1 */
         v = sema_cast(s, v, ir_scalar(DT_I32), sp);
         t = ty_of(s, v);
     }
@@ -1202,6 +1203,15 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
     at->reduce = kind;
     at->axis = axis;
     at->keep_dims = keep;
+    if (boolean && kind != RED_ARGMAX && kind != RED_ARGMIN) {
+        /* back to i1, as Triton reduces in i1: a sum in i1 wraps (its parity) */
+        if (kind == RED_SUM) {
+            res = emit2(s, IR_AND, rt, res, sema_const_of(s, sema_int(1), rt, sp), sp);
+        }
+        elem = ir_scalar(DT_I1);
+        rt = ir_block(elem, r, sh);
+        res = sema_cast(s, res, rt, sp);
+    }
     if (!sema_given(axisv) && keep && rank0 > 1) {
         int32_t ones[IR_MAX_RANK];
         for (int d = 0; d < IR_MAX_RANK; d++)

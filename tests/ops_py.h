@@ -237,6 +237,29 @@ static const char k_methods[] =
     ST(b, "x.cast(tl.int32, bitcast=True) + v.cast(tl.int8).cast(tl.int32)")
     ST(c, "tl.abs(x).sqrt_rn()");
 
+/* ------------------------------- reductions of booleans stay booleans */
+
+/* tl.sum(b, dtype=tl.int1) adds in i1, so it wraps: the parity of the count
+ * (Triton's test_sum_dtype); tl.max of booleans is a boolean; the default
+ * sum of booleans is uint32 (Triton counts int1 as unsigned). */
+static void r_bool_reduce(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        long b0 = i / 128 * 128, cnt = 0;
+        for (long j = b0; j < b0 + 128 && j < d[0]; j++)
+            cnt += in[0][j] > 0;
+        want[0][i] = cnt & 1;
+        want[1][i] = cnt > 0;
+    }
+}
+static const char k_bool_reduce[] =
+    PRE "def k(x_ptr, p_ptr, m_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(x)
+    "    b = x > 0\n"
+    "    p = tl.sum(b, axis=0, dtype=tl.int1)\n"
+    "    m = tl.max(b, axis=0)\n"
+    "    tl.static_assert(p.dtype == tl.int1)\n"
+    "    tl.static_assert(tl.sum(b, axis=0).dtype == tl.uint32)\n"
+    ST(p, "p.to(tl.int32) + tl.zeros([BLOCK], tl.int32)") ST(m, "m.to(tl.int32) + tl.zeros([BLOCK], tl.int32)");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -252,5 +275,7 @@ static const char k_methods[] =
      {OUT(TL_U16, D0), OUT(TL_U64, D0), OUT(TL_U32, D0), OUT(TL_U16, D0)}, r_shift_sign, NULL, EXACT},             \
     {"py_tensor_methods", k_methods, B128, S1D, G1D, 1, 0, {IN(TL_F32, D0, -8, 8), IN(TL_I32, D0, -300, 300)},       \
      {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_methods, NULL, EXACT},                                  \
+    {"py_bool_reductions", k_bool_reduce, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -3, 2)},                           \
+     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_bool_reduce, NULL, EXACT},                                              \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
