@@ -108,23 +108,63 @@ static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs
     }
 }
 
-/* ---- predicated accesses ----
+/* ---- accesses through inline PTX ----
  * A masked access of 4, 8 or 16 bytes is one predicated instruction, as
  * Triton emits it: `@p ld.global.v4.b32` whose destination registers start
  * as `other` (tied), `@p st.global.v4.b32`; no branch. Narrower ones keep a
- * branch around the access. */
+ * branch around the access. An access with a cache modifier, an eviction
+ * policy or volatile=True is always inline PTX (LLVM 19's NVPTX has no way
+ * to say them), of any width, predicated when masked, with the qualifiers in
+ * the order of Triton's LoadStoreOpToLLVM.cpp:
+ *   ld[.volatile].global[.ca|.cg|.cv][.L1::evict_first|.L1::evict_last][.L2::cache_hint]
+ *   st.global[.wb|.cg|.cs|.wt][.L1::evict_first|.L1::evict_last][.L2::cache_hint]
+ * An eviction policy also gives the access an L2 policy register made by
+ * `createpolicy.fractional.L2::evict_first.b64 $0, 1.0` (Triton does both:
+ * the L1 qualifier and the L2 hint). */
 
 static bool predicated(int tb) { return tb == 4 || tb == 8 || tb == 16; }
 
-/* x (an access of tb bytes) as tb/4 32-bit words, and back. */
+/* Does the op carry hints only inline PTX can say? */
+static bool hinted(const Inst *in) { return in->attr.cache || in->attr.evict || in->attr.is_volatile; }
+
+static const char *const cache_q[] = {"", ".ca", ".cg", ".cv", ".wb", ".cs", ".wt"};
+static const char *const evict_q[] = {"", ".L1::evict_first", ".L1::evict_last"};
+
+/* The qualifiers after `.global`. PTX takes a cache operator or an L1
+ * eviction priority, not both (ptxas: "Modifier '.evict_first' cannot be
+ * combined with modifier '.cg'"), and ld.volatile neither: where Triton's
+ * string would be rejected, the cache operator wins over the L1 priority
+ * (the L2 policy still says the eviction) and volatile over both. */
+static void mem_quals(const Inst *in, char *q, size_t n) {
+    int c = in->attr.cache, e = in->attr.evict;
+    if (in->attr.is_volatile)
+        c = e = 0;
+    snprintf(q, n, "%s%s%s", cache_q[c], c ? "" : evict_q[e], e ? ".L2::cache_hint" : "");
+}
+
+/* The words an access of tb bytes moves: tb/4 32-bit registers ("r"), or one
+ * 16-bit register ("h") for 1 and 2 bytes (PTX has no 8-bit registers). */
+static int nwords(int tb) { return tb < 4 ? 1 : tb / 4; }
+static LLVMTypeRef word_type(Lower *L, int tb) { return tb < 4 ? L->t_i16 : L->t_i32; }
+static const char *const width_q[] = {"", ".u8", ".b16", "", ".b32", "", "", "", ".v2.b32", "", "", "", "", "", "", "", ".v4.b32"};
+
+/* x (an access of tb bytes) as its words, and back. */
 static void to_words(Lower *L, LLVMValueRef x, int tb, LLVMValueRef *w) {
-    int n = tb / 4;
+    int n = nwords(tb);
+    if (tb < 4) {
+        x = LLVMBuildBitCast(L->b, x, LLVMIntTypeInContext(L->ctx, (unsigned)tb * 8), "");
+        w[0] = tb == 1 ? LLVMBuildZExt(L->b, x, L->t_i16, "") : x;
+        return;
+    }
     LLVMValueRef v = LLVMBuildBitCast(L->b, x, n == 1 ? L->t_i32 : LLVMVectorType(L->t_i32, (unsigned)n), "");
     for (int i = 0; i < n; i++)
         w[i] = n == 1 ? v : LLVMBuildExtractElement(L->b, v, llvm_i32(L, i), "");
 }
 
-static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int n, LLVMTypeRef at) {
+static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int tb, LLVMTypeRef at) {
+    int n = nwords(tb);
+    if (tb < 4)
+        return LLVMBuildBitCast(L->b, tb == 1 ? LLVMBuildTrunc(L->b, w[0], L->t_i8, "") : w[0], at, "");
     if (n == 1)
         return LLVMBuildBitCast(L->b, w[0], at, "");
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(L->t_i32, (unsigned)n));
@@ -133,72 +173,104 @@ static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int n, LLVMTypeRef at)
     return LLVMBuildBitCast(L->b, v, at, "");
 }
 
-/* `@$P OP;` as inline asm, $P a predicate register (constraint "b"); the
- * memory clobber keeps it in order with the kernel's other accesses. */
-static LLVMValueRef pred_asm(Lower *L, const char *op, int pidx, const char *cons, LLVMTypeRef rt, LLVMValueRef *args,
-                             int n) {
-    char text[256];
-    snprintf(text, sizeof text, "@$%d %s;", pidx, op);
+/* Inline asm `text` with constraints `cons`; side effects unless pure. */
+static LLVMValueRef asm_call(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
+                             bool pure) {
     LLVMTypeRef at[16];
     for (int i = 0; i < n; i++)
         at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(rt, at, (unsigned)n, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 1, 0,
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), !pure, 0,
                                        LLVMInlineAsmDialectATT, 0);
     return LLVMBuildCall2(L->b, fty, fn, args, (unsigned)n, "");
 }
 
-static const char *const vec_suffix[] = {"", ".b32", ".v2.b32", "", ".v4.b32"};
+/* The L2 policy register of an eviction policy (Triton's createCachePolicy);
+ * pure, so LLVM makes one per kernel. */
+static LLVMValueRef l2_policy(Lower *L, int evict) {
+    const char *text = evict == EVICT_FIRST ? "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;"
+                                            : "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;";
+    return asm_call(L, text, "=l", L->t_i64, NULL, 0, true);
+}
 
-/* if (pred) x = *p (tb bytes); else x = dflt */
-static LLVMValueRef load_pred(Lower *L, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred, LLVMValueRef dflt) {
-    int n = tb / 4;
+/* "@$P " when predicated (pidx >= 0). */
+static int put_pred(char *t, size_t n, int pidx) { return pidx < 0 ? 0 : snprintf(t, n, "@$%d ", pidx); }
+
+/* if (pred) x = *p (tb bytes); else x = dflt. pred NULL: unconditional. */
+static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred,
+                             LLVMValueRef dflt) {
+    int n = nwords(tb), ev = in->attr.is_volatile ? 0 : in->attr.evict;
+    char c1 = tb < 4 ? 'h' : 'r', q[64];
+    mem_quals(in, q, sizeof q);
     LLVMValueRef args[16], w[4];
-    to_words(L, dflt, tb, w);
-    char op[96], cons[96];
-    int o = snprintf(op, sizeof op, "ld.global%s %s", vec_suffix[n], n > 1 ? "{" : "");
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    if (pred)
+        args[na++] = pred;
+    if (ev)
+        args[na++] = l2_policy(L, ev);
+    char text[256], cons[96];
+    int o = put_pred(text, sizeof text, pred ? n + 1 : -1);
+    o += snprintf(text + o, sizeof text - (size_t)o, "ld%s.global%s%s %s", in->attr.is_volatile ? ".volatile" : "", q,
+                  width_q[tb], n > 1 ? "{" : "");
     int c = 0;
     for (int i = 0; i < n; i++) {
-        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", i);
-        c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=r", i ? "," : "");
+        o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=%c", i ? "," : "", c1);
     }
-    snprintf(op + o, sizeof op - (size_t)o, "%s, [$%d]", n > 1 ? "}" : "", n);
-    c += snprintf(cons + c, sizeof cons - (size_t)c, ",l,b");
-    for (int i = 0; i < n; i++)
-        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+    o += snprintf(text + o, sizeof text - (size_t)o, "%s, [$%d]", n > 1 ? "}" : "", n);
+    if (ev)
+        o += snprintf(text + o, sizeof text - (size_t)o, ", $%d", n + 1 + (pred != NULL));
+    snprintf(text + o, sizeof text - (size_t)o, ";");
+    c += snprintf(cons + c, sizeof cons - (size_t)c, ",l%s%s", pred ? ",b" : "", ev ? ",l" : "");
+    if (pred) { /* the destinations start as the default: tied inputs */
+        to_words(L, dflt, tb, w);
+        for (int i = 0; i < n; i++) {
+            c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+            args[na++] = w[i];
+        }
+    }
     snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
-    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
-    args[1] = pred;
-    for (int i = 0; i < n; i++)
-        args[2 + i] = w[i];
-    LLVMTypeRef rt = n == 1 ? L->t_i32 : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){L->t_i32, L->t_i32, L->t_i32, L->t_i32}, (unsigned)n, 0);
-    LLVMValueRef r = pred_asm(L, op, n + 1, cons, rt, args, 2 + n);
+    LLVMTypeRef wt = word_type(L, tb);
+    LLVMTypeRef rt = n == 1 ? wt : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){wt, wt, wt, wt}, (unsigned)n, 0);
+    LLVMValueRef r = asm_call(L, text, cons, rt, args, na, false);
     for (int i = 0; n > 1 && i < n; i++)
         w[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
     if (n == 1)
         w[0] = r;
-    return from_words(L, w, n, at);
+    return from_words(L, w, tb, at);
 }
 
-/* if (pred) *p = x (tb bytes) */
-static void store_pred(Lower *L, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
-    int n = tb / 4;
+/* if (pred) *p = x (tb bytes); pred NULL: unconditional. */
+static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
+    int n = nwords(tb), ev = in->attr.evict;
+    char q[64];
+    mem_quals(in, q, sizeof q);
     LLVMValueRef args[16], w[4];
     to_words(L, x, tb, w);
-    char op[96], cons[96];
-    int o = snprintf(op, sizeof op, "st.global%s [$0], %s", vec_suffix[n], n > 1 ? "{" : "");
-    int c = snprintf(cons, sizeof cons, "l,b");
-    for (int i = 0; i < n; i++) {
-        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", 2 + i);
-        c += snprintf(cons + c, sizeof cons - (size_t)c, ",r");
-    }
-    snprintf(op + o, sizeof op - (size_t)o, "%s", n > 1 ? "}" : "");
-    snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
-    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
-    args[1] = pred;
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    if (pred)
+        args[na++] = pred;
+    int first = na; /* the words' operand numbers */
     for (int i = 0; i < n; i++)
-        args[2 + i] = w[i];
-    pred_asm(L, op, 1, cons, L->t_void, args, 2 + n);
+        args[na++] = w[i];
+    if (ev)
+        args[na++] = l2_policy(L, ev);
+    char text[256], cons[96];
+    int o = put_pred(text, sizeof text, pred ? 1 : -1);
+    o += snprintf(text + o, sizeof text - (size_t)o, "st.global%s%s [$0], %s", q, width_q[tb], n > 1 ? "{" : "");
+    int c = snprintf(cons, sizeof cons, "l%s", pred ? ",b" : "");
+    for (int i = 0; i < n; i++) {
+        o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", first + i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%c", tb < 4 ? 'h' : 'r');
+    }
+    o += snprintf(text + o, sizeof text - (size_t)o, "%s", n > 1 ? "}" : "");
+    if (ev)
+        o += snprintf(text + o, sizeof text - (size_t)o, ", $%d", first + n);
+    snprintf(text + o, sizeof text - (size_t)o, ";");
+    snprintf(cons + c, sizeof cons - (size_t)c, "%s,~{memory}", ev ? ",l" : "");
+    asm_call(L, text, cons, L->t_void, args, na, false);
 }
 
 /* ---- load ---- */
@@ -220,21 +292,16 @@ void llvm_lower_load(Lower *L, Inst *in) {
     int v = vector_width(L, tm, ptr, in->attr.has_mask ? in->args[1] : 0, bytes);
     LLVMTypeRef at = access_type(L, dt, v);
     LLVMValueRef *r = llvm_new_regs(L, n);
+    bool asm_only = hinted(in);
     for (int i = 0; i < n; i += v) {
-        if (!mask) {
-            unpack(L, dt, load_vec(L, pv->r[i], at, v * bytes), v, &r[i]);
+        /* if (mask) x = load; else x = other */
+        LLVMValueRef dflt = !mask ? NULL : other ? pack(L, dt, other + i, v, at) : LLVMConstNull(at);
+        if (asm_only || (mask && predicated(v * bytes))) {
+            unpack(L, dt, load_asm(L, in, pv->r[i], at, v * bytes, mask ? mask[i] : NULL, dflt), v, &r[i]);
             continue;
         }
-        /* if (mask) x = load; else x = other */
-        LLVMValueRef dflt;
-        if (other) {
-            LLVMValueRef *o = other + i;
-            dflt = pack(L, dt, o, v, at);
-        } else {
-            dflt = LLVMConstNull(at);
-        }
-        if (predicated(v * bytes)) {
-            unpack(L, dt, load_pred(L, pv->r[i], at, v * bytes, mask[i], dflt), v, &r[i]);
+        if (!mask) {
+            unpack(L, dt, load_vec(L, pv->r[i], at, v * bytes), v, &r[i]);
             continue;
         }
         LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), ld = llvm_new_bb(L, "load"), cont = llvm_new_bb(L, "load.end");
@@ -283,8 +350,8 @@ void llvm_lower_store(Lower *L, Inst *in) {
     for (int i = 0; i < n; i += v) {
         LLVMValueRef pred = and_pred(L, tm ? llvm_owner(L, tm, i) : thread0(L), mask ? mask[i] : NULL);
         LLVMValueRef x = pack(L, dt, val + i, v, at);
-        if (pred && predicated(v * bytes)) {
-            store_pred(L, pv->r[i], x, v * bytes, pred);
+        if (hinted(in) || (pred && predicated(v * bytes))) {
+            store_asm(L, in, pv->r[i], x, v * bytes, pred);
             continue;
         }
         LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
