@@ -361,66 +361,122 @@ void llvm_lower_store(Lower *L, Inst *in) {
     }
 }
 
-/* ---- atomics ---- */
+/* ---- atomics ----
+ * As Triton's AtomicRMWOpConversion / AtomicCASOpConversion: one inline
+ * `atom` per element with the op's semantics and scope (LLVM 19's NVPTX
+ * drops an atomicrmw's ordering and cannot say a scope), predicated on the
+ * owner and the mask, its destination zeroed first (an element that did not
+ * run reads 0):
+ *   atom.global.gpu.acq_rel.add.f32 $0, [$1], $2;      (rmw: scope, then sem)
+ *   atom.global.acq_rel.gpu.cas.b32 $0, [$1], $2, $3;  (cas: sem, then scope)
+ * Types as Triton spells them: add .u32/.u64 on ints, .f32/.f64 on floats,
+ * .noftz.f16/.bf16 on halves; max/min .s or .u by signedness; xchg, and, or,
+ * xor .bNN (floats travel as their bits). A float max (min) is Triton's pair:
+ * a signed max (min) of the bits where the value is >= 0, an unsigned min
+ * (max) where it is < 0 (IEEE order is the integer order of the bits for
+ * positives and the reverse for negatives); NaN values do neither. bf16 adds
+ * before sm_90 (no atom.add.bf16) stay LLVM's atomicrmw, a CAS loop, between
+ * two fence.acq_rel.gpu. */
 
-static LLVMAtomicRMWBinOp rmw_op(int rmw, DType dt) {
+static LLVMTypeRef int_of_bits(Lower *L, int bits) { return LLVMIntTypeInContext(L->ctx, (unsigned)bits); }
+
+/* One `atom` on p with operands ops (ints of `bits`), under pred (NULL:
+ * unconditional). op is "add.f32", "cas.b32" ... */
+static LLVMValueRef atom_asm(Lower *L, const Inst *in, const char *op, int bits, LLVMValueRef p, LLVMValueRef *ops,
+                             int nops, LLVMValueRef pred) {
+    static const char *const sem[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scope[] = {"gpu", "cta", "sys"};
+    char c = bits == 16 ? 'h' : bits == 32 ? 'r' : 'l', text[200], cons[64];
+    const char *se = sem[in->attr.sem], *sc = scope[in->attr.scope];
+    bool cas = in->op == IR_ATOMIC_CAS;
+    int o = 0;
+    if (pred)
+        o += snprintf(text + o, sizeof text - (size_t)o, "mov.b%d $0, 0;\n\t@$%d ", bits, nops + 2);
+    o += snprintf(text + o, sizeof text - (size_t)o, "atom.global.%s.%s.%s $0, [$1], $2%s;", cas ? se : sc,
+                  cas ? sc : se, op, nops > 1 ? ", $3" : "");
+    snprintf(cons, sizeof cons, "=&%c,l,%c%s%s,~{memory}", c, c, nops > 1 ? (c == 'h' ? ",h" : c == 'r' ? ",r" : ",l") : "",
+             pred ? ",b" : "");
+    LLVMValueRef args[4];
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    for (int k = 0; k < nops; k++)
+        args[na++] = ops[k];
+    if (pred)
+        args[na++] = pred;
+    return asm_call(L, text, cons, int_of_bits(L, bits), args, na, false);
+}
+
+/* The PTX op and type of an rmw on dt ("add.u32", "max.s64", ...). */
+static void rmw_name(int rmw, DType dt, char *out, size_t n) {
+    int bits = dt_bits(dt);
     bool f = dt_is_float(dt), s = dt_is_signed(dt);
     switch (rmw) {
-    case RMW_ADD: return f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
-    case RMW_MAX: return f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-    case RMW_MIN: return f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
-    case RMW_XCHG: return LLVMAtomicRMWBinOpXchg;
-    case RMW_AND: return LLVMAtomicRMWBinOpAnd;
-    case RMW_OR: return LLVMAtomicRMWBinOpOr;
-    default: return LLVMAtomicRMWBinOpXor;
+    case RMW_ADD:
+        if (f)
+            snprintf(out, n, "add%s.%s%d", bits == 16 ? ".noftz" : "", dt == DT_BF16 ? "bf" : "f", bits);
+        else
+            snprintf(out, n, "add.u%d", bits);
+        break;
+    case RMW_MAX: snprintf(out, n, "max.%c%d", s ? 's' : 'u', bits); break;
+    case RMW_MIN: snprintf(out, n, "min.%c%d", s ? 's' : 'u', bits); break;
+    case RMW_XCHG: snprintf(out, n, "exch.b%d", bits); break;
+    case RMW_AND: snprintf(out, n, "and.b%d", bits); break;
+    case RMW_OR: snprintf(out, n, "or.b%d", bits); break;
+    default: snprintf(out, n, "xor.b%d", bits); break;
     }
 }
 
-/* One atomic on register i: old value (zero where it did not run). */
+/* One atomic on register i: the old value (zero where it did not run). */
 static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLVMValueRef *ops, LLVMValueRef pred) {
-    LLVMTypeRef t = llvm_type(L, dt);
+    int bits = dt_bits(dt);
+    LLVMTypeRef t = llvm_type(L, dt), it = int_of_bits(L, bits);
+    bool f = dt_is_float(dt);
+    LLVMValueRef x[2];
+    for (int k = 0; k < (in->op == IR_ATOMIC_CAS ? 2 : 1); k++)
+        x[k] = f ? LLVMBuildBitCast(L->b, ops[k], it, "") : ops[k];
+    LLVMValueRef old;
+    char op[32];
+    if (in->op == IR_ATOMIC_CAS) {
+        snprintf(op, sizeof op, "cas.b%d", bits);
+        old = atom_asm(L, in, op, bits, p, x, 2, pred);
+    } else if (f && (in->attr.rmw == RMW_MAX || in->attr.rmw == RMW_MIN)) {
+        bool mx = in->attr.rmw == RMW_MAX;
+        LLVMValueRef zero = LLVMConstNull(t);
+        LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGE, ops[0], zero, "");
+        LLVMValueRef neg = LLVMBuildFCmp(L->b, LLVMRealOLT, ops[0], zero, "");
+        snprintf(op, sizeof op, "%s.s%d", mx ? "max" : "min", bits);
+        LLVMValueRef a = atom_asm(L, in, op, bits, p, x, 1, and_pred(L, pred, pos));
+        snprintf(op, sizeof op, "%s.u%d", mx ? "min" : "max", bits);
+        LLVMValueRef b = atom_asm(L, in, op, bits, p, x, 1, and_pred(L, pred, neg));
+        old = LLVMBuildSelect(L->b, pos, a, b, "");
+    } else {
+        rmw_name(in->attr.rmw, dt, op, sizeof op);
+        old = atom_asm(L, in, op, bits, p, x, 1, pred);
+    }
+    return f ? LLVMBuildBitCast(L->b, old, t, "") : old;
+}
+
+/* fence.acq_rel.gpu, around the LLVM atomicrmw of a bf16 add before sm_90
+ * (which drops its ordering): the fence before releases this thread's
+ * earlier writes, the one after acquires what others released. */
+static void fence_acq_rel_gpu(Lower *L) {
+    asm_call(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
+}
+
+/* A bf16 add before sm_90: LLVM's atomicrmw (a CAS loop), zero where it did not run. */
+static LLVMValueRef atomic_bf16_add(Lower *L, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
-    LLVMValueRef old;
-    /* Triton's default semantics: acq_rel (at system scope, LLVM's default). */
-    if (in->op == IR_ATOMIC_RMW) {
-        old = LLVMBuildAtomicRMW(L->b, rmw_op(in->attr.rmw, dt), p, ops[0], LLVMAtomicOrderingAcquireRelease, 0);
-    } else {
-        /* cmpxchg works on integers: floats travel as their bits */
-        bool f = dt_is_float(dt);
-        LLVMTypeRef it = f ? LLVMIntTypeInContext(L->ctx, (unsigned)dt_bits(dt)) : t;
-        LLVMValueRef c = f ? LLVMBuildBitCast(L->b, ops[0], it, "") : ops[0];
-        LLVMValueRef nv = f ? LLVMBuildBitCast(L->b, ops[1], it, "") : ops[1];
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, p, c, nv, LLVMAtomicOrderingAcquireRelease,
-                                                LLVMAtomicOrderingAcquire, 0);
-        old = LLVMBuildExtractValue(L->b, x, 0, "");
-        if (f)
-            old = LLVMBuildBitCast(L->b, old, t, "");
-    }
+    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, v, LLVMAtomicOrderingAcquireRelease, 0);
     if (!cont)
         return old;
     LLVMBasicBlockRef done = LLVMGetInsertBlock(L->b);
     llvm_guard_end(L, cont);
-    LLVMValueRef phi = LLVMBuildPhi(L->b, t, "");
-    LLVMValueRef ins[2] = {old, LLVMConstNull(t)};
+    LLVMValueRef phi = LLVMBuildPhi(L->b, L->t_bf16, "");
+    LLVMValueRef ins[2] = {old, LLVMConstNull(L->t_bf16)};
     LLVMBasicBlockRef from[2] = {done, pre};
     LLVMAddIncoming(phi, ins, from, 2);
     return phi;
-}
-
-/* fence.acq_rel.gpu. LLVM's NVPTX backend drops the ordering of atomicrmw and
- * cmpxchg (they become relaxed atom.global) and cannot select a scoped fence,
- * so Triton's default semantics, acq_rel at GPU scope, come from a fence on
- * each side of the op: the one before releases this thread's earlier writes
- * (the stores of a critical section, then `atomic_xchg(lock, 0)`), the one
- * after makes the writes released by others visible to later loads (spinning
- * on `atomic_cas(lock, 0, 1)`, then reading what the last holder wrote). */
-static void fence_acq_rel_gpu(Lower *L) {
-    static const char text[] = "fence.acq_rel.gpu;", cons[] = "~{memory}";
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), NULL, 0, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 1, 0,
-                                       LLVMInlineAsmDialectATT, 0);
-    LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
 }
 
 /* The owners of the elements hold the old values; give every copy its value
@@ -462,14 +518,18 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
-    fence_acq_rel_gpu(L);
+    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && L->arch->sm < 90;
+    if (bf16_cas)
+        fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {
         owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
         replicated |= owner[i] != NULL;
         LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
-        r[i] = atomic_one(L, in, dt, pv->r[i], o, and_pred(L, owner[i], mask ? mask[i] : NULL));
+        LLVMValueRef pred = and_pred(L, owner[i], mask ? mask[i] : NULL);
+        r[i] = bf16_cas ? atomic_bf16_add(L, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
     }
-    fence_acq_rel_gpu(L);
+    if (bf16_cas)
+        fence_acq_rel_gpu(L);
     if (replicated && L->used[res] && dt != DT_I1)
         share_from_owners(L, in, dt, tm, r, owner);
     llvm_set(L, res, r, n);
