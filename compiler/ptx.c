@@ -98,7 +98,6 @@ static const struct {
     {".f32.e4m3.", 84}, {".f32.e5m2.", 84},      /* fp8 mma.sync (llvm_dot.c) */
     {"createpolicy.fractional", 74},              /* an eviction policy's L2 hint (llvm_mem.c) */
     {".L1::evict_", 74},
-    {"tensormap.cp_fenceproxy", 83},              /* an in-kernel descriptor's fence (llvm_mem.c) */
 };
 
 static void require_isa(char *text, size_t len) {
