@@ -15,7 +15,19 @@
  * accumulators live (twice the registers of the MMA tile) and adds every
  * element once more per K step. The dot's own accumulator operand does the
  * add for free. The summation order of a dot is unspecified (docs/ir.md), so
- * adding acc first is within its meaning; for integers the result is exact. */
+ * adding acc first is within its meaning; for integers the result is exact.
+ *
+ * Second rewrite: a hint names a value, not a new one. Triton's
+ * tl.multiple_of / max_contiguous / max_constancy set an attribute on the
+ * op defining their operand (semantic.py: x.handle.set_attr), so the hint
+ * holds at every use of x, before or after the call, even when its result is
+ * dropped (`tl.max_contiguous(tl.multiple_of(offs, 1024), 1024)` as a
+ * statement: test_vectorization_hints). Here each hint op moves to just after
+ * its operand's definition (the start of the block whose argument it is) and
+ * every other use of the operand reads the hint's result, which is the same
+ * value. A hint on a kernel parameter stays where it is: Triton drops those
+ * (set_attr does nothing on a function's arguments; the signature says
+ * divisibility). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -78,6 +90,62 @@ static void record_homes(const Block *b, Block **home) {
     }
 }
 
+static bool is_hint(OpCode op) { return op == IR_MULTIPLE_OF || op == IR_MAX_CONTIGUOUS || op == IR_MAX_CONSTANCY; }
+
+/* The hint ops in b and below, in program order. */
+static void collect_hints(Block *b, Inst ***hs, int *n, int *cap) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        if (is_hint(in->op) && in->nresults == 1) {
+            if (*n == *cap) {
+                *cap = *cap ? *cap * 2 : 16;
+                Inst **g = realloc(*hs, sizeof *g * (size_t)*cap);
+                if (!g)
+                    return;
+                *hs = g;
+            }
+            (*hs)[(*n)++] = in;
+        }
+        for (int r = 0; r < in->nregions; r++)
+            collect_hints(in->regions[r], hs, n, cap);
+    }
+}
+
+static int index_in(const Block *b, const Inst *in) {
+    for (int i = 0; b && i < b->ninsts; i++)
+        if (b->insts[i] == in)
+            return i;
+    return -1;
+}
+
+/* Move each hint to its operand's definition; see the header. Hints on the
+ * same value chain in program order (the second's operand becomes the
+ * first's result), so each one still applies. */
+static void hoist_hints(Function *f, Block **home) {
+    Inst **hs = NULL;
+    int n = 0, cap = 0;
+    collect_hints(f->body, &hs, &n, &cap);
+    for (int k = 0; k < n; k++) {
+        Inst *h = hs[k];
+        ValueId x = h->args[0], r = h->results[0];
+        const Value *xv = &f->values[x];
+        if (x <= f->nparams || (!xv->def && !xv->block))
+            continue;
+        ir_remove_inst(home[r], h);
+        Block *tb = xv->def ? home[x] : xv->block;
+        int at = xv->def ? index_in(tb, xv->def) + 1 : 0;
+        if (!tb || (xv->def && at == 0)) { /* not found: leave it (never for verified IR) */
+            free(hs);
+            return;
+        }
+        ir_insert_insts(f, tb, at, &h, 1);
+        home[r] = tb;
+        ir_replace_uses(f->body, x, r);
+        h->args[0] = x;
+    }
+    free(hs);
+}
+
 bool combine_pass(Diag *d, Function *f) {
     (void)d;
     int *uses = calloc((size_t)f->nvalues + 1, sizeof *uses);
@@ -91,6 +159,7 @@ bool combine_pass(Diag *d, Function *f) {
     ir_count_uses(f->body, uses);
     record_homes(f->body, home);
     fold_block(f, f->body, uses, home);
+    hoist_hints(f, home);
     free(uses);
     free(home);
     return true;

@@ -147,10 +147,11 @@ void ir_type_print(Buf *b, Type t);
                                              /* ptrs, which are the tile at (c0, c1) of the host */ \
                                              /* descriptor whose tensor map is param tmap (TMA) */  \
     /* memory */                                                                                   \
-    X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee */ \
-    X(STORE, "store", -1, 0)   /* ptr, value [, mask] */                                             \
-    X(ATOMIC_RMW, "atomic_rmw", -1, 0) /* attr.rmw; ptr, value [, mask]; returns old values */      \
-    X(ATOMIC_CAS, "atomic_cas", 3, 0)  /* ptr, cmp, value; returns old values */                    \
+    X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee; */ \
+                               /* attr.cache, evict, is_volatile */                                  \
+    X(STORE, "store", -1, 0)   /* ptr, value [, mask]; attr.cache, evict */                          \
+    X(ATOMIC_RMW, "atomic_rmw", -1, 0) /* attr.rmw, sem, scope; ptr, value [, mask]; old values */  \
+    X(ATOMIC_CAS, "atomic_cas", 3, 0)  /* ptr, cmp, value; attr.sem, scope; returns old values */   \
     /* tensor ops */                                                                               \
     X(DOT, "dot", 3, OPF_PURE)     /* a <MxK>, b <KxN>, acc <MxN>; attr.precision */                 \
     X(REDUCE, "reduce", 1, OPF_PURE) /* attr.reduce, attr.axis, attr.keep_dims; argmax/argmin -> i32 */ \
@@ -234,6 +235,13 @@ typedef enum { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } ReduceKind;
 typedef enum { RMW_ADD, RMW_MAX, RMW_MIN, RMW_XCHG, RMW_AND, RMW_OR, RMW_XOR } RmwKind;
 typedef enum { PREC_IEEE, PREC_TF32, PREC_TF32X3 } DotPrecision;
+/* tl.load / tl.store's cache_modifier (".ca" ...; CACHE_NONE: not given) and
+ * eviction_policy, the atomics' sem and scope (Triton's defaults, acq_rel at
+ * GPU scope, are 0). The lowering spells each as its PTX qualifier. */
+typedef enum { CACHE_NONE, CACHE_CA, CACHE_CG, CACHE_CV, CACHE_WB, CACHE_CS, CACHE_WT } CacheMod;
+typedef enum { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictPolicy;
+typedef enum { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSem;
+typedef enum { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 
 typedef struct Attr {
     int64_t i;         /* CONST (int / bool) */
@@ -248,6 +256,10 @@ typedef struct Attr {
     int precision;     /* DOT: DotPrecision */
     bool keep_dims;    /* REDUCE */
     bool has_mask, has_other; /* LOAD / STORE / ATOMIC_RMW */
+    int cache;         /* LOAD / STORE: CacheMod */
+    int evict;         /* LOAD / STORE: EvictPolicy */
+    bool is_volatile;  /* LOAD: tl.load(..., volatile=True) */
+    int sem, scope;    /* ATOMIC_RMW / ATOMIC_CAS: MemSem, MemScope */
     bool hex;          /* PRINT */
     const char *str;   /* PRINT prefix, ASSERT message, EXTERN symbol, INLINE_ASM asm, INTRINSIC name */
     const char *str2;  /* INLINE_ASM constraints */
@@ -391,7 +403,8 @@ Module *ir_parse(Arena *a, Diag *d, const Source *src);
 /* Spellings shared by the printer, the parser and the verifier (irprint.c),
  * NULL-terminated where they are enums. */
 extern const char *const ir_cmp_names[], *const ir_reduce_names[], *const ir_rmw_names[],
-    *const ir_precision_names[];
+    *const ir_precision_names[], *const ir_cache_names[], *const ir_evict_names[], *const ir_sem_names[],
+    *const ir_scope_names[];
 extern const char *const ir_attr_keys[IR__NUM];          /* which attribute an op prints */
 extern const char *const ir_region_labels[IR__NUM][2];   /* "body", "before"/"do", ... */
 

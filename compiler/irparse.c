@@ -1007,6 +1007,16 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
                                    : enum_of(P, l, ir_rmw_names, &a->rmw);
     if (!strcmp(k, "precision"))
         return enum_of(P, l, ir_precision_names, &a->precision);
+    if (!strcmp(k, "cache"))
+        return enum_of(P, l, ir_cache_names, &a->cache);
+    if (!strcmp(k, "evict"))
+        return enum_of(P, l, ir_evict_names, &a->evict);
+    if (!strcmp(k, "volatile"))
+        return bool_of(P, l, &a->is_volatile);
+    if (!strcmp(k, "sem"))
+        return enum_of(P, l, ir_sem_names, &a->sem);
+    if (!strcmp(k, "scope"))
+        return enum_of(P, l, ir_scope_names, &a->scope);
     if (!strcmp(k, "keep_dims"))
         return bool_of(P, l, &a->keep_dims);
     if (!strcmp(k, "hex"))

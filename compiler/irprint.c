@@ -32,6 +32,10 @@ const char *const ir_cmp_names[] = {"lt", "le", "gt", "ge", "eq", "ne", NULL};
 const char *const ir_reduce_names[] = {"sum", "max", "min", "argmax", "argmin", NULL};
 const char *const ir_rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor", NULL};
 const char *const ir_precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
+const char *const ir_cache_names[] = {"none", "ca", "cg", "cv", "wb", "cs", "wt", NULL};
+const char *const ir_evict_names[] = {"normal", "evict_first", "evict_last", NULL};
+const char *const ir_sem_names[] = {"acq_rel", "acquire", "release", "relaxed", NULL};
+const char *const ir_scope_names[] = {"gpu", "cta", "sys", NULL};
 
 /* The attributes each op carries in the text, space-separated, in print order.
  * LOAD/STORE/ATOMIC_RMW's has_mask/has_other are not here: the operand count
@@ -48,7 +52,10 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_MAX_CONSTANCY] = "vals",
     [IR_INTRINSIC] = "fn",
     [IR_CMP] = "pred",
-    [IR_ATOMIC_RMW] = "kind",
+    [IR_LOAD] = "cache evict volatile", /* each printed only when set */
+    [IR_STORE] = "cache evict",
+    [IR_ATOMIC_RMW] = "kind sem scope", /* sem and scope printed only when not the default */
+    [IR_ATOMIC_CAS] = "sem scope",
     [IR_DOT] = "precision",
     [IR_REDUCE] = "kind axis keep_dims",
     [IR_PRINT] = "prefix hex",
@@ -213,12 +220,36 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->flatten ? "true" : "false");
     } else if (IS("warp_specialize")) {
         buf_puts(b, a->warp_spec > 0 ? "true" : "false");
+    } else if (IS("cache")) {
+        put_enum(b, ir_cache_names, a->cache);
+    } else if (IS("evict")) {
+        put_enum(b, ir_evict_names, a->evict);
+    } else if (IS("volatile")) {
+        buf_puts(b, a->is_volatile ? "true" : "false");
+    } else if (IS("sem")) {
+        put_enum(b, ir_sem_names, a->sem);
+    } else if (IS("scope")) {
+        put_enum(b, ir_scope_names, a->scope);
     }
 #undef IS
 }
 
-/* tl.range's attributes, and an mbarrier's count, print only when set. */
-static bool attr_unset(const Inst *in, size_t n) {
+/* tl.range's attributes, an mbarrier's count and the memory ops' hints print
+ * only when set. */
+static bool attr_unset(const Inst *in, const char *key, size_t n) {
+    const Attr *a = &in->attr;
+#define IS(k) (n == sizeof k - 1 && !memcmp(key, k, n))
+    if (IS("cache"))
+        return !a->cache;
+    if (IS("evict"))
+        return !a->evict;
+    if (IS("volatile"))
+        return !a->is_volatile;
+    if (IS("sem"))
+        return !a->sem;
+    if (IS("scope"))
+        return !a->scope;
+#undef IS
     if (in->op == IR_MBAR_INIT)
         return !in->attr.num;
     if (in->op == IR_DIV)
@@ -234,10 +265,18 @@ static void put_attrs(Buf *b, const Function *f, const Inst *in) {
         (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
         (in->op == IR_DIV && !in->attr.rn))
         return;
+    bool any = false;
+    for (const char *q = k; *q;) {
+        size_t n = strcspn(q, " ");
+        any |= !attr_unset(in, q, n);
+        q += n + (q[n] == ' ');
+    }
+    if (!any)
+        return;
     buf_puts(b, " {");
     for (bool first = true; *k;) {
         size_t n = strcspn(k, " ");
-        bool unset = attr_unset(in, n);
+        bool unset = attr_unset(in, k, n);
         if (!unset) {
             buf_printf(b, "%s%.*s = ", first ? "" : ", ", (int)n, k);
             put_attr(b, f, in, k, n);

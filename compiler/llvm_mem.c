@@ -108,23 +108,63 @@ static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs
     }
 }
 
-/* ---- predicated accesses ----
+/* ---- accesses through inline PTX ----
  * A masked access of 4, 8 or 16 bytes is one predicated instruction, as
  * Triton emits it: `@p ld.global.v4.b32` whose destination registers start
  * as `other` (tied), `@p st.global.v4.b32`; no branch. Narrower ones keep a
- * branch around the access. */
+ * branch around the access. An access with a cache modifier, an eviction
+ * policy or volatile=True is always inline PTX (LLVM 19's NVPTX has no way
+ * to say them), of any width, predicated when masked, with the qualifiers in
+ * the order of Triton's LoadStoreOpToLLVM.cpp:
+ *   ld[.volatile].global[.ca|.cg|.cv][.L1::evict_first|.L1::evict_last][.L2::cache_hint]
+ *   st.global[.wb|.cg|.cs|.wt][.L1::evict_first|.L1::evict_last][.L2::cache_hint]
+ * An eviction policy also gives the access an L2 policy register made by
+ * `createpolicy.fractional.L2::evict_first.b64 $0, 1.0` (Triton does both:
+ * the L1 qualifier and the L2 hint). */
 
 static bool predicated(int tb) { return tb == 4 || tb == 8 || tb == 16; }
 
-/* x (an access of tb bytes) as tb/4 32-bit words, and back. */
+/* Does the op carry hints only inline PTX can say? */
+static bool hinted(const Inst *in) { return in->attr.cache || in->attr.evict || in->attr.is_volatile; }
+
+static const char *const cache_q[] = {"", ".ca", ".cg", ".cv", ".wb", ".cs", ".wt"};
+static const char *const evict_q[] = {"", ".L1::evict_first", ".L1::evict_last"};
+
+/* The qualifiers after `.global`. PTX takes a cache operator or an L1
+ * eviction priority, not both (ptxas: "Modifier '.evict_first' cannot be
+ * combined with modifier '.cg'"), and ld.volatile neither: where Triton's
+ * string would be rejected, the cache operator wins over the L1 priority
+ * (the L2 policy still says the eviction) and volatile over both. */
+static void mem_quals(const Inst *in, char *q, size_t n) {
+    int c = in->attr.cache, e = in->attr.evict;
+    if (in->attr.is_volatile)
+        c = e = 0;
+    snprintf(q, n, "%s%s%s", cache_q[c], c ? "" : evict_q[e], e ? ".L2::cache_hint" : "");
+}
+
+/* The words an access of tb bytes moves: tb/4 32-bit registers ("r"), or one
+ * 16-bit register ("h") for 1 and 2 bytes (PTX has no 8-bit registers). */
+static int nwords(int tb) { return tb < 4 ? 1 : tb / 4; }
+static LLVMTypeRef word_type(Lower *L, int tb) { return tb < 4 ? L->t_i16 : L->t_i32; }
+static const char *const width_q[] = {"", ".u8", ".b16", "", ".b32", "", "", "", ".v2.b32", "", "", "", "", "", "", "", ".v4.b32"};
+
+/* x (an access of tb bytes) as its words, and back. */
 static void to_words(Lower *L, LLVMValueRef x, int tb, LLVMValueRef *w) {
-    int n = tb / 4;
+    int n = nwords(tb);
+    if (tb < 4) {
+        x = LLVMBuildBitCast(L->b, x, LLVMIntTypeInContext(L->ctx, (unsigned)tb * 8), "");
+        w[0] = tb == 1 ? LLVMBuildZExt(L->b, x, L->t_i16, "") : x;
+        return;
+    }
     LLVMValueRef v = LLVMBuildBitCast(L->b, x, n == 1 ? L->t_i32 : LLVMVectorType(L->t_i32, (unsigned)n), "");
     for (int i = 0; i < n; i++)
         w[i] = n == 1 ? v : LLVMBuildExtractElement(L->b, v, llvm_i32(L, i), "");
 }
 
-static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int n, LLVMTypeRef at) {
+static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int tb, LLVMTypeRef at) {
+    int n = nwords(tb);
+    if (tb < 4)
+        return LLVMBuildBitCast(L->b, tb == 1 ? LLVMBuildTrunc(L->b, w[0], L->t_i8, "") : w[0], at, "");
     if (n == 1)
         return LLVMBuildBitCast(L->b, w[0], at, "");
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(L->t_i32, (unsigned)n));
@@ -133,72 +173,104 @@ static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int n, LLVMTypeRef at)
     return LLVMBuildBitCast(L->b, v, at, "");
 }
 
-/* `@$P OP;` as inline asm, $P a predicate register (constraint "b"); the
- * memory clobber keeps it in order with the kernel's other accesses. */
-static LLVMValueRef pred_asm(Lower *L, const char *op, int pidx, const char *cons, LLVMTypeRef rt, LLVMValueRef *args,
-                             int n) {
-    char text[256];
-    snprintf(text, sizeof text, "@$%d %s;", pidx, op);
+/* Inline asm `text` with constraints `cons`; side effects unless pure. */
+static LLVMValueRef asm_call(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
+                             bool pure) {
     LLVMTypeRef at[16];
     for (int i = 0; i < n; i++)
         at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(rt, at, (unsigned)n, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 1, 0,
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), !pure, 0,
                                        LLVMInlineAsmDialectATT, 0);
     return LLVMBuildCall2(L->b, fty, fn, args, (unsigned)n, "");
 }
 
-static const char *const vec_suffix[] = {"", ".b32", ".v2.b32", "", ".v4.b32"};
+/* The L2 policy register of an eviction policy (Triton's createCachePolicy);
+ * pure, so LLVM makes one per kernel. */
+static LLVMValueRef l2_policy(Lower *L, int evict) {
+    const char *text = evict == EVICT_FIRST ? "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;"
+                                            : "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;";
+    return asm_call(L, text, "=l", L->t_i64, NULL, 0, true);
+}
 
-/* if (pred) x = *p (tb bytes); else x = dflt */
-static LLVMValueRef load_pred(Lower *L, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred, LLVMValueRef dflt) {
-    int n = tb / 4;
+/* "@$P " when predicated (pidx >= 0). */
+static int put_pred(char *t, size_t n, int pidx) { return pidx < 0 ? 0 : snprintf(t, n, "@$%d ", pidx); }
+
+/* if (pred) x = *p (tb bytes); else x = dflt. pred NULL: unconditional. */
+static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred,
+                             LLVMValueRef dflt) {
+    int n = nwords(tb), ev = in->attr.is_volatile ? 0 : in->attr.evict;
+    char c1 = tb < 4 ? 'h' : 'r', q[64];
+    mem_quals(in, q, sizeof q);
     LLVMValueRef args[16], w[4];
-    to_words(L, dflt, tb, w);
-    char op[96], cons[96];
-    int o = snprintf(op, sizeof op, "ld.global%s %s", vec_suffix[n], n > 1 ? "{" : "");
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    if (pred)
+        args[na++] = pred;
+    if (ev)
+        args[na++] = l2_policy(L, ev);
+    char text[256], cons[96];
+    int o = put_pred(text, sizeof text, pred ? n + 1 : -1);
+    o += snprintf(text + o, sizeof text - (size_t)o, "ld%s.global%s%s %s", in->attr.is_volatile ? ".volatile" : "", q,
+                  width_q[tb], n > 1 ? "{" : "");
     int c = 0;
     for (int i = 0; i < n; i++) {
-        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", i);
-        c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=r", i ? "," : "");
+        o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, "%s=%c", i ? "," : "", c1);
     }
-    snprintf(op + o, sizeof op - (size_t)o, "%s, [$%d]", n > 1 ? "}" : "", n);
-    c += snprintf(cons + c, sizeof cons - (size_t)c, ",l,b");
-    for (int i = 0; i < n; i++)
-        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+    o += snprintf(text + o, sizeof text - (size_t)o, "%s, [$%d]", n > 1 ? "}" : "", n);
+    if (ev)
+        o += snprintf(text + o, sizeof text - (size_t)o, ", $%d", n + 1 + (pred != NULL));
+    snprintf(text + o, sizeof text - (size_t)o, ";");
+    c += snprintf(cons + c, sizeof cons - (size_t)c, ",l%s%s", pred ? ",b" : "", ev ? ",l" : "");
+    if (pred) { /* the destinations start as the default: tied inputs */
+        to_words(L, dflt, tb, w);
+        for (int i = 0; i < n; i++) {
+            c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
+            args[na++] = w[i];
+        }
+    }
     snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
-    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
-    args[1] = pred;
-    for (int i = 0; i < n; i++)
-        args[2 + i] = w[i];
-    LLVMTypeRef rt = n == 1 ? L->t_i32 : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){L->t_i32, L->t_i32, L->t_i32, L->t_i32}, (unsigned)n, 0);
-    LLVMValueRef r = pred_asm(L, op, n + 1, cons, rt, args, 2 + n);
+    LLVMTypeRef wt = word_type(L, tb);
+    LLVMTypeRef rt = n == 1 ? wt : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){wt, wt, wt, wt}, (unsigned)n, 0);
+    LLVMValueRef r = asm_call(L, text, cons, rt, args, na, false);
     for (int i = 0; n > 1 && i < n; i++)
         w[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
     if (n == 1)
         w[0] = r;
-    return from_words(L, w, n, at);
+    return from_words(L, w, tb, at);
 }
 
-/* if (pred) *p = x (tb bytes) */
-static void store_pred(Lower *L, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
-    int n = tb / 4;
+/* if (pred) *p = x (tb bytes); pred NULL: unconditional. */
+static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
+    int n = nwords(tb), ev = in->attr.evict;
+    char q[64];
+    mem_quals(in, q, sizeof q);
     LLVMValueRef args[16], w[4];
     to_words(L, x, tb, w);
-    char op[96], cons[96];
-    int o = snprintf(op, sizeof op, "st.global%s [$0], %s", vec_suffix[n], n > 1 ? "{" : "");
-    int c = snprintf(cons, sizeof cons, "l,b");
-    for (int i = 0; i < n; i++) {
-        o += snprintf(op + o, sizeof op - (size_t)o, "%s$%d", i ? ", " : "", 2 + i);
-        c += snprintf(cons + c, sizeof cons - (size_t)c, ",r");
-    }
-    snprintf(op + o, sizeof op - (size_t)o, "%s", n > 1 ? "}" : "");
-    snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
-    args[0] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
-    args[1] = pred;
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    if (pred)
+        args[na++] = pred;
+    int first = na; /* the words' operand numbers */
     for (int i = 0; i < n; i++)
-        args[2 + i] = w[i];
-    pred_asm(L, op, 1, cons, L->t_void, args, 2 + n);
+        args[na++] = w[i];
+    if (ev)
+        args[na++] = l2_policy(L, ev);
+    char text[256], cons[96];
+    int o = put_pred(text, sizeof text, pred ? 1 : -1);
+    o += snprintf(text + o, sizeof text - (size_t)o, "st.global%s%s [$0], %s", q, width_q[tb], n > 1 ? "{" : "");
+    int c = snprintf(cons, sizeof cons, "l%s", pred ? ",b" : "");
+    for (int i = 0; i < n; i++) {
+        o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", first + i);
+        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%c", tb < 4 ? 'h' : 'r');
+    }
+    o += snprintf(text + o, sizeof text - (size_t)o, "%s", n > 1 ? "}" : "");
+    if (ev)
+        o += snprintf(text + o, sizeof text - (size_t)o, ", $%d", first + n);
+    snprintf(text + o, sizeof text - (size_t)o, ";");
+    snprintf(cons + c, sizeof cons - (size_t)c, "%s,~{memory}", ev ? ",l" : "");
+    asm_call(L, text, cons, L->t_void, args, na, false);
 }
 
 /* ---- load ---- */
@@ -220,21 +292,16 @@ void llvm_lower_load(Lower *L, Inst *in) {
     int v = vector_width(L, tm, ptr, in->attr.has_mask ? in->args[1] : 0, bytes);
     LLVMTypeRef at = access_type(L, dt, v);
     LLVMValueRef *r = llvm_new_regs(L, n);
+    bool asm_only = hinted(in);
     for (int i = 0; i < n; i += v) {
-        if (!mask) {
-            unpack(L, dt, load_vec(L, pv->r[i], at, v * bytes), v, &r[i]);
+        /* if (mask) x = load; else x = other */
+        LLVMValueRef dflt = !mask ? NULL : other ? pack(L, dt, other + i, v, at) : LLVMConstNull(at);
+        if (asm_only || (mask && predicated(v * bytes))) {
+            unpack(L, dt, load_asm(L, in, pv->r[i], at, v * bytes, mask ? mask[i] : NULL, dflt), v, &r[i]);
             continue;
         }
-        /* if (mask) x = load; else x = other */
-        LLVMValueRef dflt;
-        if (other) {
-            LLVMValueRef *o = other + i;
-            dflt = pack(L, dt, o, v, at);
-        } else {
-            dflt = LLVMConstNull(at);
-        }
-        if (predicated(v * bytes)) {
-            unpack(L, dt, load_pred(L, pv->r[i], at, v * bytes, mask[i], dflt), v, &r[i]);
+        if (!mask) {
+            unpack(L, dt, load_vec(L, pv->r[i], at, v * bytes), v, &r[i]);
             continue;
         }
         LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), ld = llvm_new_bb(L, "load"), cont = llvm_new_bb(L, "load.end");
@@ -283,8 +350,8 @@ void llvm_lower_store(Lower *L, Inst *in) {
     for (int i = 0; i < n; i += v) {
         LLVMValueRef pred = and_pred(L, tm ? llvm_owner(L, tm, i) : thread0(L), mask ? mask[i] : NULL);
         LLVMValueRef x = pack(L, dt, val + i, v, at);
-        if (pred && predicated(v * bytes)) {
-            store_pred(L, pv->r[i], x, v * bytes, pred);
+        if (hinted(in) || (pred && predicated(v * bytes))) {
+            store_asm(L, in, pv->r[i], x, v * bytes, pred);
             continue;
         }
         LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
@@ -294,66 +361,122 @@ void llvm_lower_store(Lower *L, Inst *in) {
     }
 }
 
-/* ---- atomics ---- */
+/* ---- atomics ----
+ * As Triton's AtomicRMWOpConversion / AtomicCASOpConversion: one inline
+ * `atom` per element with the op's semantics and scope (LLVM 19's NVPTX
+ * drops an atomicrmw's ordering and cannot say a scope), predicated on the
+ * owner and the mask, its destination zeroed first (an element that did not
+ * run reads 0):
+ *   atom.global.gpu.acq_rel.add.f32 $0, [$1], $2;      (rmw: scope, then sem)
+ *   atom.global.acq_rel.gpu.cas.b32 $0, [$1], $2, $3;  (cas: sem, then scope)
+ * Types as Triton spells them: add .u32/.u64 on ints, .f32/.f64 on floats,
+ * .noftz.f16/.bf16 on halves; max/min .s or .u by signedness; xchg, and, or,
+ * xor .bNN (floats travel as their bits). A float max (min) is Triton's pair:
+ * a signed max (min) of the bits where the value is >= 0, an unsigned min
+ * (max) where it is < 0 (IEEE order is the integer order of the bits for
+ * positives and the reverse for negatives); NaN values do neither. bf16 adds
+ * before sm_90 (no atom.add.bf16) stay LLVM's atomicrmw, a CAS loop, between
+ * two fence.acq_rel.gpu. */
 
-static LLVMAtomicRMWBinOp rmw_op(int rmw, DType dt) {
+static LLVMTypeRef int_of_bits(Lower *L, int bits) { return LLVMIntTypeInContext(L->ctx, (unsigned)bits); }
+
+/* One `atom` on p with operands ops (ints of `bits`), under pred (NULL:
+ * unconditional). op is "add.f32", "cas.b32" ... */
+static LLVMValueRef atom_asm(Lower *L, const Inst *in, const char *op, int bits, LLVMValueRef p, LLVMValueRef *ops,
+                             int nops, LLVMValueRef pred) {
+    static const char *const sem[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scope[] = {"gpu", "cta", "sys"};
+    char c = bits == 16 ? 'h' : bits == 32 ? 'r' : 'l', text[200], cons[64];
+    const char *se = sem[in->attr.sem], *sc = scope[in->attr.scope];
+    bool cas = in->op == IR_ATOMIC_CAS;
+    int o = 0;
+    if (pred)
+        o += snprintf(text + o, sizeof text - (size_t)o, "mov.b%d $0, 0;\n\t@$%d ", bits, nops + 2);
+    o += snprintf(text + o, sizeof text - (size_t)o, "atom.global.%s.%s.%s $0, [$1], $2%s;", cas ? se : sc,
+                  cas ? sc : se, op, nops > 1 ? ", $3" : "");
+    snprintf(cons, sizeof cons, "=&%c,l,%c%s%s,~{memory}", c, c, nops > 1 ? (c == 'h' ? ",h" : c == 'r' ? ",r" : ",l") : "",
+             pred ? ",b" : "");
+    LLVMValueRef args[4];
+    int na = 0;
+    args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    for (int k = 0; k < nops; k++)
+        args[na++] = ops[k];
+    if (pred)
+        args[na++] = pred;
+    return asm_call(L, text, cons, int_of_bits(L, bits), args, na, false);
+}
+
+/* The PTX op and type of an rmw on dt ("add.u32", "max.s64", ...). */
+static void rmw_name(int rmw, DType dt, char *out, size_t n) {
+    int bits = dt_bits(dt);
     bool f = dt_is_float(dt), s = dt_is_signed(dt);
     switch (rmw) {
-    case RMW_ADD: return f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
-    case RMW_MAX: return f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-    case RMW_MIN: return f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
-    case RMW_XCHG: return LLVMAtomicRMWBinOpXchg;
-    case RMW_AND: return LLVMAtomicRMWBinOpAnd;
-    case RMW_OR: return LLVMAtomicRMWBinOpOr;
-    default: return LLVMAtomicRMWBinOpXor;
+    case RMW_ADD:
+        if (f)
+            snprintf(out, n, "add%s.%s%d", bits == 16 ? ".noftz" : "", dt == DT_BF16 ? "bf" : "f", bits);
+        else
+            snprintf(out, n, "add.u%d", bits);
+        break;
+    case RMW_MAX: snprintf(out, n, "max.%c%d", s ? 's' : 'u', bits); break;
+    case RMW_MIN: snprintf(out, n, "min.%c%d", s ? 's' : 'u', bits); break;
+    case RMW_XCHG: snprintf(out, n, "exch.b%d", bits); break;
+    case RMW_AND: snprintf(out, n, "and.b%d", bits); break;
+    case RMW_OR: snprintf(out, n, "or.b%d", bits); break;
+    default: snprintf(out, n, "xor.b%d", bits); break;
     }
 }
 
-/* One atomic on register i: old value (zero where it did not run). */
+/* One atomic on register i: the old value (zero where it did not run). */
 static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLVMValueRef *ops, LLVMValueRef pred) {
-    LLVMTypeRef t = llvm_type(L, dt);
+    int bits = dt_bits(dt);
+    LLVMTypeRef t = llvm_type(L, dt), it = int_of_bits(L, bits);
+    bool f = dt_is_float(dt);
+    LLVMValueRef x[2];
+    for (int k = 0; k < (in->op == IR_ATOMIC_CAS ? 2 : 1); k++)
+        x[k] = f ? LLVMBuildBitCast(L->b, ops[k], it, "") : ops[k];
+    LLVMValueRef old;
+    char op[32];
+    if (in->op == IR_ATOMIC_CAS) {
+        snprintf(op, sizeof op, "cas.b%d", bits);
+        old = atom_asm(L, in, op, bits, p, x, 2, pred);
+    } else if (f && (in->attr.rmw == RMW_MAX || in->attr.rmw == RMW_MIN)) {
+        bool mx = in->attr.rmw == RMW_MAX;
+        LLVMValueRef zero = LLVMConstNull(t);
+        LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGE, ops[0], zero, "");
+        LLVMValueRef neg = LLVMBuildFCmp(L->b, LLVMRealOLT, ops[0], zero, "");
+        snprintf(op, sizeof op, "%s.s%d", mx ? "max" : "min", bits);
+        LLVMValueRef a = atom_asm(L, in, op, bits, p, x, 1, and_pred(L, pred, pos));
+        snprintf(op, sizeof op, "%s.u%d", mx ? "min" : "max", bits);
+        LLVMValueRef b = atom_asm(L, in, op, bits, p, x, 1, and_pred(L, pred, neg));
+        old = LLVMBuildSelect(L->b, pos, a, b, "");
+    } else {
+        rmw_name(in->attr.rmw, dt, op, sizeof op);
+        old = atom_asm(L, in, op, bits, p, x, 1, pred);
+    }
+    return f ? LLVMBuildBitCast(L->b, old, t, "") : old;
+}
+
+/* fence.acq_rel.gpu, around the LLVM atomicrmw of a bf16 add before sm_90
+ * (which drops its ordering): the fence before releases this thread's
+ * earlier writes, the one after acquires what others released. */
+static void fence_acq_rel_gpu(Lower *L) {
+    asm_call(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
+}
+
+/* A bf16 add before sm_90: LLVM's atomicrmw (a CAS loop), zero where it did not run. */
+static LLVMValueRef atomic_bf16_add(Lower *L, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
-    LLVMValueRef old;
-    /* Triton's default semantics: acq_rel (at system scope, LLVM's default). */
-    if (in->op == IR_ATOMIC_RMW) {
-        old = LLVMBuildAtomicRMW(L->b, rmw_op(in->attr.rmw, dt), p, ops[0], LLVMAtomicOrderingAcquireRelease, 0);
-    } else {
-        /* cmpxchg works on integers: floats travel as their bits */
-        bool f = dt_is_float(dt);
-        LLVMTypeRef it = f ? LLVMIntTypeInContext(L->ctx, (unsigned)dt_bits(dt)) : t;
-        LLVMValueRef c = f ? LLVMBuildBitCast(L->b, ops[0], it, "") : ops[0];
-        LLVMValueRef nv = f ? LLVMBuildBitCast(L->b, ops[1], it, "") : ops[1];
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, p, c, nv, LLVMAtomicOrderingAcquireRelease,
-                                                LLVMAtomicOrderingAcquire, 0);
-        old = LLVMBuildExtractValue(L->b, x, 0, "");
-        if (f)
-            old = LLVMBuildBitCast(L->b, old, t, "");
-    }
+    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, v, LLVMAtomicOrderingAcquireRelease, 0);
     if (!cont)
         return old;
     LLVMBasicBlockRef done = LLVMGetInsertBlock(L->b);
     llvm_guard_end(L, cont);
-    LLVMValueRef phi = LLVMBuildPhi(L->b, t, "");
-    LLVMValueRef ins[2] = {old, LLVMConstNull(t)};
+    LLVMValueRef phi = LLVMBuildPhi(L->b, L->t_bf16, "");
+    LLVMValueRef ins[2] = {old, LLVMConstNull(L->t_bf16)};
     LLVMBasicBlockRef from[2] = {done, pre};
     LLVMAddIncoming(phi, ins, from, 2);
     return phi;
-}
-
-/* fence.acq_rel.gpu. LLVM's NVPTX backend drops the ordering of atomicrmw and
- * cmpxchg (they become relaxed atom.global) and cannot select a scoped fence,
- * so Triton's default semantics, acq_rel at GPU scope, come from a fence on
- * each side of the op: the one before releases this thread's earlier writes
- * (the stores of a critical section, then `atomic_xchg(lock, 0)`), the one
- * after makes the writes released by others visible to later loads (spinning
- * on `atomic_cas(lock, 0, 1)`, then reading what the last holder wrote). */
-static void fence_acq_rel_gpu(Lower *L) {
-    static const char text[] = "fence.acq_rel.gpu;", cons[] = "~{memory}";
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), NULL, 0, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 1, 0,
-                                       LLVMInlineAsmDialectATT, 0);
-    LLVMBuildCall2(L->b, fty, fn, NULL, 0, "");
 }
 
 /* The owners of the elements hold the old values; give every copy its value
@@ -395,14 +518,18 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
-    fence_acq_rel_gpu(L);
+    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && L->arch->sm < 90;
+    if (bf16_cas)
+        fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {
         owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
         replicated |= owner[i] != NULL;
         LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
-        r[i] = atomic_one(L, in, dt, pv->r[i], o, and_pred(L, owner[i], mask ? mask[i] : NULL));
+        LLVMValueRef pred = and_pred(L, owner[i], mask ? mask[i] : NULL);
+        r[i] = bf16_cas ? atomic_bf16_add(L, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
     }
-    fence_acq_rel_gpu(L);
+    if (bf16_cas)
+        fence_acq_rel_gpu(L);
     if (replicated && L->used[res] && dt != DT_I1)
         share_from_owners(L, in, dt, tm, r, owner);
     llvm_set(L, res, r, n);

@@ -87,20 +87,31 @@ bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char 
     return true;
 }
 
-/* fp8 mma.sync (e4m3 / e5m2, issued as inline asm by llvm_dot.c) needs PTX
- * ISA 8.4, newer than the one the arch table asks of every kernel (so that
- * older drivers can still load the rest): raise `.version` in the kernels
- * that use it, and only there. */
-static void require_fp8_isa(char *text, size_t len) {
-    if (!memmem(text, len, ".f32.e4m3.", 10) && !memmem(text, len, ".f32.e5m2.", 10))
-        return;
-    char *v = memmem(text, len, ".version ", 9);
+/* Some instructions the lowering writes as inline asm need a newer PTX ISA
+ * than the one the arch table asks of every kernel (so that older drivers
+ * can still load the rest): raise `.version` in the kernels that use them,
+ * and only there. Each needle is text only that instruction prints. */
+static const struct {
+    const char *needle;
+    int isa; /* major * 10 + minor */
+} isa_needs[] = {
+    {".f32.e4m3.", 84}, {".f32.e5m2.", 84},      /* fp8 mma.sync (llvm_dot.c) */
+    {"createpolicy.fractional", 74},              /* an eviction policy's L2 hint (llvm_mem.c) */
+    {".L1::evict_", 74},
+};
+
+static void require_isa(char *text, size_t len) {
+    int need = 0;
+    for (size_t i = 0; i < sizeof isa_needs / sizeof isa_needs[0]; i++)
+        if (isa_needs[i].isa > need && memmem(text, len, isa_needs[i].needle, strlen(isa_needs[i].needle)))
+            need = isa_needs[i].isa;
+    char *v = need ? memmem(text, len, ".version ", 9) : NULL;
     if (!v || v + 12 > text + len)
         return;
     char *d = v + 9; /* "7.8\n": one digit, a dot, one digit */
     if (d[0] >= '0' && d[0] <= '9' && d[1] == '.' && d[2] >= '0' && d[2] <= '9' && (d[3] == '\n' || d[3] == '\r') &&
-        (d[0] - '0') * 10 + (d[2] - '0') < 84)
-        d[0] = '8', d[2] = '4';
+        (d[0] - '0') * 10 + (d[2] - '0') < need)
+        d[0] = (char)('0' + need / 10), d[2] = (char)('0' + need % 10);
 }
 
 bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err) {
@@ -111,6 +122,6 @@ bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err) {
     buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
     LLVMDisposeMemoryBuffer(mb);
     if (out->data)
-        require_fp8_isa(out->data + start, out->len - start);
+        require_isa(out->data + start, out->len - start);
     return true;
 }

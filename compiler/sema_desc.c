@@ -391,13 +391,14 @@ static ValueId emit_load(Sema *s, const Access *a, int padding, Val pad, int tma
     return in->results[0];
 }
 
-static void emit_store(Sema *s, const Access *a, ValueId val, int tmap, Span sp) {
+static Inst *emit_store(Sema *s, const Access *a, ValueId val, int tmap, Span sp) {
     ValueId ptrs, mask;
     lower(s, a, &ptrs, &mask, sp);
     ptrs = tile_of_map(s, a, ptrs, tmap, sp);
     ValueId args[3] = {ptrs, val, mask};
     Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + (mask != 0), NULL, 0, sp);
     in->attr.has_mask = mask != 0;
+    return in;
 }
 
 /* ---- block pointers ---- */
@@ -480,7 +481,11 @@ Val sema_blockptr_load(Sema *s, Val *a, const Span *sp, Span call) {
     int padding = padding_arg(s, a[4], sp[4], elem, "block pointers");
     Access acc = bp_access(p);
     boundary_check_arg(s, a[3], sp[3], p.n, acc.check);
-    return sema_tensor(s, emit_load(s, &acc, padding, sema_int(0), 0, call));
+    ValueId r = emit_load(s, &acc, padding, sema_int(0), 0, call);
+    Inst *in = s->f->values[r].def;
+    in->attr.is_volatile = sema_opt_bool(s, a[7], sp[7], false, "volatile");
+    sema_mem_hints(s, in, a[5], sp[5], a[6], sp[6], true);
+    return sema_tensor(s, r);
 }
 
 /* A value to store into a block of type bt: a number takes the element type,
@@ -508,7 +513,7 @@ Val sema_blockptr_store(Sema *s, Val *a, const Span *sp, Span call) {
     Access acc = bp_access(p);
     boundary_check_arg(s, a[3], sp[3], p.n, acc.check);
     ValueId v = store_value(s, a[1], block_type(p), sp[1], "tl.store to a block pointer", true);
-    emit_store(s, &acc, v, 0, call);
+    sema_mem_hints(s, emit_store(s, &acc, v, 0, call), a[4], sp[4], a[5], sp[5], false);
     return sema_none();
 }
 

@@ -313,6 +313,8 @@ static inline bool sema_given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
 int64_t sema_need_int(Sema *s, Val v, Span sp, const char *what);
 const char *sema_need_str(Sema *s, Val v, Span sp, const char *what); /* a str, else sema_fail */
 bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what);
+/* tl.load / tl.store's cache_modifier and eviction_policy onto the op (sema_ops.c). */
+void sema_mem_hints(Sema *s, Inst *in, Val cache, Span csp, Val evict, Span esp, bool load);
 /* dtype.is_floating() and friends: false if name is no such predicate. */
 bool sema_dtype_pred(Type t, const char *name, bool *res);
 /* x with its dims permuted (tl.permute, x.T). */

@@ -797,6 +797,37 @@ static Val h_program_id(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
 
 /* ---- memory ---- */
 
+/* cache_modifier, eviction_policy, sem and scope as Triton's semantic.py
+ * reads them (_str_to_load_cache_modifier ...): a spelling out of `names`
+ * (index i is enum value i; NULL entries are not accepted here) is an error,
+ * absent or "" the default 0. */
+static int opt_enum(Sema *s, Val v, Span sp, const char *what, const char *msg, const char *const *names, int n) {
+    const char *str = opt_str(s, v, sp, what);
+    if (!str)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (names[i] && !strcmp(names[i], str))
+            return i;
+    sema_fail(s, sp, "%s %s not supported", msg, str);
+}
+
+static const char *const load_cache[] = {NULL, ".ca", ".cg", ".cv"};
+static const char *const store_cache[] = {NULL, NULL, ".cg", NULL, ".wb", ".cs", ".wt"};
+static const char *const evict_names[] = {NULL, "evict_first", "evict_last"};
+static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
+static const char *const scope_names[] = {"gpu", "cta", "sys"};
+
+void sema_mem_hints(Sema *s, Inst *in, Val cache, Span csp, Val evict, Span esp, bool load) {
+    in->attr.cache = opt_enum(s, cache, csp, "cache_modifier", "Cache modifier", load ? load_cache : store_cache,
+                              load ? 4 : 7);
+    in->attr.evict = opt_enum(s, evict, esp, "eviction_policy", "Eviction policy", evict_names, 3);
+}
+
+static void atomic_hints(Sema *s, Inst *in, Val sem, Span ssp, Val scope, Span csp) {
+    in->attr.sem = opt_enum(s, sem, ssp, "sem", "Memory semantic", sem_names, 4);
+    in->attr.scope = opt_enum(s, scope, csp, "scope", "Memory scope", scope_names, 3);
+}
+
 static ValueId need_pointer(Sema *s, Val p, Span sp, const char *fn) {
     if (p.k != V_TENSOR || p.ty.dtype != DT_PTR)
         sema_fail(s, sp, "%s expects a pointer or a block of pointers, got %s", fn, sema_describe(s, p));
@@ -830,9 +861,7 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
         sema_fail(s, call, "`padding_option` or `boundary_check` are not supported for loading a block of pointers "
                            "or a scalar, because the compiler does not know the boundary; use a block pointer "
                            "(tl.make_block_ptr) or a tensor descriptor");
-    opt_str(s, a[5], sp[5], "cache_modifier");
-    opt_str(s, a[6], sp[6], "eviction_policy");
-    sema_opt_bool(s, a[7], sp[7], false, "volatile");
+    bool is_volatile = sema_opt_bool(s, a[7], sp[7], false, "volatile");
     ValueId mask = has_mask ? need_mask(s, a[1], sp[1]) : 0;
     ValueId other = has_other ? need_tensor(s, a[2], sp[2]) : 0;
     Type pt = ty_of(s, ptr);
@@ -861,6 +890,8 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     Inst *in = sema_emit_inst(s, IR_LOAD, args, nargs, &rt, 1, call);
     in->attr.has_mask = has_mask;
     in->attr.has_other = has_other;
+    in->attr.is_volatile = is_volatile;
+    sema_mem_hints(s, in, a[5], sp[5], a[6], sp[6], true);
     ValueId r = in->results[0];
     if (is_bool)
         r = sema_cast(s, r, ir_scalar(DT_I1), call);
@@ -878,8 +909,6 @@ static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     if ((a[3].k == V_TUPLE && a[3].n) || (sema_given(a[3]) && a[3].k != V_TUPLE))
         sema_fail(s, sp[3], "`boundary_check` is not supported for storing to a block of pointers or a scalar, "
                             "because the compiler does not know the boundary; use a block pointer (tl.make_block_ptr)");
-    opt_str(s, a[4], sp[4], "cache_modifier");
-    opt_str(s, a[5], sp[5], "eviction_policy");
     Type pt = ty_of(s, ptr);
     if (!pt.rank) {
         if (ty_of(s, val).rank)
@@ -899,6 +928,7 @@ static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     ValueId args[3] = {ptr, val, mask};
     Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + has_mask, NULL, 0, call);
     in->attr.has_mask = has_mask;
+    sema_mem_hints(s, in, a[4], sp[4], a[5], sp[5], false);
     return sema_none();
 }
 
@@ -907,8 +937,6 @@ static const char *rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor
 static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     const char *opn = rmw_names[bi->aux];
     ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
-    opt_str(s, a[3], sp[3], "sem");
-    opt_str(s, a[4], sp[4], "scope");
     DType elem = (DType)ty_of(s, ptr).pointee;
     if (dt_is_fp8(elem))
         sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
@@ -930,13 +958,12 @@ static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     Inst *in = sema_emit_inst(s, IR_ATOMIC_RMW, args, 2 + has_mask, &rt, 1, call);
     in->attr.rmw = bi->aux;
     in->attr.has_mask = has_mask;
+    atomic_hints(s, in, a[3], sp[3], a[4], sp[4]);
     return tv(s, in->results[0]);
 }
 
 static Val h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
-    opt_str(s, a[3], sp[3], "sem");
-    opt_str(s, a[4], sp[4], "scope");
     Type pt = ty_of(s, ptr);
     DType elem = (DType)pt.pointee;
     if (dt_bits(elem) != 16 && dt_bits(elem) != 32 && dt_bits(elem) != 64) /* fp8 too */
@@ -947,7 +974,9 @@ static Val h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     val = sema_cast(s, val, ir_scalar(elem), sp[2]);
     ValueId args[3] = {ptr, cmp, val};
     Type rt = ty_of(s, val);
-    return tv(s, sema_emit(s, IR_ATOMIC_CAS, rt, args, 3, call));
+    Inst *in = sema_emit_inst(s, IR_ATOMIC_CAS, args, 3, &rt, 1, call);
+    atomic_hints(s, in, a[3], sp[3], a[4], sp[4]);
+    return tv(s, in->results[0]);
 }
 
 /* ---- linear algebra ---- */
