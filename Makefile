@@ -145,7 +145,7 @@ $(B)/tests/gpu_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
 $(B)/tests/tma_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/tma_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
-$(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h tests/ops_py.h
+$(B)/tests/ops_test: tests/ops_std.h tests/ops_math.h tests/ops_rank5.h tests/ops_libdevice.h tests/ops_py.h tests/ops_scaled.h
 # The kernel generator of the differential test (tests/gen.sh).
 $(B)/tests/kgen: tests/gen/kgen.c runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
  *                 casts, operators) and the table of tl.* / Python builtins
  *   sema_attr.c   attributes of tensors and dtypes (x.dtype, x.shape, x.T)
  *   sema_heur.c   @triton.heuristics: its lambdas over the kernel's arguments
+ *   sema_scaled.c tl.dot_scaled, decomposed into upcasts, scaling and a dot
  *   sema_std.c, sema_extra.c, sema_desc.c  scans and reductions with combine
  *                 functions, sort, random numbers, core.add/sub/mul and
  *                 to_tensor; math, libdevice, inline
@@ -173,8 +174,8 @@ typedef struct Args {
 /* A builtin: bound by name like a Python function. `params` lists parameter
  * names separated by spaces: "name" required, "name?" optional (absent ones
  * arrive as V_UNDEF), "*name" collects the remaining positionals into a tuple.
- * At most 8 parameters. */
-enum { B_MAX_PARAMS = 8 };
+ * At most 12 parameters (tl.dot_scaled has 11). */
+enum { B_MAX_PARAMS = 12 };
 typedef Val (*BuiltinFn)(Sema *s, const Builtin *bi, Val *arg, const Span *sp, Span call);
 enum {
     B_TL = 1,     /* in the triton.language namespace (tl.name) and bare */
@@ -379,6 +380,9 @@ Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_interleave(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cat(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_item(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+
+/* ---- sema_scaled.c: tl.dot_scaled, emulated as Triton does on Hopper (sema_ops.c's table) ---- */
+Val sema_h_dot_scaled(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 
 /* ---- sema_heur.c: @triton.heuristics ---- */
 /* Read fn's heuristics decorators into s->heur (NULL without one). */

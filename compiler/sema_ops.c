@@ -1712,6 +1712,8 @@ static const Builtin builtins[] = {
     {"store_tensor_descriptor", "desc offsets value", sema_h_store_tensor_descriptor, 0, TL},
     /* math */
     {"dot", "input other acc? input_precision? allow_tf32? max_num_imprecise_acc? out_dtype?", h_dot, 0, TL},
+    {"dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc? fast_math? lhs_k_pack? rhs_k_pack? out_dtype?",
+     sema_h_dot_scaled, 0, TL},
     {"where", "condition x y", h_where, 0, TL},
     {"minimum", "x y propagate_nan?", h_minmax, 0, TL},
     {"maximum", "x y propagate_nan?", h_minmax, 1, TL},
@@ -1848,8 +1850,6 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
  * method; it is never offered as a "did you mean". A libdevice function
  * missing from compiler/libdevice.c is reported the same way (sema.c). */
 static const char *const unsupported[] = {
-    /* math (tl.NAME and tl.math.NAME) */
-    "dot_scaled",
     /* fp8 types of AMD's GPUs */
     "float8e4b8", "float8e5b16",
     /* elementwise maps */

@@ -1008,6 +1008,7 @@ static const Dims S1D_TINY[] = {{{1}}, {{17}}, {{31}}, {{32}}, {{0}}};
 #include "ops_rank5.h"
 #include "ops_libdevice.h"
 #include "ops_py.h"
+#include "ops_scaled.h"
 
 static const Case cases[] = {
     /* type promotion: the static_asserts pin the dtype, the values the arithmetic */
@@ -1249,6 +1250,8 @@ static const Case cases[] = {
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
      r_dot_e4b15, NULL, 1e-5, 1e-5},
+    /* tl.dot_scaled: microscaled operands upcast to bf16 / fp16 (ops_scaled.h) */
+    SCALED_CASES
     /* int8 inputs accumulate exactly in int32 */
     {"dot_i8", DOTK("tl.dot(a, b)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
      {IN(TL_I8, D0 | D2, -100, 100), IN(TL_I8, D1 | D2, -100, 100)}, {OUT(TL_I32, D0 | D1)}, r_dot, NULL, EXACT},
@@ -1303,6 +1306,22 @@ static int is_int(TlDType dt) {
     return dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64 && dt != TL_F8E4M3 && dt != TL_F8E5M2;
 }
 
+/* bf16: the top half of an fp32, rounded to nearest even (NaN kept quiet) */
+static uint16_t bf16_bits(double v) {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (isnan(f))
+        return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+static double bf16_value(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static double get(TlDType dt, const void *p, size_t i) {
     switch (dt) {
     case TL_I1: case TL_U8: return ((const uint8_t *)p)[i];
@@ -1318,7 +1337,8 @@ static double get(TlDType dt, const void *p, size_t i) {
     case TL_F64: return ((const double *)p)[i];
     case TL_F8E4M3: return f8_decode(E4NV, ((const uint8_t *)p)[i]);
     case TL_F8E5M2: return f8_decode(E5, ((const uint8_t *)p)[i]);
-    default: return NAN; /* bf16: no case uses it */
+    case TL_BF16: return bf16_value(((const uint16_t *)p)[i]);
+    default: return NAN;
     }
 }
 
@@ -1338,6 +1358,7 @@ static void put(TlDType dt, void *p, size_t i, double v) {
     case TL_F64: ((double *)p)[i] = v; break;
     case TL_F8E4M3: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E4NV, v); break;
     case TL_F8E5M2: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E5, v); break;
+    case TL_BF16: ((uint16_t *)p)[i] = bf16_bits(v); break;
     default: break;
     }
 }
