@@ -1,0 +1,110 @@
+/* robust_test.c: libtl on inputs meant to break it (issue 23), on the CPU
+ * device: each must come back as a status and an exact message, never a
+ * signal, a hang or a success with a wrong result. tests/robust.sh runs it
+ * with TL_INTERPRET=1 and reports its [PASS]/[FAIL] lines. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl.h"
+
+static int failures;
+
+static void check(const char *name, int ok, const char *detail) {
+    printf("[%s] robust/%s\n", ok ? "PASS" : "FAIL", name);
+    if (!ok) {
+        printf("    %s\n", detail ? detail : "");
+        failures++;
+    }
+}
+
+static inline int contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
+
+static const char *copy_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def copy_k(x_ptr, z_ptr, n, bs: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * bs + tl.arange(0, bs)\n"
+    "    mask = offs < n\n"
+    "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask), mask)\n";
+
+static TlContext *ctx;
+
+/* Launch k over a grid expression; the status, the message checked exactly. */
+static void grid_case(const char *name, TlKernel *k, const char *grid, const TlArg *args, TlStatus want,
+                      const char *msg) {
+    TlStatus s = tl_launch_grid(k, grid, args, 3);
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s: '%s'", tl_status_name(s), tl_last_error(ctx));
+    check(name, s == want && !strcmp(tl_last_error(ctx), msg), detail);
+}
+
+/* Item 1: the grid evaluator is total. */
+static void grid_tests(TlBuffer *x, TlBuffer *z) {
+    TlKernel *k = NULL;
+    if (tl_kernel_from_string(ctx, copy_src, "-D bs=64", &k) != TL_SUCCESS) {
+        check("grid/kernel", 0, tl_last_error(ctx));
+        return;
+    }
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i64(INT64_MIN)};
+    const TlStatus BAD = TL_ERROR_INVALID_ARGUMENT;
+    grid_case("grid/min_floordiv_minus1", k, "n // -1", args, BAD,
+              "copy_k: grid 'n // -1': integer overflow in '-' at column 8");
+    grid_case("grid/min_div_minus1", k, "n / -1", args, BAD, "copy_k: grid 'n / -1': integer overflow in '-' at column 7");
+    /* Python: -2**63 % -1 == 0, so the grid is 1 and the launch runs (no element is below n). */
+    grid_case("grid/min_mod_minus1", k, "n % -1 + 1", args, TL_SUCCESS, "");
+    grid_case("grid/div_zero", k, "7 // (n - n)", args, BAD, "copy_k: grid '7 // (n - n)': division by zero at column 13");
+    grid_case("grid/mod_zero", k, "7 % 0", args, BAD, "copy_k: grid '7 % 0': modulo by zero at column 6");
+    grid_case("grid/cdiv_zero", k, "cdiv(7, 0)", args, BAD, "copy_k: grid 'cdiv(7, 0)': cdiv by zero at column 11");
+    grid_case("grid/mul_overflow", k, "4294967296 * 4294967296 + 1", args, BAD,
+              "copy_k: grid '4294967296 * 4294967296 + 1': integer overflow in '*' at column 24");
+    grid_case("grid/add_overflow", k, "9223372036854775807 + 1", args, BAD,
+              "copy_k: grid '9223372036854775807 + 1': integer overflow in '+' at column 24");
+    grid_case("grid/sub_overflow", k, "n - 1", args, BAD, "copy_k: grid 'n - 1': integer overflow in '-' at column 6");
+    grid_case("grid/neg_overflow", k, "-n", args, BAD, "copy_k: grid '-n': integer overflow in '-' at column 3");
+    grid_case("grid/cdiv_overflow", k, "cdiv(9223372036854775807, 2)", args, BAD,
+              "copy_k: grid 'cdiv(9223372036854775807, 2)': integer overflow in '+' at column 29");
+    grid_case("grid/literal_range", k, "99999999999999999999", args, BAD,
+              "copy_k: grid '99999999999999999999': integer literal out of range at column 1");
+    grid_case("grid/dim_too_big", k, "4294967296", args, TL_ERROR_LAUNCH,
+              "copy_k: grid '4294967296': dimension 0 is 4294967296");
+    /* 300k nested parentheses or minus signs: a depth limit, not a stack overflow */
+    size_t n = 300000;
+    char *deep = malloc(n + 2);
+    memset(deep, '(', n);
+    strcpy(deep + n, "1");
+    grid_case("grid/deep_parens", k, deep, args, BAD,
+              "copy_k: grid '(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((...': "
+              "nested more than 64 deep at column 65");
+    memset(deep, '-', n);
+    grid_case("grid/deep_minus", k, deep, args, BAD,
+              "copy_k: grid '-----------------------------------------------------------------------------...': "
+              "nested more than 64 deep at column 65");
+    free(deep);
+    /* within the limits it still computes */
+    TlArg ok_args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(100)};
+    TlStatus s = tl_launch_grid(k, "((((cdiv(n, bs)))))  * --1", ok_args, 3);
+    float got[100];
+    tl_buffer_read(z, 0, got, sizeof got);
+    check("grid/nested_ok", s == TL_SUCCESS && got[99] == 99.0f, tl_last_error(ctx));
+    tl_kernel_destroy(k);
+}
+
+int main(void) {
+    if (tl_context_create(TL_DEVICE_CPU, &ctx) != TL_SUCCESS)
+        return 2;
+    TlBuffer *x, *z;
+    float host[100];
+    for (int i = 0; i < 100; i++)
+        host[i] = (float)i;
+    tl_buffer_create(ctx, TL_F32, 100, &x);
+    tl_buffer_create(ctx, TL_F32, 100, &z);
+    tl_buffer_write(x, 0, host, sizeof host);
+    grid_tests(x, z);
+    tl_buffer_destroy(x);
+    tl_buffer_destroy(z);
+    tl_context_destroy(ctx);
+    return failures != 0;
+}
