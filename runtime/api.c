@@ -556,6 +556,9 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
         return "is a null tensor descriptor";
     if (d->rank < 1 || d->rank > TL_TENSORDESC_MAX_RANK)
         return snprintf(why, len, "is a tensor descriptor of rank %d (1 to %d)", d->rank, TL_TENSORDESC_MAX_RANK), why;
+    /* the dtype first: every message below spells it through dtypes[] */
+    if (d->dtype && !tl_dtype_size(d->dtype))
+        return snprintf(why, len, "is a tensor descriptor with an invalid dtype %d", (int)d->dtype), why;
     TlDType dt = desc_dtype(d);
     size_t es = tl_dtype_size(dt);
     if (d->buffer) {
@@ -598,7 +601,12 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
                                       "positive multiple of 16 bytes", i, (long long)st, (long long)(st * (int64_t)es)),
                    why;
         empty |= !d->shape[i];
-        last += d->shape[i] ? (d->shape[i] - 1) * st : 0;
+        /* (shape - 1) * stride summed can pass 2^63: such a tensor lies in no buffer */
+        int64_t reach;
+        if (d->shape[i] && (__builtin_mul_overflow(d->shape[i] - 1, st, &reach) ||
+                            __builtin_add_overflow(last, reach, &last)))
+            return snprintf(why, len, "is a tensor descriptor whose extent overflows 64 bits at dim %d "
+                                      "((shape - 1) * stride)", i), why;
     }
     if ((int64_t)d->block_shape[d->rank - 1] * (int64_t)es < 16)
         return snprintf(why, len, "is a tensor descriptor whose block has %d bytes in the last dimension; at least 16 "

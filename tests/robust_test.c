@@ -92,6 +92,55 @@ static void grid_tests(TlBuffer *x, TlBuffer *z) {
     tl_kernel_destroy(k);
 }
 
+/* One descriptor parameter: the launch checks it before anything reads it. */
+static const char *desc_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def dk(xd):\n"
+    "    v = xd.load([0, 0])\n"
+    "    xd.store([0, 0], v + 1)\n";
+
+static void desc_case(const char *name, TlKernel *k, const TlTensorDesc *d, const char *msg) {
+    TlArg a = {TL_ARG_TENSORDESC, (TlDType)0, 0, {0}};
+    a.v.desc = d;
+    unsigned grid[3] = {1, 1, 1};
+    TlStatus s = tl_launch(k, grid, &a, 1);
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s: '%s'", tl_status_name(s), tl_last_error(ctx));
+    check(name, s == TL_ERROR_LAUNCH && !strcmp(tl_last_error(ctx), msg), detail);
+}
+
+/* Item 2: a descriptor's dtype and extent are checked whatever their values. */
+static void desc_tests(void) {
+    TlKernel *k = NULL;
+    TlBuffer *b = NULL, *b8 = NULL;
+    if (tl_kernel_from_string(ctx, desc_src, "", &k) != TL_SUCCESS || tl_buffer_create(ctx, TL_F32, 256, &b) ||
+        tl_buffer_create(ctx, TL_F8E4M3, 64, &b8)) {
+        check("desc/setup", 0, tl_last_error(ctx));
+        return;
+    }
+    TlTensorDesc d;
+    int64_t shape[2] = {16, 16};
+    int32_t block[2] = {16, 16};
+    tl_arg_tensordesc(&d, b, 2, shape, NULL, block);
+    d.dtype = (TlDType)-100000;
+    desc_case("desc/dtype_negative_buffer", k, &d, "dk: argument 1 ('xd') is a tensor descriptor with an invalid dtype -100000");
+    d.dtype = (TlDType)99;
+    desc_case("desc/dtype_99_buffer", k, &d, "dk: argument 1 ('xd') is a tensor descriptor with an invalid dtype 99");
+    tl_arg_tensordesc_ptr(&d, NULL, tl_buffer_device_ptr(b), (TlDType)-100000, 256, 2, shape, NULL, block);
+    desc_case("desc/dtype_negative_ptr", k, &d, "dk: argument 1 ('xd') is a tensor descriptor with an invalid dtype -100000");
+    /* (2^24) * 2^40 wraps to 0 in 64 bits: the last element "reached" would be 15, inside 64 bytes */
+    int64_t wshape[2] = {((int64_t)1 << 24) + 1, 16}, wstrides[2] = {(int64_t)1 << 40, 1};
+    int32_t wblock[2] = {1, 16};
+    tl_arg_tensordesc(&d, b8, 2, wshape, wstrides, wblock);
+    desc_case("desc/extent_overflow", k, &d,
+              "dk: argument 1 ('xd') is a tensor descriptor whose extent overflows 64 bits at dim 0 ((shape - 1) * stride)");
+    tl_buffer_destroy(b);
+    tl_buffer_destroy(b8);
+    tl_kernel_destroy(k);
+}
+
 int main(void) {
     if (tl_context_create(TL_DEVICE_CPU, &ctx) != TL_SUCCESS)
         return 2;
@@ -103,6 +152,7 @@ int main(void) {
     tl_buffer_create(ctx, TL_F32, 100, &z);
     tl_buffer_write(x, 0, host, sizeof host);
     grid_tests(x, z);
+    desc_tests();
     tl_buffer_destroy(x);
     tl_buffer_destroy(z);
     tl_context_destroy(ctx);
