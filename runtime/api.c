@@ -120,9 +120,28 @@ TlStatus tl_context_create(TlDeviceKind kind, TlContext **out) {
     return TL_SUCCESS;
 }
 
+static void orphan_kernel(TlKernel *k);
+
 void tl_context_destroy(TlContext *ctx) {
     if (!ctx)
         return;
+    if (ctx->busy) { /* from a callback of one of its launches: the launch still uses it */
+        ctx->destroy_refused = true;
+        return;
+    }
+    /* Handles that outlive their context (destroyed in the wrong order)
+     * lose their memory and code now, and keep no pointer to it. */
+    for (TlBuffer *b = ctx->cpu_buffers, *next; b; b = next) {
+        next = b->next;
+        if (ctx->kind == TL_DEVICE_CUDA)
+            gpu_free(b);
+        free(b->host);
+        b->host = NULL, b->ctx = NULL, b->prev = b->next = NULL;
+    }
+    for (TlKernel *k = ctx->kernels, *next; k; k = next) {
+        next = k->ctx_next;
+        orphan_kernel(k);
+    }
     if (ctx->kind == TL_DEVICE_CUDA)
         gpu_close(ctx);
     buf_free(&ctx->err);
@@ -185,20 +204,19 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
             free(b);
             return s;
         }
-        *out = b;
-        return TL_SUCCESS;
     }
     /* 128-byte alignment like cudaMalloc's guarantee, so ":16" specialisation holds. */
-    b->host = aligned_alloc(128, (b->bytes + 127) & ~(size_t)127);
-    if (!b->host) {
+    b->host = ctx->kind == TL_DEVICE_CUDA ? NULL : aligned_alloc(128, (b->bytes + 127) & ~(size_t)127);
+    if (ctx->kind != TL_DEVICE_CUDA && !b->host) {
         free(b);
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "tl_buffer_create: cannot allocate %zu bytes", count * es);
     }
-    memset(b->host, 0, b->bytes);
     b->next = ctx->cpu_buffers;
     if (b->next)
         b->next->prev = b;
     ctx->cpu_buffers = b;
+    if (b->host)
+        memset(b->host, 0, b->bytes);
     *out = b;
     return TL_SUCCESS;
 }
@@ -206,13 +224,18 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
 void tl_buffer_destroy(TlBuffer *b) {
     if (!b)
         return;
-    if (b->ctx->kind == TL_DEVICE_CUDA)
-        gpu_free(b);
-    if (b->host) {
+    TlContext *ctx = b->ctx;
+    if (ctx && ctx->busy) { /* from a launch's callback: that launch may use it */
+        ctx->destroy_refused = true;
+        return;
+    }
+    if (ctx) { /* NULL: its context is gone and freed its memory */
+        if (ctx->kind == TL_DEVICE_CUDA)
+            gpu_free(b);
         if (b->prev)
             b->prev->next = b->next;
         else
-            b->ctx->cpu_buffers = b->next;
+            ctx->cpu_buffers = b->next;
         if (b->next)
             b->next->prev = b->prev;
     }
@@ -223,13 +246,13 @@ void tl_buffer_destroy(TlBuffer *b) {
 size_t tl_buffer_count(const TlBuffer *b) { return b ? b->count : 0; }
 TlDType tl_buffer_dtype(const TlBuffer *b) { return b ? b->dtype : (TlDType)0; }
 uint64_t tl_buffer_device_ptr(const TlBuffer *b) {
-    if (!b)
+    if (!b || !b->ctx)
         return 0;
     return b->ctx->kind == TL_DEVICE_CUDA ? b->dptr : (uint64_t)(uintptr_t)b->host;
 }
 
 static TlStatus check_range(const TlBuffer *b, size_t offset, const void *p, size_t bytes, const char *fn) {
-    if (!b)
+    if (!b || !b->ctx) /* no context: destroyed before the buffer */
         return TL_ERROR_INVALID_ARGUMENT;
     clear_error(b->ctx);
     if (!p && bytes)
@@ -329,6 +352,8 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
             snprintf(opt, sizeof opt, " --autotune-config %d", i);
             buf_printf(&o, "%s%s", options ? options : "", opt);
             s = api_kernel_create(ctx, copy, len, name, o.data, &k->configs[i]);
+            if (s == TL_SUCCESS)
+                k->configs[i]->parent = k;
             buf_free(&o);
         }
     }
@@ -348,6 +373,19 @@ out:
     return TL_SUCCESS;
 }
 
+/* A kernel the user made joins its context's list (tl_context_destroy). */
+static TlStatus listed(TlContext *ctx, TlStatus s, TlKernel **out) {
+    TlKernel *k = s == TL_SUCCESS ? *out : NULL;
+    if (k) {
+        k->ctx_next = ctx->kernels;
+        if (k->ctx_next)
+            k->ctx_next->ctx_prev = k;
+        ctx->kernels = k;
+        k->listed = true;
+    }
+    return s;
+}
+
 TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *options, TlKernel **out) {
     if (!ctx || !path || !out)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_kernel_from_file: null argument");
@@ -358,7 +396,7 @@ TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *optio
     if (!text)
         return fail(ctx, errno == ENOMEM ? TL_ERROR_OUT_OF_MEMORY : TL_ERROR_IO, "cannot read '%s': %s", path,
                     errno == EFBIG ? "larger than the 64 MiB a source file may have" : strerror(errno));
-    return api_kernel_create(ctx, text, len, path, options, out);
+    return listed(ctx, api_kernel_create(ctx, text, len, path, options, out), out);
 }
 
 TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *options, TlKernel **out) {
@@ -369,20 +407,53 @@ TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *o
     char *text = strdup(source);
     if (!text)
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-    return api_kernel_create(ctx, text, strlen(text), "<string>", options, out);
+    return listed(ctx, api_kernel_create(ctx, text, strlen(text), "<string>", options, out), out);
+}
+
+/* Its context is being destroyed: unload its code (and its configs') while
+ * the CUDA context lives, and forget the context. */
+static void orphan_kernel(TlKernel *k) {
+    for (int i = 0; i < k->nconfigs; i++)
+        if (k->configs[i])
+            orphan_kernel(k->configs[i]);
+    for (Variant *v = k->variants; v; v = v->next)
+        gpu_unload(k->ctx, v);
+    k->ctx = NULL;
+    k->listed = false;
+    k->ctx_prev = k->ctx_next = NULL;
 }
 
 void tl_kernel_destroy(TlKernel *k) {
     if (!k)
         return;
+    TlKernel *root = k->parent ? k->parent : k;
+    if (root->busy) { /* from a callback of its own launch, which still uses it */
+        root->destroy_refused = true;
+        return;
+    }
+    if (k->parent && k->parent->configs) /* a config's handle, given to a callback: its kernel owns it */
+        for (int i = 0; i < k->parent->nconfigs; i++)
+            if (k->parent->configs[i] == k)
+                return;
+    if (k->listed) {
+        if (k->ctx_prev)
+            k->ctx_prev->ctx_next = k->ctx_next;
+        else
+            k->ctx->kernels = k->ctx_next;
+        if (k->ctx_next)
+            k->ctx_next->ctx_prev = k->ctx_prev;
+    }
     tune_free(k);
     heur_free(k);
     for (int i = 0; i < k->nconfigs; i++)
-        if (k->configs[i])
+        if (k->configs[i]) {
+            k->configs[i]->parent = NULL; /* its owner frees it */
             tl_kernel_destroy(k->configs[i]);
+        }
     for (Variant *v = k->variants, *next; v; v = next) {
         next = v->next;
-        gpu_unload(k->ctx, v);
+        if (k->ctx) /* else unloaded with its context */
+            gpu_unload(k->ctx, v);
         arena_free(&v->arena);
         free(v->key);
         free(v);
@@ -645,6 +716,8 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
     case TL_ARG_BUFFER:
         if (!a->v.buffer)
             return BAD("%s: argument %d ('%s') is a null buffer", k->name, i + 1, pn);
+        if (!a->v.buffer->ctx)
+            return BAD("%s: argument %d ('%s') is a buffer whose context was destroyed", k->name, i + 1, pn);
         if (a->v.buffer->ctx != ctx)
             return BAD("%s: argument %d ('%s') is a buffer of another context", k->name, i + 1, pn);
         break;
@@ -1077,21 +1150,40 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
     return launch_cpu(k, v->fn, grid, flat, nflat);
 }
 
+/* The grid, prune and print callbacks run inside a launch, which still uses
+ * the kernel, its context and their buffers after they return: destroying
+ * any of them there is refused (busy), and so is launching the same kernel
+ * again from inside (it would overwrite the arguments the launch holds). */
 static TlStatus launch(TlKernel *k, GridSpec g, const TlArg *args, int nargs, CUstream stream, bool sync) {
-    if (!k)
+    if (!k || !k->ctx) /* no context: destroyed before the kernel */
         return TL_ERROR_INVALID_ARGUMENT;
-    clear_error(k->ctx);
+    TlContext *ctx = k->ctx;
+    if (k->busy)
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: launched from a callback of its own launch", k->name);
+    clear_error(ctx);
     if (!g.fixed && !g.expr && !g.fn)
-        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
-    return tune_launch(k, &g, args, nargs, stream, sync);
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
+    k->busy++, ctx->busy++;
+    TlStatus s = tune_launch(k, &g, args, nargs, stream, sync);
+    k->busy--, ctx->busy--;
+    if (k->destroy_refused)
+        s = fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: a callback of its launch destroyed the kernel; it was kept "
+                 "(destroy it after the launch returns)", k->name);
+    else if (ctx->destroy_refused && !ctx->busy)
+        s = fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: a callback of its launch destroyed its context or a buffer; "
+                 "they were kept (destroy them after the launch returns)", k->name);
+    k->destroy_refused = false;
+    if (!ctx->busy)
+        ctx->destroy_refused = false;
+    return s;
 }
 
 TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, false);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, false);
 }
 
 TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, void *stream) {
@@ -1099,11 +1191,11 @@ TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args
 }
 
 TlStatus tl_launch_grid(TlKernel *k, const char *grid, const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.expr = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.expr = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_grid_fn(TlKernel *k, TlGridFn grid, void *user, const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fn = grid, .user = user}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.fn = grid, .user = user}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_context_synchronize(TlContext *ctx) {

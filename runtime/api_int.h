@@ -26,9 +26,13 @@ struct TlContext {
     char arch[16];      /* sm_80 .. sm_90 */
     int max_shared;     /* opt-in dynamic shared memory per block */
     int num_sms;        /* streaming multiprocessors (tl_context_num_sms) */
-    /* CPU device: every live buffer, so that a launch can reach one through
-     * an address stored in memory (launch_cpu registers them all) */
+    /* Every live buffer: the CPU device's launch reaches one through an
+     * address stored in memory (launch_cpu registers them all), and
+     * tl_context_destroy frees what is left (api.c orphan) */
     struct TlBuffer *cpu_buffers;
+    struct TlKernel *kernels; /* every live kernel the user made, for the same reason */
+    int busy;           /* launches in progress: their callbacks run inside */
+    bool destroy_refused; /* a callback destroyed the context or a buffer: kept, and the launch fails */
     unsigned max_grid[3];
     TlStats stats;
     CompileTimes times; /* stats by stage */
@@ -43,7 +47,7 @@ struct TlBuffer {
     size_t count, bytes;
     void *host;         /* CPU device: the memory itself */
     CUdeviceptr dptr;   /* CUDA device */
-    struct TlBuffer *prev, *next; /* CPU device: ctx->cpu_buffers */
+    struct TlBuffer *prev, *next; /* ctx->cpu_buffers */
 };
 
 /* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */
@@ -74,7 +78,12 @@ typedef struct Variant {
 } Variant;
 
 struct TlKernel {
-    TlContext *ctx;
+    TlContext *ctx;     /* NULL once the context is destroyed first (api.c orphan) */
+    struct TlKernel *parent; /* a config's tuned kernel, which owns it */
+    struct TlKernel *ctx_prev, *ctx_next; /* ctx->kernels (user-made kernels only) */
+    bool listed;        /* ... in that list */
+    int busy;           /* launches in progress: their grid, prune and print callbacks run inside */
+    bool destroy_refused; /* a callback destroyed it: kept, and the launch fails */
     const char *name;
     char *text;         /* the source, owned */
     Source src;

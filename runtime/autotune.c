@@ -650,7 +650,7 @@ static int *prune(TlKernel *k, const TlArg *args, int nargs) {
 }
 
 TlStatus tl_kernel_set_prune(TlKernel *k, TlPruneFn fn, void *user) {
-    if (!k)
+    if (!k || !k->ctx)
         return TL_ERROR_INVALID_ARGUMENT;
     if (!k->info.tuned)
         return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: tl_kernel_set_prune: the kernel is not tuned (it has no "

@@ -16,7 +16,11 @@
  * print/device_print output, which goes to stdout unless redirected) and never
  * exits. Handles are opaque; every handle has a destroy call, and using a
  * handle after destroying it (destroying it twice included) is undefined, as
- * with free(). A context must be used from one thread at a time.
+ * with free(). Destroy buffers and kernels before their context (one
+ * destroyed after it is inert: docs/api.md); a callback may not destroy the
+ * kernel, context or buffers of the launch it runs in (refused: the launch
+ * returns TL_ERROR_INVALID_ARGUMENT). A context must be used from one thread
+ * at a time.
  * Design notes: docs/api.md. */
 #ifndef TL_H
 #define TL_H

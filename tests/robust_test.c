@@ -141,6 +141,135 @@ static void desc_tests(void) {
     tl_kernel_destroy(k);
 }
 
+/* What a callback does to the launch it runs in (destroy_tests). */
+typedef struct Misdeed {
+    int what;           /* 0 destroy the kernel, 1 its config's handle, 2 the context, 3 a buffer, 4 launch again */
+    TlKernel *k;
+    TlBuffer *b;
+    TlStatus inner;     /* what the nested call returned */
+    char inner_msg[256];
+} Misdeed;
+
+static void misbehave(Misdeed *m, const TlKernel *config, const TlArg *args, int nargs) {
+    switch (m->what) {
+    case 0: tl_kernel_destroy(m->k); break;
+    case 1: tl_kernel_destroy((TlKernel *)config); break;
+    case 2: tl_context_destroy(ctx); break;
+    case 3: tl_buffer_destroy(m->b); break;
+    case 4:
+        m->inner = tl_launch_grid(m->k, "1", args, nargs);
+        snprintf(m->inner_msg, sizeof m->inner_msg, "%s", tl_last_error(ctx));
+        break;
+    }
+}
+
+static TlStatus bad_grid(void *user, const TlKernel *config, const TlArg *args, int nargs, unsigned grid[3]) {
+    misbehave(user, config, args, nargs);
+    grid[0] = 2, grid[1] = grid[2] = 1;
+    return TL_SUCCESS;
+}
+
+static TlStatus bad_prune(void *user, const TlKernel *const *configs, int nconfigs, const TlArg *args, int nargs,
+                          int *keep) {
+    (void)nconfigs, (void)keep;
+    misbehave(user, configs[0], args, nargs);
+    return TL_SUCCESS;
+}
+
+static const char *tuned_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.autotune(configs=[triton.Config({'bs': 64}), triton.Config({'bs': 128})], key=['n'])\n"
+    "@triton.jit\n"
+    "def tuned_k(x_ptr, z_ptr, n, bs: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * bs + tl.arange(0, bs)\n"
+    "    mask = offs < n\n"
+    "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask), mask)\n";
+
+/* Item 3: callbacks cannot destroy what their launch uses; handles that
+ * outlive their context are inert, not dangling. */
+static void destroy_tests(TlBuffer *x, TlBuffer *z) {
+    TlKernel *k = NULL, *t = NULL;
+    TlBuffer *extra = NULL;
+    if (tl_kernel_from_string(ctx, copy_src, "-D bs=64", &k) || tl_kernel_from_string(ctx, tuned_src, "", &t) ||
+        tl_buffer_create(ctx, TL_F32, 4, &extra)) {
+        check("destroy/setup", 0, tl_last_error(ctx));
+        return;
+    }
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(100)};
+    static const char *names[] = {"destroy/grid_fn_kernel", "destroy/grid_fn_config", "destroy/grid_fn_context",
+                                  "destroy/grid_fn_buffer"};
+    const char *kept = "copy_k: a callback of its launch destroyed the kernel; it was kept (destroy it after the "
+                       "launch returns)";
+    const char *kept_ctx = "copy_k: a callback of its launch destroyed its context or a buffer; they were kept "
+                           "(destroy them after the launch returns)";
+    for (int what = 0; what < 4; what++) {
+        Misdeed m = {.what = what, .k = k, .b = extra};
+        tl_buffer_write(z, 0, (float[100]){0}, 400);
+        TlStatus s = tl_launch_grid_fn(k, bad_grid, &m, args, 3);
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s: '%s'", tl_status_name(s), tl_last_error(ctx));
+        check(names[what], s == TL_ERROR_INVALID_ARGUMENT && !strcmp(tl_last_error(ctx), what < 2 ? kept : kept_ctx),
+              detail);
+    }
+    /* all still there: the kernel runs, the buffer reads, the context works */
+    float got[100];
+    TlStatus s = tl_launch_grid(k, "2", args, 3);
+    check("destroy/kernel_kept", s == TL_SUCCESS && tl_buffer_read(z, 0, got, sizeof got) == TL_SUCCESS &&
+          got[99] == 99.0f && tl_buffer_read(extra, 0, got, 16) == TL_SUCCESS, tl_last_error(ctx));
+    Misdeed m = {.what = 4, .k = k};
+    s = tl_launch_grid_fn(k, bad_grid, &m, args, 3);
+    check("destroy/grid_fn_relaunch", s == TL_SUCCESS && m.inner == TL_ERROR_INVALID_ARGUMENT &&
+          !strcmp(m.inner_msg, "copy_k: launched from a callback of its own launch"), m.inner_msg);
+    m = (Misdeed){.what = 0, .k = t};
+    tl_kernel_set_prune(t, bad_prune, &m);
+    s = tl_launch_grid(t, "cdiv(n, bs)", args, 3);
+    check("destroy/prune_kernel", s == TL_ERROR_INVALID_ARGUMENT &&
+          !strcmp(tl_last_error(ctx), "tuned_k: a callback of its launch destroyed the kernel; it was kept (destroy "
+                                      "it after the launch returns)"), tl_last_error(ctx));
+    m.what = 1; /* a new tuning key, so the prune callback runs again */
+    TlArg args99[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(99)};
+    s = tl_launch_grid(t, "cdiv(n, bs)", args99, 3);
+    check("destroy/prune_config", s == TL_ERROR_INVALID_ARGUMENT &&
+          !strcmp(tl_last_error(ctx), "tuned_k: a callback of its launch destroyed the kernel; it was kept (destroy "
+                                      "it after the launch returns)"), tl_last_error(ctx));
+    tl_kernel_set_prune(t, NULL, NULL);
+    s = tl_launch_grid(t, "cdiv(n, bs)", args, 3);
+    check("destroy/tuned_kept", s == TL_SUCCESS, tl_last_error(ctx));
+    tl_kernel_destroy(t);
+    tl_kernel_destroy(k);
+    tl_buffer_destroy(extra);
+
+    /* The wrong order: the context first. Its handles refuse every call and
+     * can still be destroyed. */
+    TlContext *c2;
+    TlBuffer *b2;
+    TlKernel *k2;
+    if (tl_context_create(TL_DEVICE_CPU, &c2) || tl_buffer_create(c2, TL_F32, 100, &b2) ||
+        tl_kernel_from_string(c2, copy_src, "-D bs=64", &k2)) {
+        check("destroy/order_setup", 0, NULL);
+        return;
+    }
+    tl_context_destroy(c2);
+    TlArg a2[] = {tl_arg_buffer(b2), tl_arg_buffer(b2), tl_arg_i32(100)};
+    unsigned grid[3] = {2, 1, 1};
+    check("destroy/buffer_after_context", tl_buffer_write(b2, 0, got, 16) == TL_ERROR_INVALID_ARGUMENT &&
+          tl_buffer_read(b2, 0, got, 16) == TL_ERROR_INVALID_ARGUMENT && tl_buffer_device_ptr(b2) == 0 &&
+          tl_buffer_count(b2) == 100, NULL);
+    check("destroy/kernel_after_context", tl_launch(k2, grid, a2, 3) == TL_ERROR_INVALID_ARGUMENT &&
+          !strcmp(tl_kernel_name(k2), "copy_k"), NULL);
+    TlArg a3[] = {tl_arg_buffer(b2), tl_arg_buffer(z), tl_arg_i32(100)};
+    TlKernel *k3;
+    tl_kernel_from_string(ctx, copy_src, "-D bs=64", &k3);
+    s = tl_launch(k3, grid, a3, 3);
+    check("destroy/orphan_buffer_argument", s == TL_ERROR_LAUNCH &&
+          !strcmp(tl_last_error(ctx), "copy_k: argument 1 ('x_ptr') is a buffer whose context was destroyed"),
+          tl_last_error(ctx));
+    tl_kernel_destroy(k3);
+    tl_buffer_destroy(b2);
+    tl_kernel_destroy(k2);
+}
+
 int main(void) {
     if (tl_context_create(TL_DEVICE_CPU, &ctx) != TL_SUCCESS)
         return 2;
@@ -153,6 +282,7 @@ int main(void) {
     tl_buffer_write(x, 0, host, sizeof host);
     grid_tests(x, z);
     desc_tests();
+    destroy_tests(x, z);
     tl_buffer_destroy(x);
     tl_buffer_destroy(z);
     tl_context_destroy(ctx);
