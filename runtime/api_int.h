@@ -198,6 +198,9 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
  * without them. */
 TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok);
 void gpu_unload(TlContext *ctx, Variant *v);
+/* The disk cache directory (cache_dir), false when TL_ALWAYS_COMPILE=1 or
+ * it is not safe to use (a note then goes to k's log). */
+bool gpu_cache_dir(TlKernel *k, Buf *dir);
 /* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);
 /* Timing and scratch memory for autotuning. */

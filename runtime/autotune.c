@@ -687,7 +687,7 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
                    k->name, k->prune ? " kept by the prune callback" : "");
     } else {
         Buf dir = {0}, dk = {0};
-        bool use_cache = !env_on("TL_ALWAYS_COMPILE") && cache_dir(&dir);
+        bool use_cache = gpu_cache_dir(k, &dir);
         void *blob = NULL;
         size_t len = 0;
         bool corrupt = false;

@@ -218,7 +218,20 @@ typedef struct CubinHeader {
     uint32_t shared_bytes, num_warps, nparams, name_len, nauto; /* num_warps: the launch's, a producer's included */
 } CubinHeader;
 
-static bool use_cache(Buf *dir) { return !env_on("TL_ALWAYS_COMPILE") && cache_dir(dir); }
+bool gpu_cache_dir(TlKernel *k, Buf *dir) {
+    if (env_on("TL_ALWAYS_COMPILE"))
+        return false;
+    Buf why = {0};
+    bool ok = cache_dir(dir, &why);
+    if (!ok && why.data) { /* said once per kernel: its log is where a user looks */
+        if (!k->log.data || !strstr(k->log.data, why.data))
+            buf_printf(&k->log, "note: %s\n", why.data);
+        if (env_on("TL_PRINT_CACHE"))
+            fprintf(stderr, "tl cache: %s\n", why.data);
+    }
+    buf_free(&why);
+    return ok;
+}
 
 /* Room for n automatic maps (Variant.auto_src ...). */
 static bool auto_alloc(Variant *v, int n) {
@@ -272,7 +285,7 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
 TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     *hit = false;
     Buf dir = {0}, key = {0};
-    if (!use_cache(&dir)) {
+    if (!gpu_cache_dir(k, &dir)) {
         buf_free(&dir);
         return TL_SUCCESS;
     }
@@ -350,7 +363,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         memcpy(v->auto_src[j], p->tma, sizeof p->tma);
         v->auto_src[j][10] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
     }
-    if (use_cache(&dir)) {
+    if (gpu_cache_dir(k, &dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
                          (uint32_t)strlen(f->name), (uint32_t)nauto};
         size_t na = sizeof *v->auto_src * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
