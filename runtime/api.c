@@ -74,8 +74,10 @@ static void clear_error(TlContext *ctx) {
     }
 }
 
-/* Why the last attempt to open the CUDA device failed (per process). */
-static char no_device_reason[512];
+/* Why the last attempt of this thread to open the CUDA device failed: per
+ * thread, as contexts are created on several threads at once (and a
+ * thread's message then stays its own while it reads it). */
+static _Thread_local char no_device_reason[512];
 
 const char *tl_last_error(const TlContext *ctx) {
     if (!ctx)
@@ -310,7 +312,7 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     }
     if (k->opts.auto_tma < 0)
         k->opts.auto_tma = 1; /* our launches pass the maps the tma pass asks for */
-    Diag d = {.max_errors = k->opts.max_errors};
+    Diag d = {.max_errors = k->opts.max_errors, .library = true};
     CompileTimes times = {0};
     k->module = compile_parse(&k->arena, &d, &k->src, &times);
     if (k->module && !compile_kernel_info(&k->arena, &d, &k->src, k->module, &k->opts, &k->info, &times))
@@ -578,6 +580,13 @@ void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *t
         if (text->len)
             fwrite(text->data, 1, text->len, f);
         fclose(f);
+    } else {
+        /* TL_DUMP asked for output: a directory that cannot take it must
+         * not look like a kernel that was never compiled. Said once. */
+        static _Atomic bool said;
+        if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+            fprintf(stderr, "tl: TL_DUMP_DIR '%s': cannot write %s: %s; nothing is dumped\n", dir, path.data,
+                    strerror(errno));
     }
     buf_free(&path);
 }
@@ -899,7 +908,7 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     }
     CompileOptions o = k->opts;
     o.signature = heur_split_key(&v->arena, v->key, &o); /* the launch signature, or the user's --signature */
-    Diag d = {.max_errors = o.max_errors};
+    Diag d = {.max_errors = o.max_errors, .library = true};
     CompileTimes times = {0};
     CompileHooks hooks = {.times = &times};
     v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, &hooks);
@@ -970,7 +979,7 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
     for (const TlBuffer *b = k->ctx->cpu_buffers; b && nlive; b = b->next, nlive--)
         bufs[nbufs++] = (InterpBuffer){b->host, b->bytes};
     Buf out = {0};
-    Diag d = {0};
+    Diag d = {.library = true};
     InterpLaunch L = {
         .fn = fn, .args = iargs, .bufs = bufs, .nbufs = nbufs,
         .grid = {grid[0], grid[1], grid[2]}, .print_out = &out, .diag = &d,
@@ -1016,7 +1025,11 @@ static uint16_t arg_code(const TlArg *a) {
 
 bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
     int want = k->info.nruntime;
-    if (nargs != want || (nargs && !args)) {
+    if (nargs > 0 && !args) {
+        fail(k->ctx, TL_ERROR_LAUNCH, "%s: args is NULL but nargs is %d", k->name, nargs);
+        return false;
+    }
+    if (nargs != want) {
         Buf names = {0};
         for (int i = 0; i < want; i++)
             buf_printf(&names, "%s%s", i ? ", " : "", k->rt[i]->name);

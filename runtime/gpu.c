@@ -159,7 +159,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     bool dump = api_dump_enabled();
     CompileTimes times = {0};
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL, .times = &times};
-    Diag d = {0};
+    Diag d = {.library = true};
     Function *fs[1] = {v->fn};
     bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, COMPILE_TO_PTX, &hooks, &ptx);
     if (d.out.data)

@@ -77,8 +77,9 @@ TL_API const char *tl_context_device_name(const TlContext *ctx);
  * wants); 0 on the CPU device. */
 TL_API int tl_context_num_sms(const TlContext *ctx);
 /* Message of the last failed call on ctx (or on one of its handles); "" if none.
- * With ctx NULL: why the CUDA device could not be opened by the last
- * tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO falling back). */
+ * With ctx NULL: why the CUDA device could not be opened by the calling
+ * thread's last tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO
+ * falling back); each thread has its own, "" on a thread that had none. */
 TL_API const char *tl_last_error(const TlContext *ctx);
 TL_API const char *tl_status_name(TlStatus s); /* "TL_ERROR_COMPILE" */
 /* Where kernel print/device_print output goes: a callback receiving each

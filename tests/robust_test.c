@@ -2,6 +2,7 @@
  * device: each must come back as a status and an exact message, never a
  * signal, a hang or a success with a wrong result. tests/robust.sh runs it
  * with TL_INTERPRET=1 and reports its [PASS]/[FAIL] lines. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,78 @@ static void destroy_tests(TlBuffer *x, TlBuffer *z) {
     tl_kernel_destroy(k2);
 }
 
+/* Item 7: messages a user reads. */
+static void message_tests(TlBuffer *x, TlBuffer *z) {
+    TlKernel *k = NULL;
+    TlStatus s = tl_kernel_from_string(ctx, "import triton\nx = 1\n", "", &k);
+    check("msg/no_tlc_prefix", s == TL_ERROR_COMPILE &&
+          !strcmp(tl_last_error(ctx), "error: <string>: no @triton.jit function in the file\n"), tl_last_error(ctx));
+    s = tl_kernel_from_string(ctx, copy_src, "-D bs=64 --num-warps 64", &k);
+    check("msg/no_tlc_prefix_options", s != TL_SUCCESS && !contains(tl_last_error(ctx), "tlc:"), tl_last_error(ctx));
+    if (tl_kernel_from_string(ctx, copy_src, "-D bs=64", &k) != TL_SUCCESS)
+        return;
+    unsigned grid[3] = {1, 1, 1};
+    s = tl_launch(k, grid, NULL, 3);
+    check("msg/args_null", s == TL_ERROR_LAUNCH && !strcmp(tl_last_error(ctx), "copy_k: args is NULL but nargs is 3"),
+          tl_last_error(ctx));
+    s = tl_launch(k, grid, NULL, 4);
+    check("msg/args_null_count", s == TL_ERROR_LAUNCH &&
+          !strcmp(tl_last_error(ctx), "copy_k: args is NULL but nargs is 4"), tl_last_error(ctx));
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(100), tl_arg_i32(1)};
+    s = tl_launch(k, grid, args, 4);
+    check("msg/args_count", s == TL_ERROR_LAUNCH &&
+          !strcmp(tl_last_error(ctx), "copy_k: expected 3 arguments (x_ptr, z_ptr, n), got 4"), tl_last_error(ctx));
+    tl_kernel_destroy(k);
+}
+
+/* Item 6: tl_last_error(NULL) is the calling thread's. */
+typedef struct OpenJob {
+    int ok;
+    char msg[512];
+} OpenJob;
+
+static void *auto_open(void *arg) {
+    OpenJob *j = arg;
+    TlContext *c = NULL;
+    for (int i = 0; i < 50; i++) {
+        TlStatus s = tl_context_create(TL_DEVICE_AUTO, &c);
+        j->ok += s == TL_SUCCESS && tl_context_device(c) == TL_DEVICE_CPU;
+        if (i == 0)
+            snprintf(j->msg, sizeof j->msg, "%s", tl_last_error(NULL));
+        j->ok -= strcmp(j->msg, tl_last_error(NULL)) != 0; /* another thread's write shows here */
+        tl_context_destroy(c);
+    }
+    return NULL;
+}
+
+static void *read_reason(void *arg) {
+    snprintf(arg, 512, "%s", tl_last_error(NULL));
+    return NULL;
+}
+
+static void thread_tests(void) {
+    const char *want = "no CUDA device: cannot load the CUDA driver (/nonexistent/libcuda.so.1: cannot open shared "
+                       "object file: No such file or directory)";
+    unsetenv("TL_INTERPRET");
+    setenv("TL_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    enum { N = 8 };
+    pthread_t th[N];
+    OpenJob jobs[N] = {0};
+    for (int i = 0; i < N; i++)
+        pthread_create(&th[i], NULL, auto_open, &jobs[i]);
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        ok &= jobs[i].ok == 50 && !strcmp(jobs[i].msg, want);
+    }
+    check("threads/auto_fallback_reason", ok, jobs[0].msg);
+    char other[512] = "unset";
+    pthread_create(&th[0], NULL, read_reason, other);
+    pthread_join(th[0], NULL);
+    check("threads/reason_is_per_thread", !strcmp(other, ""), other);
+    setenv("TL_INTERPRET", "1", 1);
+}
+
 int main(void) {
     if (tl_context_create(TL_DEVICE_CPU, &ctx) != TL_SUCCESS)
         return 2;
@@ -283,6 +356,8 @@ int main(void) {
     grid_tests(x, z);
     desc_tests();
     destroy_tests(x, z);
+    message_tests(x, z);
+    thread_tests();
     tl_buffer_destroy(x);
     tl_buffer_destroy(z);
     tl_context_destroy(ctx);
