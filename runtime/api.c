@@ -657,6 +657,10 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
         if (d->addr % 16)
             return snprintf(why, len, "is a tensor descriptor whose base 0x%llx is not 16-byte aligned",
                             (unsigned long long)d->addr), why;
+        if (ctx->kind == TL_DEVICE_CUDA && !gpu_pointer_known(ctx, d->addr))
+            return snprintf(why, len, "is a tensor descriptor over 0x%llx, which is not memory the GPU can reach "
+                                      "(the CUDA driver does not know it: a host pointer?)",
+                            (unsigned long long)d->addr), why;
     }
     if (d->padding_nan != 0 && d->padding_nan != 1)
         return "is a tensor descriptor whose padding_nan is neither 0 nor 1";
@@ -739,6 +743,10 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
             return BAD("%s: argument %d ('%s'): a pointer on the CPU device needs its element count (the "
                        "interpreter checks bounds)",
                        k->name, i + 1, pn);
+        if (ctx->kind == TL_DEVICE_CUDA && !gpu_pointer_known(ctx, a->v.p.addr))
+            return BAD("%s: argument %d ('%s'): 0x%llx is not memory the GPU can reach (the CUDA driver does not "
+                       "know it: a host pointer?)",
+                       k->name, i + 1, pn, (unsigned long long)a->v.p.addr);
         break;
     case TL_ARG_INT:
         if (a->dtype < TL_I1 || a->dtype > TL_U64)

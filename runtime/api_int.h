@@ -173,6 +173,10 @@ void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *t
 /* The TlDType of an IR element type; 0 if none matches. */
 TlDType api_dtype_of(DType dt);
 TlStatus gpu_open(TlContext *ctx);
+/* The arch a device of compute capability major.minor gets: never none. */
+void gpu_device_arch(int major, int minor, char *arch, size_t n);
+/* Does the driver know p as memory a kernel can reach? (no: host memory) */
+bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p);
 void gpu_close(TlContext *ctx);
 TlStatus gpu_alloc(TlBuffer *b);
 void gpu_free(TlBuffer *b);
