@@ -13,7 +13,8 @@
  * Conventions: every call returns a TlStatus; on failure tl_last_error(ctx)
  * holds a message (for compile errors, the rendered diagnostics), and a call
  * that succeeds clears it. The library never prints (except a kernel's own
- * print/device_print output, which goes to stdout unless redirected) and never
+ * print/device_print output, which goes to stdout unless redirected, and
+ * what the TL_PRINT_* and TL_DUMP variables ask for) and never
  * exits. Handles are opaque; every handle has a destroy call, and using a
  * handle after destroying it (destroying it twice included) is undefined, as
  * with free(). Destroy buffers and kernels before their context (one
