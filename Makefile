@@ -44,7 +44,7 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-unde
 
 .PHONY: all test demo fuzz fuzz-deep fuzz-gen gpu-prep gpu-test bench conformance deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop tutorials
-TEST_BINS := $(B)/tests/api_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
+TEST_BINS := $(B)/tests/api_test $(B)/tests/robust_test $(B)/tests/fakegpu_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
              $(B)/tests/heur_test $(B)/tests/tma_test $(B)/tests/kgen \
              $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
@@ -141,6 +141,7 @@ $(B)/tests/%: tests/%.c runtime/tl.h $(B)/lib/libtl.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-result -Iruntime -Ilang -Iexamples -o $@ $< $(LDLIBS_EXTRA) -L$(B)/lib -ltl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib'
+$(B)/tests/fakegpu_test: LDLIBS_EXTRA = -ldl
 $(B)/tests/gpu_test: $(CUDA_LOADER_OBJ)
 $(B)/tests/gpu_test: LDLIBS_EXTRA = $(CUDA_LOADER_OBJ) -ldl
 $(B)/tests/tma_test: $(CUDA_LOADER_OBJ)

@@ -131,10 +131,11 @@ static void render_excerpt(Diag *d, const Source *src, Span sp) {
 }
 
 static void header(Diag *d, DiagLevel lvl, const char *where) {
+    const char *sep = *where ? ": " : "";
     if (d->color)
-        buf_printf(&d->out, "\033[1m%s: %s%s:\033[0m\033[1m ", where, lvl_color[lvl], lvl_name[lvl]);
+        buf_printf(&d->out, "\033[1m%s%s%s%s:\033[0m\033[1m ", where, sep, lvl_color[lvl], lvl_name[lvl]);
     else
-        buf_printf(&d->out, "%s: %s: ", where, lvl_name[lvl]);
+        buf_printf(&d->out, "%s%s%s: ", where, sep, lvl_name[lvl]);
 }
 
 static void message_end(Diag *d) {
@@ -168,7 +169,7 @@ static void vreport(Diag *d, DiagLevel lvl, const Source *src, Span sp, const ch
     if (sp.line > 0)
         snprintf(where, sizeof where, "%s:%d:%d", src ? src->name : "<input>", sp.line, sp.col);
     else
-        snprintf(where, sizeof where, "%s", src ? src->name : "tlc");
+        snprintf(where, sizeof where, "%s", src ? src->name : d->library ? "" : "tlc");
     header(d, lvl, where);
     buf_vprintf(&d->out, fmt, ap);
     message_end(d);

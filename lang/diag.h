@@ -33,6 +33,7 @@ typedef struct Diag {
     int nerrors, nwarnings;
     bool too_many;  /* the limit was hit: stages should stop soon */
     bool internal;  /* an internal error was reported (tlc exits 4) */
+    bool library;   /* libtl's: a diagnostic without a position says "error:", not "tlc: error:" */
 } Diag;
 
 void diag_report(Diag *d, DiagLevel lvl, const Source *src, Span sp, const char *fmt, ...)
@@ -43,7 +44,8 @@ void diag_warning(Diag *d, const Source *src, Span sp, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_note(Diag *d, const Source *src, Span sp, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* An error without a source position: "tlc: error: message". */
+/* An error without a source position: "tlc: error: message" ("error:
+ * message" in the library, Diag.library). */
 void diag_plain(Diag *d, DiagLevel lvl, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A bug in tl itself: "internal error: message (file.c:line)". */
 #define diag_internal(d, ...) diag_internal_at((d), __FILE__, __LINE__, __VA_ARGS__)

@@ -74,8 +74,10 @@ static void clear_error(TlContext *ctx) {
     }
 }
 
-/* Why the last attempt to open the CUDA device failed (per process). */
-static char no_device_reason[512];
+/* Why the last attempt of this thread to open the CUDA device failed: per
+ * thread, as contexts are created on several threads at once (and a
+ * thread's message then stays its own while it reads it). */
+static _Thread_local char no_device_reason[512];
 
 const char *tl_last_error(const TlContext *ctx) {
     if (!ctx)
@@ -120,9 +122,28 @@ TlStatus tl_context_create(TlDeviceKind kind, TlContext **out) {
     return TL_SUCCESS;
 }
 
+static void orphan_kernel(TlKernel *k);
+
 void tl_context_destroy(TlContext *ctx) {
     if (!ctx)
         return;
+    if (ctx->busy) { /* from a callback of one of its launches: the launch still uses it */
+        ctx->destroy_refused = true;
+        return;
+    }
+    /* Handles that outlive their context (destroyed in the wrong order)
+     * lose their memory and code now, and keep no pointer to it. */
+    for (TlBuffer *b = ctx->cpu_buffers, *next; b; b = next) {
+        next = b->next;
+        if (ctx->kind == TL_DEVICE_CUDA)
+            gpu_free(b);
+        free(b->host);
+        b->host = NULL, b->ctx = NULL, b->prev = b->next = NULL;
+    }
+    for (TlKernel *k = ctx->kernels, *next; k; k = next) {
+        next = k->ctx_next;
+        orphan_kernel(k);
+    }
     if (ctx->kind == TL_DEVICE_CUDA)
         gpu_close(ctx);
     buf_free(&ctx->err);
@@ -185,20 +206,19 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
             free(b);
             return s;
         }
-        *out = b;
-        return TL_SUCCESS;
     }
     /* 128-byte alignment like cudaMalloc's guarantee, so ":16" specialisation holds. */
-    b->host = aligned_alloc(128, (b->bytes + 127) & ~(size_t)127);
-    if (!b->host) {
+    b->host = ctx->kind == TL_DEVICE_CUDA ? NULL : aligned_alloc(128, (b->bytes + 127) & ~(size_t)127);
+    if (ctx->kind != TL_DEVICE_CUDA && !b->host) {
         free(b);
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "tl_buffer_create: cannot allocate %zu bytes", count * es);
     }
-    memset(b->host, 0, b->bytes);
     b->next = ctx->cpu_buffers;
     if (b->next)
         b->next->prev = b;
     ctx->cpu_buffers = b;
+    if (b->host)
+        memset(b->host, 0, b->bytes);
     *out = b;
     return TL_SUCCESS;
 }
@@ -206,13 +226,18 @@ TlStatus tl_buffer_create(TlContext *ctx, TlDType dtype, size_t count, TlBuffer 
 void tl_buffer_destroy(TlBuffer *b) {
     if (!b)
         return;
-    if (b->ctx->kind == TL_DEVICE_CUDA)
-        gpu_free(b);
-    if (b->host) {
+    TlContext *ctx = b->ctx;
+    if (ctx && ctx->busy) { /* from a launch's callback: that launch may use it */
+        ctx->destroy_refused = true;
+        return;
+    }
+    if (ctx) { /* NULL: its context is gone and freed its memory */
+        if (ctx->kind == TL_DEVICE_CUDA)
+            gpu_free(b);
         if (b->prev)
             b->prev->next = b->next;
         else
-            b->ctx->cpu_buffers = b->next;
+            ctx->cpu_buffers = b->next;
         if (b->next)
             b->next->prev = b->prev;
     }
@@ -223,13 +248,13 @@ void tl_buffer_destroy(TlBuffer *b) {
 size_t tl_buffer_count(const TlBuffer *b) { return b ? b->count : 0; }
 TlDType tl_buffer_dtype(const TlBuffer *b) { return b ? b->dtype : (TlDType)0; }
 uint64_t tl_buffer_device_ptr(const TlBuffer *b) {
-    if (!b)
+    if (!b || !b->ctx)
         return 0;
     return b->ctx->kind == TL_DEVICE_CUDA ? b->dptr : (uint64_t)(uintptr_t)b->host;
 }
 
 static TlStatus check_range(const TlBuffer *b, size_t offset, const void *p, size_t bytes, const char *fn) {
-    if (!b)
+    if (!b || !b->ctx) /* no context: destroyed before the buffer */
         return TL_ERROR_INVALID_ARGUMENT;
     clear_error(b->ctx);
     if (!p && bytes)
@@ -287,7 +312,7 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     }
     if (k->opts.auto_tma < 0)
         k->opts.auto_tma = 1; /* our launches pass the maps the tma pass asks for */
-    Diag d = {.max_errors = k->opts.max_errors};
+    Diag d = {.max_errors = k->opts.max_errors, .library = true};
     CompileTimes times = {0};
     k->module = compile_parse(&k->arena, &d, &k->src, &times);
     if (k->module && !compile_kernel_info(&k->arena, &d, &k->src, k->module, &k->opts, &k->info, &times))
@@ -329,6 +354,8 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
             snprintf(opt, sizeof opt, " --autotune-config %d", i);
             buf_printf(&o, "%s%s", options ? options : "", opt);
             s = api_kernel_create(ctx, copy, len, name, o.data, &k->configs[i]);
+            if (s == TL_SUCCESS)
+                k->configs[i]->parent = k;
             buf_free(&o);
         }
     }
@@ -348,6 +375,19 @@ out:
     return TL_SUCCESS;
 }
 
+/* A kernel the user made joins its context's list (tl_context_destroy). */
+static TlStatus listed(TlContext *ctx, TlStatus s, TlKernel **out) {
+    TlKernel *k = s == TL_SUCCESS ? *out : NULL;
+    if (k) {
+        k->ctx_next = ctx->kernels;
+        if (k->ctx_next)
+            k->ctx_next->ctx_prev = k;
+        ctx->kernels = k;
+        k->listed = true;
+    }
+    return s;
+}
+
 TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *options, TlKernel **out) {
     if (!ctx || !path || !out)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "tl_kernel_from_file: null argument");
@@ -358,7 +398,7 @@ TlStatus tl_kernel_from_file(TlContext *ctx, const char *path, const char *optio
     if (!text)
         return fail(ctx, errno == ENOMEM ? TL_ERROR_OUT_OF_MEMORY : TL_ERROR_IO, "cannot read '%s': %s", path,
                     errno == EFBIG ? "larger than the 64 MiB a source file may have" : strerror(errno));
-    return api_kernel_create(ctx, text, len, path, options, out);
+    return listed(ctx, api_kernel_create(ctx, text, len, path, options, out), out);
 }
 
 TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *options, TlKernel **out) {
@@ -369,20 +409,53 @@ TlStatus tl_kernel_from_string(TlContext *ctx, const char *source, const char *o
     char *text = strdup(source);
     if (!text)
         return fail(ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-    return api_kernel_create(ctx, text, strlen(text), "<string>", options, out);
+    return listed(ctx, api_kernel_create(ctx, text, strlen(text), "<string>", options, out), out);
+}
+
+/* Its context is being destroyed: unload its code (and its configs') while
+ * the CUDA context lives, and forget the context. */
+static void orphan_kernel(TlKernel *k) {
+    for (int i = 0; i < k->nconfigs; i++)
+        if (k->configs[i])
+            orphan_kernel(k->configs[i]);
+    for (Variant *v = k->variants; v; v = v->next)
+        gpu_unload(k->ctx, v);
+    k->ctx = NULL;
+    k->listed = false;
+    k->ctx_prev = k->ctx_next = NULL;
 }
 
 void tl_kernel_destroy(TlKernel *k) {
     if (!k)
         return;
+    TlKernel *root = k->parent ? k->parent : k;
+    if (root->busy) { /* from a callback of its own launch, which still uses it */
+        root->destroy_refused = true;
+        return;
+    }
+    if (k->parent && k->parent->configs) /* a config's handle, given to a callback: its kernel owns it */
+        for (int i = 0; i < k->parent->nconfigs; i++)
+            if (k->parent->configs[i] == k)
+                return;
+    if (k->listed) {
+        if (k->ctx_prev)
+            k->ctx_prev->ctx_next = k->ctx_next;
+        else
+            k->ctx->kernels = k->ctx_next;
+        if (k->ctx_next)
+            k->ctx_next->ctx_prev = k->ctx_prev;
+    }
     tune_free(k);
     heur_free(k);
     for (int i = 0; i < k->nconfigs; i++)
-        if (k->configs[i])
+        if (k->configs[i]) {
+            k->configs[i]->parent = NULL; /* its owner frees it */
             tl_kernel_destroy(k->configs[i]);
+        }
     for (Variant *v = k->variants, *next; v; v = next) {
         next = v->next;
-        gpu_unload(k->ctx, v);
+        if (k->ctx) /* else unloaded with its context */
+            gpu_unload(k->ctx, v);
         arena_free(&v->arena);
         free(v->key);
         free(v);
@@ -507,6 +580,13 @@ void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *t
         if (text->len)
             fwrite(text->data, 1, text->len, f);
         fclose(f);
+    } else {
+        /* TL_DUMP asked for output: a directory that cannot take it must
+         * not look like a kernel that was never compiled. Said once. */
+        static _Atomic bool said;
+        if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+            fprintf(stderr, "tl: TL_DUMP_DIR '%s': cannot write %s: %s; nothing is dumped\n", dir, path.data,
+                    strerror(errno));
     }
     buf_free(&path);
 }
@@ -556,6 +636,9 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
         return "is a null tensor descriptor";
     if (d->rank < 1 || d->rank > TL_TENSORDESC_MAX_RANK)
         return snprintf(why, len, "is a tensor descriptor of rank %d (1 to %d)", d->rank, TL_TENSORDESC_MAX_RANK), why;
+    /* the dtype first: every message below spells it through dtypes[] */
+    if (d->dtype && !tl_dtype_size(d->dtype))
+        return snprintf(why, len, "is a tensor descriptor with an invalid dtype %d", (int)d->dtype), why;
     TlDType dt = desc_dtype(d);
     size_t es = tl_dtype_size(dt);
     if (d->buffer) {
@@ -573,6 +656,10 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
             return "is a tensor descriptor over a pointer without its element count (the interpreter checks bounds)";
         if (d->addr % 16)
             return snprintf(why, len, "is a tensor descriptor whose base 0x%llx is not 16-byte aligned",
+                            (unsigned long long)d->addr), why;
+        if (ctx->kind == TL_DEVICE_CUDA && !gpu_pointer_known(ctx, d->addr))
+            return snprintf(why, len, "is a tensor descriptor over 0x%llx, which is not memory the GPU can reach "
+                                      "(the CUDA driver does not know it: a host pointer?)",
                             (unsigned long long)d->addr), why;
     }
     if (d->padding_nan != 0 && d->padding_nan != 1)
@@ -598,7 +685,12 @@ static const char *check_desc(TlContext *ctx, const TlTensorDesc *d, char *why, 
                                       "positive multiple of 16 bytes", i, (long long)st, (long long)(st * (int64_t)es)),
                    why;
         empty |= !d->shape[i];
-        last += d->shape[i] ? (d->shape[i] - 1) * st : 0;
+        /* (shape - 1) * stride summed can pass 2^63: such a tensor lies in no buffer */
+        int64_t reach;
+        if (d->shape[i] && (__builtin_mul_overflow(d->shape[i] - 1, st, &reach) ||
+                            __builtin_add_overflow(last, reach, &last)))
+            return snprintf(why, len, "is a tensor descriptor whose extent overflows 64 bits at dim %d "
+                                      "((shape - 1) * stride)", i), why;
     }
     if ((int64_t)d->block_shape[d->rank - 1] * (int64_t)es < 16)
         return snprintf(why, len, "is a tensor descriptor whose block has %d bytes in the last dimension; at least 16 "
@@ -637,6 +729,8 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
     case TL_ARG_BUFFER:
         if (!a->v.buffer)
             return BAD("%s: argument %d ('%s') is a null buffer", k->name, i + 1, pn);
+        if (!a->v.buffer->ctx)
+            return BAD("%s: argument %d ('%s') is a buffer whose context was destroyed", k->name, i + 1, pn);
         if (a->v.buffer->ctx != ctx)
             return BAD("%s: argument %d ('%s') is a buffer of another context", k->name, i + 1, pn);
         break;
@@ -649,6 +743,10 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
             return BAD("%s: argument %d ('%s'): a pointer on the CPU device needs its element count (the "
                        "interpreter checks bounds)",
                        k->name, i + 1, pn);
+        if (ctx->kind == TL_DEVICE_CUDA && !gpu_pointer_known(ctx, a->v.p.addr))
+            return BAD("%s: argument %d ('%s'): 0x%llx is not memory the GPU can reach (the CUDA driver does not "
+                       "know it: a host pointer?)",
+                       k->name, i + 1, pn, (unsigned long long)a->v.p.addr);
         break;
     case TL_ARG_INT:
         if (a->dtype < TL_I1 || a->dtype > TL_U64)
@@ -818,7 +916,7 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     }
     CompileOptions o = k->opts;
     o.signature = heur_split_key(&v->arena, v->key, &o); /* the launch signature, or the user's --signature */
-    Diag d = {.max_errors = o.max_errors};
+    Diag d = {.max_errors = o.max_errors, .library = true};
     CompileTimes times = {0};
     CompileHooks hooks = {.times = &times};
     v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, &hooks);
@@ -889,7 +987,7 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
     for (const TlBuffer *b = k->ctx->cpu_buffers; b && nlive; b = b->next, nlive--)
         bufs[nbufs++] = (InterpBuffer){b->host, b->bytes};
     Buf out = {0};
-    Diag d = {0};
+    Diag d = {.library = true};
     InterpLaunch L = {
         .fn = fn, .args = iargs, .bufs = bufs, .nbufs = nbufs,
         .grid = {grid[0], grid[1], grid[2]}, .print_out = &out, .diag = &d,
@@ -935,7 +1033,11 @@ static uint16_t arg_code(const TlArg *a) {
 
 bool api_check_args(TlKernel *k, const TlArg *args, int nargs) {
     int want = k->info.nruntime;
-    if (nargs != want || (nargs && !args)) {
+    if (nargs > 0 && !args) {
+        fail(k->ctx, TL_ERROR_LAUNCH, "%s: args is NULL but nargs is %d", k->name, nargs);
+        return false;
+    }
+    if (nargs != want) {
         Buf names = {0};
         for (int i = 0; i < want; i++)
             buf_printf(&names, "%s%s", i ? ", " : "", k->rt[i]->name);
@@ -1069,21 +1171,40 @@ TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int 
     return launch_cpu(k, v->fn, grid, flat, nflat);
 }
 
+/* The grid, prune and print callbacks run inside a launch, which still uses
+ * the kernel, its context and their buffers after they return: destroying
+ * any of them there is refused (busy), and so is launching the same kernel
+ * again from inside (it would overwrite the arguments the launch holds). */
 static TlStatus launch(TlKernel *k, GridSpec g, const TlArg *args, int nargs, CUstream stream, bool sync) {
-    if (!k)
+    if (!k || !k->ctx) /* no context: destroyed before the kernel */
         return TL_ERROR_INVALID_ARGUMENT;
-    clear_error(k->ctx);
+    TlContext *ctx = k->ctx;
+    if (k->busy)
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: launched from a callback of its own launch", k->name);
+    clear_error(ctx);
     if (!g.fixed && !g.expr && !g.fn)
-        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
-    return tune_launch(k, &g, args, nargs, stream, sync);
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: null grid", k->name);
+    k->busy++, ctx->busy++;
+    TlStatus s = tune_launch(k, &g, args, nargs, stream, sync);
+    k->busy--, ctx->busy--;
+    if (k->destroy_refused)
+        s = fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: a callback of its launch destroyed the kernel; it was kept "
+                 "(destroy it after the launch returns)", k->name);
+    else if (ctx->destroy_refused && !ctx->busy)
+        s = fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: a callback of its launch destroyed its context or a buffer; "
+                 "they were kept (destroy them after the launch returns)", k->name);
+    k->destroy_refused = false;
+    if (!ctx->busy)
+        ctx->destroy_refused = false;
+    return s;
 }
 
 TlStatus tl_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_async(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k ? k->ctx->stream : NULL, false);
+    return launch(k, (GridSpec){.fixed = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, false);
 }
 
 TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, void *stream) {
@@ -1091,11 +1212,11 @@ TlStatus tl_launch_stream(TlKernel *k, const unsigned grid[3], const TlArg *args
 }
 
 TlStatus tl_launch_grid(TlKernel *k, const char *grid, const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.expr = grid}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.expr = grid}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_launch_grid_fn(TlKernel *k, TlGridFn grid, void *user, const TlArg *args, int nargs) {
-    return launch(k, (GridSpec){.fn = grid, .user = user}, args, nargs, k ? k->ctx->stream : NULL, true);
+    return launch(k, (GridSpec){.fn = grid, .user = user}, args, nargs, k && k->ctx ? k->ctx->stream : NULL, true);
 }
 
 TlStatus tl_context_synchronize(TlContext *ctx) {

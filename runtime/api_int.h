@@ -26,9 +26,13 @@ struct TlContext {
     char arch[16];      /* sm_80 .. sm_90 */
     int max_shared;     /* opt-in dynamic shared memory per block */
     int num_sms;        /* streaming multiprocessors (tl_context_num_sms) */
-    /* CPU device: every live buffer, so that a launch can reach one through
-     * an address stored in memory (launch_cpu registers them all) */
+    /* Every live buffer: the CPU device's launch reaches one through an
+     * address stored in memory (launch_cpu registers them all), and
+     * tl_context_destroy frees what is left (api.c orphan) */
     struct TlBuffer *cpu_buffers;
+    struct TlKernel *kernels; /* every live kernel the user made, for the same reason */
+    int busy;           /* launches in progress: their callbacks run inside */
+    bool destroy_refused; /* a callback destroyed the context or a buffer: kept, and the launch fails */
     unsigned max_grid[3];
     TlStats stats;
     CompileTimes times; /* stats by stage */
@@ -43,7 +47,7 @@ struct TlBuffer {
     size_t count, bytes;
     void *host;         /* CPU device: the memory itself */
     CUdeviceptr dptr;   /* CUDA device */
-    struct TlBuffer *prev, *next; /* CPU device: ctx->cpu_buffers */
+    struct TlBuffer *prev, *next; /* ctx->cpu_buffers */
 };
 
 /* Variant.dtypes of a tensor map's parameter (Param.tensormap): 128 bytes. */
@@ -74,7 +78,12 @@ typedef struct Variant {
 } Variant;
 
 struct TlKernel {
-    TlContext *ctx;
+    TlContext *ctx;     /* NULL once the context is destroyed first (api.c orphan) */
+    struct TlKernel *parent; /* a config's tuned kernel, which owns it */
+    struct TlKernel *ctx_prev, *ctx_next; /* ctx->kernels (user-made kernels only) */
+    bool listed;        /* ... in that list */
+    int busy;           /* launches in progress: their grid, prune and print callbacks run inside */
+    bool destroy_refused; /* a callback destroyed it: kept, and the launch fails */
     const char *name;
     char *text;         /* the source, owned */
     Source src;
@@ -164,6 +173,10 @@ void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *t
 /* The TlDType of an IR element type; 0 if none matches. */
 TlDType api_dtype_of(DType dt);
 TlStatus gpu_open(TlContext *ctx);
+/* The arch a device of compute capability major.minor gets: never none. */
+void gpu_device_arch(int major, int minor, char *arch, size_t n);
+/* Does the driver know p as memory a kernel can reach? (no: host memory) */
+bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p);
 void gpu_close(TlContext *ctx);
 TlStatus gpu_alloc(TlBuffer *b);
 void gpu_free(TlBuffer *b);
@@ -189,6 +202,9 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
  * without them. */
 TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok);
 void gpu_unload(TlContext *ctx, Variant *v);
+/* The disk cache directory (cache_dir), false when TL_ALWAYS_COMPILE=1 or
+ * it is not safe to use (a note then goes to k's log). */
+bool gpu_cache_dir(TlKernel *k, Buf *dir);
 /* The disk cache key of k's cubin for signature sig (autotune.c extends it). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key);
 /* Timing and scratch memory for autotuning. */

@@ -23,6 +23,7 @@
  *      skipped, as Triton prunes it.
  * The chosen config's kernel then runs with the grid evaluated for it (its
  * @triton.heuristics read at launch evaluated first: heuristics.c). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,18 @@ void tune_free(TlKernel *k) {
  * unary  := '-' unary | atom
  * atom   := INT | NAME | NAME '(' expr ',' expr ')' | '(' expr ')'
  * Names: the runtime integer arguments by parameter name, the config's
- * integer constants, num_warps, num_stages. Division floors, as Python's. */
+ * integer constants, num_warps, num_stages. Division floors, as Python's.
+ * The evaluator is total: a result outside int64 (Python's integers would
+ * not wrap, and a wrapped product could launch a grid of 1), division by
+ * zero and nesting deeper than GRID_MAX_DEPTH are errors, never a signal or
+ * a stack overflow. */
+enum { GRID_MAX_DEPTH = 64 };
 typedef struct GridParser {
     const char *p, *src;
     const TlKernel *cfg;
     const TlArg *args;
     Buf *err;
+    int depth;          /* unary operators and parentheses open */
 } GridParser;
 
 static void gp_space(GridParser *g) {
@@ -67,9 +74,18 @@ static void gp_space(GridParser *g) {
         g->p++;
 }
 
+/* "grid 'EXPR': " with a long expression cut short (300k parentheses make
+ * no readable message). */
+static void gp_prefix(Buf *err, const char *src) {
+    size_t n = strlen(src);
+    buf_printf(err, "grid '%.*s%s': ", n > 80 ? 77 : (int)n, src, n > 80 ? "..." : "");
+}
+
 static bool gp_fail(GridParser *g, const char *what) {
-    if (!g->err->len)
-        buf_printf(g->err, "grid '%s': %s at column %d", g->src, what, (int)(g->p - g->src) + 1);
+    if (!g->err->len) {
+        gp_prefix(g->err, g->src);
+        buf_printf(g->err, "%s at column %d", what, (int)(g->p - g->src) + 1);
+    }
     return false;
 }
 
@@ -101,13 +117,36 @@ static bool gp_name(GridParser *g, const char *name, int64_t *v) {
         *v = x;
         return true;
     }
-    buf_printf(g->err, "grid '%s': unknown name '%s' (not a parameter, a constant of the config, num_warps or "
-                       "num_stages)",
-               g->src, name);
+    gp_prefix(g->err, g->src);
+    buf_printf(g->err, "unknown name '%s' (not a parameter, a constant of the config, num_warps or num_stages)", name);
     return false;
 }
 
 static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+/* a op b as Python computes it, false when the result leaves int64
+ * (INT64_MIN // -1 included) or b is zero for '/' and '%'. */
+static bool gp_arith(GridParser *g, char op, int64_t a, int64_t b, int64_t *v) {
+    bool over = false;
+    switch (op) {
+    case '+': over = __builtin_add_overflow(a, b, v); break;
+    case '-': over = __builtin_sub_overflow(a, b, v); break;
+    case '*': over = __builtin_mul_overflow(a, b, v); break;
+    default:
+        if (b == 0)
+            return gp_fail(g, op == '/' ? "division by zero" : "modulo by zero");
+        if (b == -1) /* a // -1 is -a (INT64_MIN's overflows); a % -1 is 0 */
+            return op == '%' ? (*v = 0, true) : gp_arith(g, '-', 0, a, v);
+        *v = op == '/' ? floordiv(a, b) : a - floordiv(a, b) * b;
+        return true;
+    }
+    if (over) {
+        char what[64];
+        snprintf(what, sizeof what, "integer overflow in '%c'", op);
+        return gp_fail(g, what);
+    }
+    return true;
+}
 
 static bool gp_atom(GridParser *g, int64_t *v) {
     gp_space(g);
@@ -123,7 +162,10 @@ static bool gp_atom(GridParser *g, int64_t *v) {
     }
     if (*g->p >= '0' && *g->p <= '9') {
         char *end;
+        errno = 0;
         *v = strtoll(g->p, &end, 10);
+        if (errno == ERANGE)
+            return gp_fail(g, "integer literal out of range");
         g->p = end;
         return true;
     }
@@ -134,6 +176,8 @@ static bool gp_atom(GridParser *g, int64_t *v) {
     if (g->p == start)
         return gp_fail(g, "expected a number, a name or '('");
     char name[128];
+    if (g->p - start >= (ptrdiff_t)sizeof name) /* no parameter has such a name: say so, not a truncated one */
+        return gp_fail(g, "name too long");
     snprintf(name, sizeof name, "%.*s", (int)(g->p - start), start);
     gp_space(g);
     if (*g->p != '(')
@@ -157,20 +201,30 @@ static bool gp_atom(GridParser *g, int64_t *v) {
     g->p++;
     if (cdiv && b == 0)
         return gp_fail(g, "cdiv by zero");
-    *v = cdiv ? floordiv(a + b - 1, b) : name[1] == 'i' ? (a < b ? a : b) : (a > b ? a : b);
+    if (cdiv) /* Triton's cdiv(a, b) = (a + b - 1) // b */
+        return gp_arith(g, '+', a, b, v) && gp_arith(g, '-', *v, 1, v) && gp_arith(g, '/', *v, b, v);
+    *v = name[1] == 'i' ? (a < b ? a : b) : (a > b ? a : b);
     return true;
 }
 
+/* Every nesting (a '(', a call, a unary '-') passes here, so the depth
+ * limit bounds the recursion. */
 static bool gp_unary(GridParser *g, int64_t *v) {
     gp_space(g);
+    if (++g->depth > GRID_MAX_DEPTH) {
+        char what[64];
+        snprintf(what, sizeof what, "nested more than %d deep", GRID_MAX_DEPTH);
+        return gp_fail(g, what);
+    }
+    bool ok;
     if (*g->p == '-') {
         g->p++;
-        if (!gp_unary(g, v))
-            return false;
-        *v = -*v;
-        return true;
+        ok = gp_unary(g, v) && gp_arith(g, '-', 0, *v, v);
+    } else {
+        ok = gp_atom(g, v);
     }
-    return gp_atom(g, v);
+    g->depth--;
+    return ok;
 }
 
 static bool gp_term(GridParser *g, int64_t *v) {
@@ -183,11 +237,8 @@ static bool gp_term(GridParser *g, int64_t *v) {
             return true;
         g->p += op == '/' && g->p[1] == '/' ? 2 : 1;
         int64_t r;
-        if (!gp_unary(g, &r))
+        if (!gp_unary(g, &r) || !gp_arith(g, op, *v, r, v))
             return false;
-        if (op != '*' && r == 0)
-            return gp_fail(g, "division by zero");
-        *v = op == '*' ? *v * r : op == '/' ? floordiv(*v, r) : *v - floordiv(*v, r) * r;
     }
 }
 
@@ -201,9 +252,8 @@ static bool gp_expr(GridParser *g, int64_t *v) {
             return true;
         g->p++;
         int64_t r;
-        if (!gp_term(g, &r))
+        if (!gp_term(g, &r) || !gp_arith(g, op, *v, r, v))
             return false;
-        *v = op == '+' ? *v + r : *v - r;
     }
 }
 
@@ -232,7 +282,8 @@ static TlStatus eval_grid(TlKernel *k, const TlKernel *cfg, const GridSpec *gs, 
             break;
         }
         if (v < 0 || v > 0xffffffffLL) {
-            buf_printf(&err, "grid '%s': dimension %d is %lld", gs->expr, d, (long long)v);
+            gp_prefix(&err, gs->expr);
+            buf_printf(&err, "dimension %d is %lld", d, (long long)v);
             s = TL_ERROR_LAUNCH;
             break;
         }
@@ -599,7 +650,7 @@ static int *prune(TlKernel *k, const TlArg *args, int nargs) {
 }
 
 TlStatus tl_kernel_set_prune(TlKernel *k, TlPruneFn fn, void *user) {
-    if (!k)
+    if (!k || !k->ctx)
         return TL_ERROR_INVALID_ARGUMENT;
     if (!k->info.tuned)
         return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: tl_kernel_set_prune: the kernel is not tuned (it has no "
@@ -636,7 +687,7 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
                    k->name, k->prune ? " kept by the prune callback" : "");
     } else {
         Buf dir = {0}, dk = {0};
-        bool use_cache = !env_on("TL_ALWAYS_COMPILE") && cache_dir(&dir);
+        bool use_cache = gpu_cache_dir(k, &dir);
         void *blob = NULL;
         size_t len = 0;
         bool corrupt = false;

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char MAGIC[8] = {'T', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
@@ -21,21 +23,25 @@ uint64_t cache_hash(const void *data, size_t len, uint64_t seed) {
     return h;
 }
 
-/* mkdir -p */
+/* mkdir -p; what it creates is the user's alone (0700), as the entries
+ * hold kernel sources. */
 static bool make_dirs(char *path) {
     for (char *p = path + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = 0;
-        int r = mkdir(path, 0755);
+        int r = mkdir(path, 0700);
         *p = '/';
         if (r && errno != EEXIST)
             return false;
     }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
+    return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-bool cache_dir(Buf *dir) {
+/* A cache directory someone else can write is one they can plant a cubin
+ * in, which a GPU would then load and run: the directory must be ours and
+ * writable by nobody else. */
+bool cache_dir(Buf *dir, Buf *why) {
     const char *d = getenv("TL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (d && *d)
         buf_puts(dir, d);
@@ -45,7 +51,24 @@ bool cache_dir(Buf *dir) {
         buf_printf(dir, "%s/.cache/tl", home);
     else
         return false;
-    return dir->data && make_dirs(dir->data);
+    if (!dir->data || !make_dirs(dir->data)) {
+        if (why && dir->data)
+            buf_printf(why, "cannot create the cache directory '%s': %s", dir->data, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    const char *bad = NULL;
+    if (stat(dir->data, &st))
+        bad = strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        bad = "not a directory";
+    else if (st.st_uid != geteuid())
+        bad = "owned by another user";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        bad = "writable by other users (chmod go-w, or a TL_CACHE_DIR of your own)";
+    if (bad && why)
+        buf_printf(why, "the disk cache is off: '%s' is %s", dir->data, bad);
+    return !bad;
 }
 
 void cache_entry_path(const char *dir, const char *key, Buf *path) {
@@ -78,11 +101,24 @@ static bool write_all(int fd, const void *p, size_t n) {
 
 /* Entry layout: MAGIC, u64 key length, key, u64 payload length, u64 payload
  * checksum, payload. */
+/* A file of ours that only we can write: one another user wrote (or could
+ * have) is not a hit. Non-regular files (a FIFO would block the read, a
+ * device would never end) are not entries. */
+static bool our_entry(int fd) {
+    struct stat st;
+    return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 bool cache_get(const char *dir, const char *key, void **data, size_t *len, bool *corrupt) {
     Buf path = {0};
     cache_entry_path(dir, key, &path);
     *corrupt = false;
-    int fd = open(path.data, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO with no writer would wait forever */
+    int fd = open(path.data, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && !our_entry(fd)) {
+        close(fd);
+        fd = -1;
+    }
     if (fd < 0) {
         buf_free(&path);
         return false;
@@ -114,19 +150,41 @@ bool cache_get(const char *dir, const char *key, void **data, size_t *len, bool 
     return ok;
 }
 
+/* A temporary name no other thread or process uses: pid, thread id and a
+ * per-process count. Created O_EXCL|O_NOFOLLOW, so a file or link planted at
+ * the name is never written through; another name is tried then. */
+static int open_temp(const char *path, Buf *tmp) {
+    static _Atomic unsigned long counter;
+    for (int tries = 0; tries < 16; tries++) {
+        tmp->len = 0;
+        buf_printf(tmp, "%s.tmp.%ld.%ld.%lu", path, (long)getpid(), (long)syscall(SYS_gettid), counter++);
+        int fd = open(tmp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
 bool cache_put(const char *dir, const char *key, const void *data, size_t len) {
     Buf path = {0}, tmp = {0};
     cache_entry_path(dir, key, &path);
-    buf_printf(&tmp, "%s.tmp.%ld", path.data, (long)getpid());
-    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open_temp(path.data, &tmp);
     bool ok = fd >= 0;
     if (ok) {
+        /* A file-size limit (ulimit -f) would kill the host with SIGXFSZ:
+         * ignored here, the write fails with EFBIG and the entry is simply
+         * not stored. The disposition is process-wide; it is restored at once. */
+        struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGXFSZ, &ign, &old);
         uint64_t klen = strlen(key), plen = len, sum = cache_hash(data, len, 0);
-        ok = write_all(fd, MAGIC, 8) && write_all(fd, &klen, 8) && write_all(fd, key, klen) &&
+        ok = fchmod(fd, 0600) == 0 && /* whatever the umask: the user's alone */
+             write_all(fd, MAGIC, 8) && write_all(fd, &klen, 8) && write_all(fd, key, klen) &&
              write_all(fd, &plen, 8) && write_all(fd, &sum, 8) && write_all(fd, data, len);
+        sigaction(SIGXFSZ, &old, NULL);
         ok = close(fd) == 0 && ok;
         ok = ok && rename(tmp.data, path.data) == 0;
-        if (!ok)
+        if (!ok) /* ENOSPC, EFBIG, ...: a soft miss, nothing left behind */
             unlink(tmp.data);
     }
     buf_free(&path);

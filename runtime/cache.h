@@ -6,14 +6,18 @@
  * signature, options, arch, environment). The file repeats the full key and a
  * checksum of the payload, so a hash collision or a torn/corrupted file is
  * detected; such an entry is deleted and reported as a miss. Writes go to a
- * temporary file renamed into place, so readers never see half an entry. */
+ * temporary file renamed into place, so readers never see half an entry.
+ * Entries are 0600; a file that is not regular, not ours, or writable by
+ * others is never a hit; a failed write (disk full, file-size limit) is
+ * only a miss. */
 #ifndef TL_CACHE_H
 #define TL_CACHE_H
 
 #include "util.h"
 
-/* The cache directory, created if needed; false when there is none usable. */
-bool cache_dir(Buf *dir);
+/* The cache directory, created 0700 if needed; false when there is none
+ * usable: not ours, or writable by other users (then why, if given, says so). */
+bool cache_dir(Buf *dir, Buf *why);
 /* Look up key. On a hit returns true with a malloc'd payload. corrupt is set
  * when an entry existed but was dropped. */
 bool cache_get(const char *dir, const char *key, void **data, size_t *len, bool *corrupt);

@@ -64,6 +64,7 @@ static void do_open(void) {
 #undef X
     /* optional entry points: tl works without them */
     *(void **)&api.cuTensorMapEncodeTiled = dlsym(api.lib, "cuTensorMapEncodeTiled");
+    *(void **)&api.cuPointerGetAttribute = dlsym(api.lib, "cuPointerGetAttribute");
     CUresult r = api.cuInit(0);
     if (r) {
         const char *name = "?", *str = "";

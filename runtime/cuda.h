@@ -37,6 +37,8 @@ enum {
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
     CU_JIT_INPUT_PTX = 1,
     CU_EVENT_DEFAULT = 0,
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    CUDA_ERROR_INVALID_VALUE = 1,
 };
 
 /* The entry points, filled by cuda_open. */
@@ -84,6 +86,8 @@ typedef struct CudaApi {
      * strides, interleave, swizzle, L2 promotion, out-of-bounds fill) */
     CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
                                        const unsigned *, const unsigned *, int, int, int, int);
+    /* Optional: what the driver knows of an address (gpu_pointer_known). */
+    CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
 } CudaApi;
 
 /* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the

@@ -28,6 +28,25 @@ static TlStatus cu_fail(TlContext *ctx, CUresult r, const char *what) {
     return s;
 }
 
+/* The arch tl compiles for on a device of compute capability major.minor
+ * (8.0 or newer): the nearest known one at or below it, so every device gets
+ * one (an 8.7 Orin sm_86, a 12.0 sm_90). A Hopper gets sm_90a (wgmma; a
+ * kernel's --arch sm_90 or sm_80 keeps mma.sync); sm_90a code runs on 9.0
+ * only, so anything newer gets sm_90 PTX, which the driver JIT-compiles. */
+void gpu_device_arch(int major, int minor, char *arch, size_t n) {
+    int sm = major * 10 + minor;
+    if (sm == 90) {
+        snprintf(arch, n, "sm_90a");
+        return;
+    }
+    for (int s = sm > 90 ? 90 : sm; s > 80; s--) {
+        snprintf(arch, n, "sm_%d", s);
+        if (ptx_arch(arch))
+            return;
+    }
+    snprintf(arch, n, "sm_80");
+}
+
 TlStatus gpu_open(TlContext *ctx) {
     Buf err = {0};
     ctx->cu = cuda_open(&err);
@@ -73,11 +92,7 @@ TlStatus gpu_open(TlContext *ctx) {
         return fail(ctx, TL_ERROR_NO_DEVICE, "%s has compute capability %d.%d; tl needs 8.0 or newer", ctx->name,
                     major, minor);
     }
-    /* sm_86 / sm_89 code runs on their own chips; a Hopper gets sm_90a (wgmma; a kernel's
-     * --arch sm_90 or sm_80 keeps mma.sync); anything newer gets sm_90 PTX, JIT-compiled. */
-    int sm = major * 10 + minor;
-    snprintf(ctx->arch, sizeof ctx->arch, "sm_%d%s", sm == 86 || sm == 89 || sm == 80 ? sm : sm > 90 ? 90 : sm,
-             sm == 90 ? "a" : "");
+    gpu_device_arch(major, minor, ctx->arch, sizeof ctx->arch);
     ctx->kind = TL_DEVICE_CUDA;
     return TL_SUCCESS;
 }
@@ -88,6 +103,18 @@ static void bind(TlContext *ctx) {
     CUcontext cur = NULL;
     if (ctx->cuctx && (ctx->cu->cuCtxGetCurrent(&cur) || cur != ctx->cuctx))
         ctx->cu->cuCtxSetCurrent(ctx->cuctx);
+}
+
+/* Triton's "cpu tensor?" check: an address the driver does not know
+ * (CUDA_ERROR_INVALID_VALUE) is host memory, which a kernel would fault on
+ * far from the launch that passed it. Memory the driver maps (device,
+ * managed, registered host memory) passes. One driver call. */
+bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p) {
+    if (!ctx->cu->cuPointerGetAttribute)
+        return true;
+    bind(ctx);
+    CUdeviceptr dev = 0;
+    return ctx->cu->cuPointerGetAttribute(&dev, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p) != CUDA_ERROR_INVALID_VALUE;
 }
 
 void gpu_close(TlContext *ctx) {
@@ -159,7 +186,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     bool dump = api_dump_enabled();
     CompileTimes times = {0};
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL, .times = &times};
-    Diag d = {0};
+    Diag d = {.library = true};
     Function *fs[1] = {v->fn};
     bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, COMPILE_TO_PTX, &hooks, &ptx);
     if (d.out.data)
@@ -218,7 +245,20 @@ typedef struct CubinHeader {
     uint32_t shared_bytes, num_warps, nparams, name_len, nauto; /* num_warps: the launch's, a producer's included */
 } CubinHeader;
 
-static bool use_cache(Buf *dir) { return !env_on("TL_ALWAYS_COMPILE") && cache_dir(dir); }
+bool gpu_cache_dir(TlKernel *k, Buf *dir) {
+    if (env_on("TL_ALWAYS_COMPILE"))
+        return false;
+    Buf why = {0};
+    bool ok = cache_dir(dir, &why);
+    if (!ok && why.data) { /* said once per kernel: its log is where a user looks */
+        if (!k->log.data || !strstr(k->log.data, why.data))
+            buf_printf(&k->log, "note: %s\n", why.data);
+        if (env_on("TL_PRINT_CACHE"))
+            fprintf(stderr, "tl cache: %s\n", why.data);
+    }
+    buf_free(&why);
+    return ok;
+}
 
 /* Room for n automatic maps (Variant.auto_src ...). */
 static bool auto_alloc(Variant *v, int n) {
@@ -272,7 +312,7 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
 TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     *hit = false;
     Buf dir = {0}, key = {0};
-    if (!use_cache(&dir)) {
+    if (!gpu_cache_dir(k, &dir)) {
         buf_free(&dir);
         return TL_SUCCESS;
     }
@@ -350,7 +390,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
         memcpy(v->auto_src[j], p->tma, sizeof p->tma);
         v->auto_src[j][10] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
     }
-    if (use_cache(&dir)) {
+    if (gpu_cache_dir(k, &dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
                          (uint32_t)strlen(f->name), (uint32_t)nauto};
         size_t na = sizeof *v->auto_src * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;

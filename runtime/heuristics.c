@@ -97,7 +97,7 @@ static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs, TlStatus *s
     so.narg_values = ndefs;
     so.heuristics = NULL;
     so.nheuristics = 0;
-    Diag d = {.max_errors = o.max_errors};
+    Diag d = {.max_errors = o.max_errors, .library = true};
     const char **reads;
     int nreads;
     HeurMemo *m = NULL;

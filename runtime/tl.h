@@ -13,10 +13,15 @@
  * Conventions: every call returns a TlStatus; on failure tl_last_error(ctx)
  * holds a message (for compile errors, the rendered diagnostics), and a call
  * that succeeds clears it. The library never prints (except a kernel's own
- * print/device_print output, which goes to stdout unless redirected) and never
+ * print/device_print output, which goes to stdout unless redirected, and
+ * what the TL_PRINT_* and TL_DUMP variables ask for) and never
  * exits. Handles are opaque; every handle has a destroy call, and using a
  * handle after destroying it (destroying it twice included) is undefined, as
- * with free(). A context must be used from one thread at a time.
+ * with free(). Destroy buffers and kernels before their context (one
+ * destroyed after it is inert: docs/api.md); a callback may not destroy the
+ * kernel, context or buffers of the launch it runs in (refused: the launch
+ * returns TL_ERROR_INVALID_ARGUMENT). A context must be used from one thread
+ * at a time.
  * Design notes: docs/api.md. */
 #ifndef TL_H
 #define TL_H
@@ -73,8 +78,9 @@ TL_API const char *tl_context_device_name(const TlContext *ctx);
  * wants); 0 on the CPU device. */
 TL_API int tl_context_num_sms(const TlContext *ctx);
 /* Message of the last failed call on ctx (or on one of its handles); "" if none.
- * With ctx NULL: why the CUDA device could not be opened by the last
- * tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO falling back). */
+ * With ctx NULL: why the CUDA device could not be opened by the calling
+ * thread's last tl_context_create (TL_DEVICE_CUDA failing, or TL_DEVICE_AUTO
+ * falling back); each thread has its own, "" on a thread that had none. */
 TL_API const char *tl_last_error(const TlContext *ctx);
 TL_API const char *tl_status_name(TlStatus s); /* "TL_ERROR_COMPILE" */
 /* Where kernel print/device_print output goes: a callback receiving each

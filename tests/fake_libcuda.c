@@ -1,0 +1,122 @@
+/* fake_libcuda.c: a stand-in libcuda.so.1 for libtl on machines without a
+ * GPU (TL_LIBCUDA points libtl at it; tests/fakegpu.sh builds it). It has
+ * every entry point runtime/cuda.c loads, one device whose compute
+ * capability is $FAKE_CC (87 is 8.7, 120 is 12.0; default 90), memory that
+ * is host memory the fake remembers (cuPointerGetAttribute knows nothing
+ * else, as the real driver knows no plain host pointer), a linker that
+ * keeps the PTX it was given, and launches that run nothing. The test
+ * reads `fake` through dlsym. */
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long CUdeviceptr;
+
+struct {
+    int launches;
+    unsigned grid[3];
+    char target[32];    /* the .target of the last PTX linked */
+} fake;
+
+static int primary, current_set;
+static void *current;
+static struct { CUdeviceptr p; size_t n; } allocs[4096];
+
+static int cc(void) { return getenv("FAKE_CC") ? atoi(getenv("FAKE_CC")) : 90; }
+
+int cuInit(unsigned f) { (void)f; return 0; }
+int cuDriverGetVersion(int *v) { *v = 12040; return 0; }
+int cuDeviceGetCount(int *n) { *n = 1; return 0; }
+int cuDeviceGet(int *d, int i) { *d = i; return i == 0 ? 0 : 101; }
+int cuDeviceGetName(char *name, int n, int d) { (void)d; strncpy(name, "Fake GPU", (size_t)n); return 0; }
+int cuDeviceGetAttribute(int *v, int attr, int d) {
+    (void)d;
+    switch (attr) {
+    case 75: *v = cc() / 10; break;
+    case 76: *v = cc() % 10; break;
+    case 97: *v = 232448; break;
+    case 16: *v = 132; break;
+    case 5: *v = 2147483647; break;
+    case 6: case 7: *v = 65535; break;
+    default: *v = 1024; break;
+    }
+    return 0;
+}
+int cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = &primary; return 0; }
+int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
+int cuCtxSetCurrent(void *c) { current = c; current_set = 1; return 0; }
+int cuCtxGetCurrent(void **c) { *c = current; return 0; }
+int cuCtxGetDevice(int *d) { *d = 0; return current ? 0 : 201; }
+int cuCtxSynchronize(void) { return 0; }
+int cuStreamSynchronize(void *s) { (void)s; return 0; }
+
+int cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+    for (int i = 0; i < 4096; i++)
+        if (!allocs[i].p) {
+            void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
+            if (!m)
+                return 2;
+            allocs[i].p = *p = (CUdeviceptr)m, allocs[i].n = n;
+            return 0;
+        }
+    return 2;
+}
+int cuMemFree_v2(CUdeviceptr p) {
+    for (int i = 0; i < 4096; i++)
+        if (allocs[i].p == p) {
+            free((void *)p);
+            allocs[i].p = 0;
+            return 0;
+        }
+    return 1;
+}
+int cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { memcpy((void *)d, h, n); return 0; }
+int cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { memcpy(h, (void *)d, n); return 0; }
+int cuMemcpyDtoD_v2(CUdeviceptr a, CUdeviceptr b, size_t n) { memmove((void *)a, (void *)b, n); return 0; }
+int cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)d, v, n); return 0; }
+int cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
+    (void)attr;
+    for (int i = 0; i < 4096; i++)
+        if (allocs[i].p && p >= allocs[i].p && p < allocs[i].p + allocs[i].n) {
+            *(CUdeviceptr *)data = p;
+            return 0;
+        }
+    return 1; /* CUDA_ERROR_INVALID_VALUE: not the driver's */
+}
+
+static const char cubin[] = "fake cubin";
+int cuLinkCreate_v2(unsigned n, int *o, void **v, void **st) { (void)n, (void)o, (void)v; *st = &fake; return 0; }
+int cuLinkAddData_v2(void *st, int type, void *data, size_t n, const char *name, unsigned no, int *o, void **v) {
+    (void)st, (void)type, (void)n, (void)name, (void)no, (void)o, (void)v;
+    const char *t = strstr(data, ".target ");
+    fake.target[0] = 0;
+    if (t)
+        for (int i = 0; i < 31 && t[8 + i] && t[8 + i] != '\n' && t[8 + i] != ','; i++)
+            fake.target[i] = t[8 + i], fake.target[i + 1] = 0;
+    return 0;
+}
+int cuLinkComplete(void *st, void **out, size_t *n) { (void)st; *out = (void *)cubin; *n = sizeof cubin; return 0; }
+int cuLinkDestroy(void *st) { (void)st; return 0; }
+int cuModuleLoadData(void **m, const void *img) { *m = (void *)img; return 0; }
+int cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o, void **v) {
+    (void)n, (void)o, (void)v;
+    *m = (void *)img;
+    return 0;
+}
+int cuModuleUnload(void *m) { (void)m; return 0; }
+int cuModuleGetFunction(void **f, void *m, const char *name) { (void)m, (void)name; *f = &fake; return 0; }
+int cuFuncSetAttribute(void *f, int a, int v) { (void)f, (void)a, (void)v; return 0; }
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned sh, void *s, void **p, void **e) {
+    (void)f, (void)bx, (void)by, (void)bz, (void)sh, (void)s, (void)p, (void)e;
+    fake.launches++;
+    fake.grid[0] = gx, fake.grid[1] = gy, fake.grid[2] = gz;
+    return 0;
+}
+static int ev;
+int cuEventCreate(void **e, unsigned f) { (void)f; *e = &ev; return 0; }
+int cuEventRecord(void *e, void *s) { (void)e, (void)s; return 0; }
+int cuEventSynchronize(void *e) { (void)e; return 0; }
+int cuEventElapsedTime_v2(float *ms, void *a, void *b) { (void)a, (void)b; *ms = 1.0f; return 0; }
+int cuEventDestroy_v2(void *e) { (void)e; return 0; }
+int cuGetErrorName(int r, const char **s) { *s = r == 1 ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_FAKE"; return 0; }
+int cuGetErrorString(int r, const char **s) { (void)r; *s = "fake error"; return 0; }

@@ -1,0 +1,88 @@
+/* fakegpu_test.c: libtl's CUDA path without a GPU, on tests/fake_libcuda.c
+ * (tests/fakegpu.sh runs it once per compute capability):
+ *   fakegpu_test CC ARCH   the device is CC (87: 8.7); kernels compile for
+ *                          ARCH, a host pointer is refused by name, device
+ *                          memory is not, and a cache directory others can
+ *                          write is not used (a note says so). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tl.h"
+
+static int failures;
+static const char *label;
+
+static void check(const char *name, int ok, const char *detail) {
+    printf("[%s] fakegpu/cc%s/%s\n", ok ? "PASS" : "FAIL", label, name);
+    if (!ok) {
+        printf("    %s\n", detail ? detail : "");
+        failures++;
+    }
+}
+
+static const char *copy_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def copy_k(x_ptr, z_ptr, n, bs: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * bs + tl.arange(0, bs)\n"
+    "    mask = offs < n\n"
+    "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask), mask)\n";
+
+typedef struct { int launches; unsigned grid[3]; char target[32]; } FakeRecord;
+
+int main(int argc, char **argv) {
+    if (argc != 3)
+        return 2;
+    label = argv[1];
+    FakeRecord *fake = dlsym(dlopen(getenv("TL_LIBCUDA"), RTLD_NOW), "fake");
+    char dir[] = "/tmp/tl-fakegpu-XXXXXX";
+    if (!fake || !mkdtemp(dir))
+        return 2;
+    chmod(dir, 0777); /* a directory anyone can write: no cache */
+    setenv("TL_CACHE_DIR", dir, 1);
+    unsetenv("TL_INTERPRET");
+    TlContext *ctx;
+    TlStatus s = tl_context_create(TL_DEVICE_CUDA, &ctx);
+    check("context", s == TL_SUCCESS, tl_last_error(NULL));
+    if (s != TL_SUCCESS)
+        return 1;
+    TlKernel *k;
+    s = tl_kernel_from_string(ctx, copy_src, "--signature '*fp32:16, *fp32:16, i32' -D bs=64", &k);
+    check("compile", s == TL_SUCCESS, tl_last_error(ctx));
+    if (s != TL_SUCCESS)
+        return 1;
+    check("arch", !strcmp(fake->target, argv[2]), fake->target);
+    char note[512];
+    snprintf(note, sizeof note, "note: the disk cache is off: '%s' is writable by other users (chmod go-w, or a "
+             "TL_CACHE_DIR of your own)\n", dir);
+    check("cache_dir_refused_note", strstr(tl_kernel_log(k), note) != NULL, tl_kernel_log(k));
+
+    TlBuffer *x;
+    tl_buffer_create(ctx, TL_F32, 100, &x);
+    float *host = calloc(128, sizeof(float));
+    unsigned grid[3] = {2, 1, 1};
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_ptr((uint64_t)(uintptr_t)host, TL_F32, 100), tl_arg_i32(100)};
+    s = tl_launch(k, grid, args, 3);
+    char want[256];
+    snprintf(want, sizeof want, "copy_k: argument 2 ('z_ptr'): %p is not memory the GPU can reach (the CUDA driver "
+             "does not know it: a host pointer?)", (void *)host);
+    check("host_pointer_refused", s == TL_ERROR_LAUNCH && !strcmp(tl_last_error(ctx), want) && fake->launches == 0,
+          tl_last_error(ctx));
+    TlBuffer *z;
+    tl_buffer_create(ctx, TL_F32, 100, &z);
+    args[1] = tl_arg_ptr(tl_buffer_device_ptr(z), TL_F32, 100);
+    s = tl_launch(k, grid, args, 3);
+    check("device_pointer_accepted", s == TL_SUCCESS && fake->launches == 1 && fake->grid[0] == 2, tl_last_error(ctx));
+    tl_buffer_destroy(x);
+    tl_buffer_destroy(z);
+    tl_kernel_destroy(k);
+    tl_context_destroy(ctx);
+    free(host);
+    rmdir(dir);
+    return failures != 0;
+}
