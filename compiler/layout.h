@@ -123,10 +123,12 @@ typedef struct ThreadMap {
 enum {
     /* 32-bit registers one thread may hold for one value. Past 255 ptxas
      * spills to local memory: slow, not wrong, and Triton compiles such
-     * blocks (128x256 accumulators at 4 warps, 32^3 index blocks), so tl does
-     * too; the limit only keeps the code generator's per-thread arrays and
-     * LLVM's compile time bounded. */
-    LAYOUT_MAX_REGS = 2048,
+     * blocks (128x256 accumulators at 4 warps, 32^3 index blocks at 4
+     * warps), so tl does too. 1024, not the 2048 the code generator's arrays
+     * allow: Triton's test_index1d 32^3 blocks at one warp (2048 words a
+     * thread) compiled at 2048 and then faulted on the H100 (an illegal
+     * address, 2026-11-28), unexplained yet; below, nothing did. */
+    LAYOUT_MAX_REGS = 1024,
     /* A broadcast operand keeps its own layout while it costs at most this
      * many registers spread over the result: replicas are cheaper than a
      * convert up to there. */
