@@ -441,9 +441,11 @@ static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLV
         old = atom_asm(L, in, op, bits, p, x, 2, pred);
     } else if (f && (in->attr.rmw == RMW_MAX || in->attr.rmw == RMW_MIN)) {
         bool mx = in->attr.rmw == RMW_MAX;
-        LLVMValueRef zero = LLVMConstNull(t);
-        LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGE, ops[0], zero, "");
-        LLVMValueRef neg = LLVMBuildFCmp(L->b, LLVMRealOLT, ops[0], zero, "");
+        /* by the sign bit, as Triton's _signbit: -0.0 takes the unsigned path
+         * (a float compare would put it with the positives, and max(-FLT_MAX,
+         * -0.0) would keep -FLT_MAX: test_atomic_min_max_neg_zero) */
+        LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, x[0], LLVMConstNull(it), "");
+        LLVMValueRef pos = LLVMBuildNot(L->b, neg, "");
         snprintf(op, sizeof op, "%s.s%d", mx ? "max" : "min", bits);
         LLVMValueRef a = atom_asm(L, in, op, bits, p, x, 1, and_pred(L, pred, pos));
         snprintf(op, sizeof op, "%s.u%d", mx ? "min" : "max", bits);

@@ -596,6 +596,20 @@ static const char k_atomic_minmax[] =
     "    tl.atomic_max(fmax_ptr + offs % 4, a, mask=mask)\n"
     "    tl.atomic_min(fmin_ptr + offs % 4, a, mask=mask)\n";
 
+/* -0.0 against +-3e38: Triton's integer pair must send -0.0 down the
+ * unsigned path by its sign bit (test_atomic_min_max_neg_zero). */
+static void r_atomic_negzero(const long *d, double *const *in, double *const *want) {
+    (void)in;
+    for (long i = 0; i < d[0] && i < 4; i++)
+        want[0][i] = want[1][i] = -0.0;
+}
+
+static const char k_atomic_negzero[] =
+    PRE "def k(a_ptr, fmax_ptr, fmin_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a)
+    "    z = -tl.abs(a) * 0.0\n"
+    "    tl.atomic_max(fmax_ptr + offs % 4, z, mask=mask)\n"
+    "    tl.atomic_min(fmin_ptr + offs % 4, z, mask=mask)\n";
+
 static void r_atomic_bits(const long *d, double *const *in, double *const *want) {
     int32_t v[3][4];
     for (int k = 0; k < 3; k++)
@@ -1197,6 +1211,8 @@ static const Case cases[] = {
     {"atomic_max_min", k_atomic_minmax, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(-1000, 1000), F1D(-1, 1)},
      {OUTC(TL_I32, 4, SENT), OUTC(TL_I32, 4, SENT), OUTC(TL_F32, 4, -7), OUTC(TL_F32, 4, SENT)}, r_atomic_minmax,
      NULL, EXACT},
+    {"atomic_max_min_neg_zero", k_atomic_negzero, "-D BLOCK=16", S1D_SMALL, {16, 0}, 1, 0, {F1D(-1, 1)},
+     {OUTC(TL_F32, 4, -3e38), OUTC(TL_F32, 4, 3e38)}, r_atomic_negzero, NULL, EXACT},
     {"atomic_and_or_xor", k_atomic_bits, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {I1D(1, 1 << 20)},
      {OUTC(TL_I32, 4, -1), OUTC(TL_I32, 4, 0), OUTC(TL_I32, 4, SENT)}, r_atomic_bits, NULL, EXACT},
     {"atomic_xchg", k_xchg, "-D BLOCK=16", S1D, {16, 0}, 1, 0, {F1D(-1, 1)}, {OUT(TL_F32, D0), OUTI(TL_F32, D0, -7)},
