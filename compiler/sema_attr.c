@@ -64,7 +64,9 @@ bool sema_dtype_pred(Type t, const char *name, bool *res) {
     else if (!strcmp(name, "is_int_unsigned"))
         *res = dt_is_int(d) && !dt_is_signed(d);
     else if (!strcmp(name, "is_ptr"))
-        *res = d == DT_PTR;
+        *res = d == DT_PTR && !t.rank;
+    else if (!strcmp(name, "is_block"))
+        *res = t.rank > 0;
     else if (!strcmp(name, "is_fp8"))
         *res = dt_is_fp8(d);
     else
@@ -84,6 +86,8 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
             for (int i = 0; i < x.ty.rank; i++)
                 items[i] = sema_int(x.ty.shape[i]);
             *out = sema_tuple(s, items, x.ty.rank);
+        } else if (!strcmp(name, "type")) { /* Triton's x.type: the dtype of a scalar, a block_type of a block */
+            *out = sema_dtype(x.ty);
         } else if (!strcmp(name, "numel")) {
             *out = sema_int(ir_numel(x.ty));
         } else if (!strcmp(name, "T")) {
@@ -96,9 +100,26 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
         }
         return true;
     }
+    if (x.k == V_DTYPE && x.ty.rank) { /* a block_type, from x.type */
+        if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) {
+            *out = sema_dtype(ir_elem(x.ty));
+        } else if (!strcmp(name, "shape")) {
+            Val items[IR_MAX_RANK];
+            for (int i = 0; i < x.ty.rank; i++)
+                items[i] = sema_int(x.ty.shape[i]);
+            *out = sema_tuple(s, items, x.ty.rank);
+        } else if (!strcmp(name, "numel")) {
+            *out = sema_int(ir_numel(x.ty));
+        } else {
+            return false;
+        }
+        return true;
+    }
     if (x.k == V_DTYPE) {
         DType d = (DType)x.ty.dtype;
-        if (!strcmp(name, "element_ty")) {
+        if (!strcmp(name, "scalar")) {
+            *out = x;
+        } else if (!strcmp(name, "element_ty")) {
             if (d != DT_PTR)
                 sema_fail(s, sp, "dtype %s has no attribute 'element_ty' (it is not a pointer type)", T(x.ty));
             *out = sema_dtype(ir_scalar((DType)x.ty.pointee));

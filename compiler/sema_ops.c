@@ -650,7 +650,7 @@ int64_t sema_need_int(Sema *s, Val v, Span sp, const char *what) {
 static Type need_dtype(Sema *s, Val v, Span sp, const char *what) {
     if (v.k != V_DTYPE)
         sema_fail(s, sp, "%s must be a dtype such as tl.float32, got %s", what, sema_describe(s, v));
-    return v.ty;
+    return ir_elem(v.ty); /* a block_type (x.type) stands for its scalar, as Triton's cast takes .scalar */
 }
 
 bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what) {
