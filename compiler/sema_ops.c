@@ -1002,8 +1002,12 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
         sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (the batch dims are %d and %d)", T(tx), T(ty),
                   tx.shape[0], ty.shape[0]);
     int M = tx.shape[nd - 2], N = ty.shape[nd - 1], K = tx.shape[nd - 1];
-    if (M < 16 || N < 16 || K < 16)
-        sema_fail(s, call, "tl.dot needs M >= 16, N >= 16 and K >= 16, got M=%d, N=%d, K=%d", M, N, K);
+    /* Triton's min_dot_size on NVIDIA: any M and N (small ones are padded for
+     * the tensor cores there, an FMA loop here), K >= 32 for 8-bit types */
+    int min_k = dt_bits(dx) == 8 ? 32 : 16;
+    if (K < min_k)
+        sema_fail(s, call, "Input shapes should have M >= 1, N >= 1 and K >= %d (tl.dot got M=%d, N=%d, K=%d)", min_k,
+                  M, N, K);
     if (sema_given(a[3]) && sema_given(a[4]))
         sema_fail(s, call, "only one of input_precision and allow_tf32 can be specified");
     int prec = PREC_IEEE;

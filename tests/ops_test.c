@@ -100,6 +100,9 @@ static const Dims SLOOP[] = {{{1, 5}}, {{127, 3}}, {{129, 1}}, {{1000, 4}}, {{0}
 static const Dims SPROG[] = {{{1}}, {{7}}, {{300}}, {{0}}};
 static const Dims SDOT32[] = {{{32, 32, 32}}, {{0}}};
 static const Dims SDOT64[] = {{{64, 32, 16}}, {{0}}};
+/* Triton's min_dot_size: M and N below the tensor cores' tiles (an FMA loop) */
+static const Dims SDOT_SMALL_MN[] = {{{2, 4, 16}}, {{0}}};
+static const Dims SDOT_ONE_ROW[] = {{{1, 16, 32}}, {{0}}};
 static const Dims SMM[] = {{{37, 45, 50}}, {{16, 16, 16}}, {{64, 33, 20}}, {{0}}};
 
 #define B128 "-D BLOCK=128"
@@ -1228,6 +1231,10 @@ static const Case cases[] = {
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f16_64x32x16_out_f16", DOTK("tl.dot(a, b).to(tl.float16)"), "-D M=64 -D N=32 -D K=16", SDOT64, {0, 0}, 0,
      0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 1e-3, 1e-3},
+    {"dot_f16_2x4x16", DOTK("tl.dot(a, b)"), "-D M=2 -D N=4 -D K=16", SDOT_SMALL_MN, {0, 0}, 0, 0,
+     {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    {"dot_f16_1x16x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=16 -D K=32", SDOT_ONE_ROW, {0, 0}, 0, 0,
+     {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f32_ieee", DOTK("tl.dot(a, b, allow_tf32=False)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     /* default precision is tf32: compared with tf32-rounded inputs */
