@@ -325,6 +325,7 @@ DType sema_int_promote(DType a, DType b);
 /* Broadcast v to the shape of `to` (splat, leading 1s, stretched 1s); insert a
  * size-1 dim before `axis`. */
 ValueId sema_broadcast_to(Sema *s, ValueId v, Type to, Span sp);
+int sema_get_axis(Sema *s, Val v, Span sp, int rank);
 ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp);
 
 /* Triton's binary_op_type_checking_impl with arithmetic promotion: a and b

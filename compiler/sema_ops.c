@@ -696,7 +696,7 @@ static int get_shape(Sema *s, Val v, Span sp, int32_t *dims) {
         if (items[i].k != V_INT)
             sema_fail(s, sp, "shape element %d must be a compile-time int, got %s", i, sema_describe(s, items[i]));
         if (!is_pow2(items[i].i))
-            sema_fail(s, sp, "shape element %d must be a power of 2, got %lld", i, (long long)items[i].i);
+            sema_fail(s, sp, "Shape element %d must be a power of 2", i); /* Triton's words */
         if (items[i].i > IR_MAX_NUMEL)
             sema_fail(s, sp, "numel (%lld) exceeds the maximum block size (%d)", (long long)items[i].i, IR_MAX_NUMEL);
         numel *= items[i].i;
@@ -714,12 +714,15 @@ static Val unwrap_varargs(Val t) {
     return t;
 }
 
-static int get_axis(Sema *s, Val v, Span sp, int rank) {
+/* Triton's _wrap_axis: -rank <= axis < rank, negative ones from the end. */
+int sema_get_axis(Sema *s, Val v, Span sp, int rank) {
     int64_t a = sema_need_int(s, v, sp, "axis");
     if (a < -rank || a >= rank)
-        sema_fail(s, sp, "axis %lld is out of range for a block of rank %d", (long long)a, rank);
+        sema_fail(s, sp, "invalid axis %lld. Expected %d <= axis < %d", (long long)a, -rank, rank); /* Triton's */
     return (int)(a < 0 ? a + rank : a);
 }
+
+static int get_axis(Sema *s, Val v, Span sp, int rank) { return sema_get_axis(s, v, sp, rank); }
 
 /* ---- creation ---- */
 
@@ -774,7 +777,7 @@ static Val h_arange(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span cal
                   (long long)v[0], (long long)v[1]);
     int64_t n = v[1] - v[0];
     if (!is_pow2(n))
-        sema_fail(s, call, "arange's range must be a power of 2, got %lld", (long long)n);
+        sema_fail(s, call, "arange's range must be a power of 2"); /* Triton's words: the caret shows the bounds */
     if (n > IR_MAX_NUMEL)
         sema_fail(s, call, "numel (%lld) exceeds the maximum block size (%d)", (long long)n, IR_MAX_NUMEL);
     int32_t sh[1] = {(int32_t)n};

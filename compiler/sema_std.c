@@ -22,12 +22,7 @@
 #define T(t) sema_type_str(s, (t))
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
-static int get_axis(Sema *s, Val v, Span sp, int rank) {
-    int64_t a = sema_need_int(s, v, sp, "axis");
-    if (a < -rank || a >= rank)
-        sema_fail(s, sp, "axis %lld is out of range for a block of rank %d", (long long)a, rank);
-    return (int)(a < 0 ? a + rank : a);
-}
+static int get_axis(Sema *s, Val v, Span sp, int rank) { return sema_get_axis(s, v, sp, rank); }
 
 static ValueId need_block(Sema *s, Val v, Span sp, const char *fn) {
     ValueId x = sema_to_tensor(s, v, sp);
