@@ -31,6 +31,7 @@ import glob
 import inspect
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -230,15 +231,41 @@ def _error_classes():
     return _ERR
 
 
+_DIAG = re.compile(r"^<string>:(\d+):(\d+): (error|note): (.*)$", re.M)
+
+
+def _at(source, line, col):
+    """Triton's 'at L:C:' for a tl location: the line counted from the enclosing def (line 1), the column from 0."""
+    lines = (source or "").splitlines()
+    for i in range(min(line, len(lines)) - 1, -1, -1):
+        if lines[i].startswith("def "):
+            return f"at {line - i}:{col - 1}:"
+    return f"at {line}:{col - 1}:"
+
+
 def _compile_exception(message, source):
+    """The Triton-typed exception for a tl compile error, shaped as Triton's CompilationError: its text starts with
+    'at L:C:' of the kernel's line (the outermost call, as Triton reports a nested failure), and its __cause__ is
+    what failed inside: the called function's error for a failure in a call, else the builtin's error message (Triton:
+    the ValueError or AssertionError semantic.py raised); a static assertion has none, as in Triton."""
     E = _error_classes()
+    diags = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)) for m in _DIAG.finditer(str(message))]
+    err = next((d for d in diags if d[2] == "error"), None)
+    calls = [d for d in diags if d[2] == "note" and d[3].startswith("in the call to")]
+    outer = calls[-1] if calls else err
+    text = f"{_at(source, outer[0], outer[1])}\n{message}" if outer else message
     if "static assertion failed" in message or "static_assert" in _tl_first_error(message):
-        return E["assert"](message, source)
+        return E["assert"](text, source)
     if "bytes of shared memory" in message and ("allows" in message or "more than" in message):
         return E["resources"](message, source)
     if "registers per thread" in message and "more than" in message:  # tl's per-value register cap
         return E["resources"](message, source)
-    return E["compile"](message, source)
+    exc = E["compile"](text, source)
+    if err and calls:
+        exc.__cause__ = E["compile"](f"{_at(source, err[0], err[1])}\n{err[3]}", source)
+    elif err:
+        exc.__cause__ = ValueError(err[3])
+    return exc
 
 
 # ---------------------------------------------------------------------------------------------------------------
