@@ -13,6 +13,10 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkgconf"
 [ -f /usr/lib/x86_64-linux-gnu/libz.a ] || need="$need zlib1g-dev"
 [ -f /usr/include/stb/stb_image.h ] || need="$need libstb-dev"
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need="$need libclang-rt-14-dev"
+# the conformance harness's self-test (tests/conformance.sh)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need="$need python3-pytest"
+/usr/bin/python3 -c 'import xdist' >/dev/null 2>&1 || need="$need python3-pytest-xdist"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$need"
