@@ -799,6 +799,13 @@ static Val eval_boolop(Sema *s, const Node *n) {
 }
 
 static ValueId scalar_cond(Sema *s, Val c, Span sp, const char *what) {
+    if (c.ty.rank && ir_numel(c.ty) == 1) { /* Triton unsplats a one-element block, with a warning */
+        diag_warning(s->d, s->src, sp, "the condition of %s is a block of one element (%s); use .item()", what,
+                     TS(c.ty));
+        Val one[1] = {c};
+        Span osp[1] = {sp};
+        c = sema_h_item(s, NULL, one, osp, sp);
+    }
     if (c.ty.rank)
         sema_fail(s, sp, "the condition of %s must be a scalar, got %s", what, TS(c.ty));
     if (c.ty.dtype == DT_PTR)

@@ -260,6 +260,21 @@ static const char k_bool_reduce[] =
     "    tl.static_assert(tl.sum(b, axis=0).dtype == tl.uint32)\n"
     ST(p, "p.to(tl.int32) + tl.zeros([BLOCK], tl.int32)") ST(m, "m.to(tl.int32) + tl.zeros([BLOCK], tl.int32)");
 
+/* ------------------------------ a one-element block as an if condition */
+
+/* Triton unsplats it (with a warning), as x.item() would: test_unsplat. */
+static void r_unsplat(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++)
+        want[0][i] = in[0][0] > 0 ? 7 : -7;
+}
+static const char k_unsplat[] =
+    PRE "def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    c = tl.load(x_ptr + tl.arange(0, 1)) > 0\n"
+    "    v = -7\n"
+    "    if c:\n"
+    "        v = 7\n"
+    ST(o, "v + tl.zeros([BLOCK], tl.int32)");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -277,5 +292,7 @@ static const char k_bool_reduce[] =
      {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_methods, NULL, EXACT},                                  \
     {"py_bool_reductions", k_bool_reduce, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -3, 2)},                           \
      {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_bool_reduce, NULL, EXACT},                                              \
+    {"py_if_one_element_block", k_unsplat, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -5, 5)}, {OUT(TL_I32, D0)},       \
+     r_unsplat, NULL, EXACT},                                                                                       \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
