@@ -169,10 +169,13 @@ static bool is_instance(Sema *s, Val x, Val c, Span sp) {
         return x.k == V_DTYPE;
     if (n && !strcmp(n, "constexpr") && c.bi->flags & B_TL)
         return false;
+    if (n && !strcmp(n, "pointer_type") && c.bi->flags & B_TL) /* a pointer's dtype, as Triton's pointer_type */
+        return x.k == V_DTYPE && x.ty.dtype == DT_PTR && !x.ty.rank;
     if (n && !strcmp(n, "tensor_descriptor") && c.bi->flags & B_TL) /* tutorial 06: a descriptor or a pointer */
         return x.k == V_TENSORDESC;
     sema_fail(s, sp, "isinstance's second argument must be a class (int, float, bool, tl.tensor, tl.dtype, "
-                     "tl.constexpr, tl.tensor_descriptor) or a tuple of them, got %s", sema_describe(s, c));
+                     "tl.pointer_type, tl.constexpr, tl.tensor_descriptor) or a tuple of them, got %s",
+              sema_describe(s, c));
 }
 
 Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {

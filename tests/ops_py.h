@@ -275,6 +275,22 @@ static const char k_unsplat[] =
     "        v = 7\n"
     ST(o, "v + tl.zeros([BLOCK], tl.int32)");
 
+/* --------------------- isinstance(p.dtype, tl.pointer_type), short-circuit */
+
+/* Triton's test_short_circuiting: compile-time tests of the pointer's type
+ * before a runtime one, in one `and` chain. */
+static void r_short_circuit(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++)
+        want[0][i] = in[0][0] > 0 ? 1 : 2;
+}
+static const char k_short_circuit[] =
+    PRE "def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    tl.static_assert(isinstance(x_ptr.dtype, tl.pointer_type) and not isinstance(n, tl.pointer_type))\n"
+    "    w = 2\n"
+    "    if isinstance(x_ptr.dtype, tl.pointer_type) and (x_ptr.dtype.element_ty == tl.int32) and (tl.load(x_ptr) > 0):\n"
+    "        w = 1\n"
+    ST(o, "w + tl.zeros([BLOCK], tl.int32)");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -294,5 +310,7 @@ static const char k_unsplat[] =
      {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_bool_reduce, NULL, EXACT},                                              \
     {"py_if_one_element_block", k_unsplat, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -5, 5)}, {OUT(TL_I32, D0)},       \
      r_unsplat, NULL, EXACT},                                                                                       \
+    {"py_isinstance_pointer_short_circuit", k_short_circuit, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -5, 5)},          \
+     {OUT(TL_I32, D0)}, r_short_circuit, NULL, EXACT},                                                              \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
