@@ -236,7 +236,7 @@ void sema_collect_globals(Sema *s) {
 }
 
 static const char *const known_mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
-                                         "triton.language.standard", "triton.language.extra",
+                                         "triton.language.standard", "triton.language.random", "triton.language.extra",
                                          "triton.language.extra.cuda", "triton.language.semantic",
                                          "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
                                          "triton.language.PropagateNan", "triton.language.core.PropagateNan",
@@ -276,6 +276,10 @@ static bool module_attr_try(Sema *s, const char *mod, const char *name, Val *out
         }
         if (sema_tl_dtype(name, &t)) {
             *out = sema_dtype(t);
+            return true;
+        }
+        if (!strcmp(name, "pi32_t")) { /* core.py: pi32_t = pointer_type(int32) */
+            *out = sema_dtype((Type){.dtype = DT_PTR, .pointee = DT_I32});
             return true;
         }
         bi = sema_builtin_tl(name);

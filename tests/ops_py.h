@@ -291,6 +291,20 @@ static const char k_short_circuit[] =
     "        w = 1\n"
     ST(o, "w + tl.zeros([BLOCK], tl.int32)");
 
+/* ---------------------------- tl.pi32_t, tl.random (Triton's test_where) */
+
+/* int64 values through pointers and back (x.to(tl.pi32_t), a pointer select,
+ * the store's cast to int64); tl.random names the random module. */
+static void r_pi32(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++)
+        want[0][i] = in[0][i] > 0 ? in[1][i] : in[2][i];
+}
+static const char k_pi32[] =
+    PRE "def k(c_ptr, a_ptr, b_ptr, o_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(c) LD(a) LD(b)
+    "    tl.static_assert(tl.pi32_t == tl.pointer_type(tl.int32))\n"
+    "    tl.static_assert(tl.random.uint_to_uniform_float(tl.zeros([4], tl.uint32)).dtype == tl.float32)\n"
+    ST(o, "tl.where(c > 0, a.to(tl.pi32_t), b.to(tl.pi32_t))");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -312,5 +326,8 @@ static const char k_short_circuit[] =
      r_unsplat, NULL, EXACT},                                                                                       \
     {"py_isinstance_pointer_short_circuit", k_short_circuit, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -5, 5)},          \
      {OUT(TL_I32, D0)}, r_short_circuit, NULL, EXACT},                                                              \
+    {"py_pi32_t_and_tl_random", k_pi32, B128, S1D, G1D, 1, 0,                                                     \
+     {IN(TL_I32, D0, -5, 5), IN(TL_I64, D0, -1e12, 1e12), IN(TL_I64, D0, -1e12, 1e12)}, {OUT(TL_I64, D0)}, r_pi32,   \
+     NULL, EXACT},                                                                                                  \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
