@@ -268,6 +268,8 @@ typedef struct Attr {
     bool reverse;      /* SCAN: from the last element to the first */
     bool rn;           /* DIV: rounded to nearest (tl.div_rn); else Triton's `/`, which on
                           the GPU is div.full.f32 for fp32 (within 2 ulp) */
+    bool rtz;          /* CAST from f32 to f16, bf16 or f8e5: rounded toward zero
+                          (fp_downcast_rounding='rtz'); else to nearest, ties to even */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
     int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes;
                           MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps */

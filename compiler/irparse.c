@@ -1025,6 +1025,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return bool_of(P, l, &a->reverse);
     if (!strcmp(k, "rn"))
         return bool_of(P, l, &a->rn);
+    if (!strcmp(k, "rtz"))
+        return bool_of(P, l, &a->rtz);
     if (!strcmp(k, "prefix") || !strcmp(k, "msg") || !strcmp(k, "fn") || !strcmp(k, "asm")) {
         a->str = l->s;
         return l->kind == L_STRING || error_at(P, l->span, "expected a string");

@@ -73,6 +73,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
     [IR_DIV] = "rn", /* printed only when set: tl.div_rn */
+    [IR_CAST] = "rtz", /* printed only when set: fp_downcast_rounding='rtz' */
 };
 
 /* Region labels of the ops that own regions; their number is the op's number
@@ -210,6 +211,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->reverse ? "true" : "false");
     } else if (IS("rn")) {
         buf_puts(b, a->rn ? "true" : "false");
+    } else if (IS("rtz")) {
+        buf_puts(b, a->rtz ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
     } else if (IS("num") || IS("bytes") || IS("count") || IS("warps")) {
@@ -254,6 +257,8 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !in->attr.num;
     if (in->op == IR_DIV)
         return !in->attr.rn;
+    if (in->op == IR_CAST)
+        return !in->attr.rtz;
     if (in->op != IR_FOR)
         return false;
     return n == 7 ? !in->attr.flatten : n == 15 ? !in->attr.warp_spec : !in->attr.num_stages;
@@ -263,7 +268,7 @@ static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
     if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec) ||
         (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
-        (in->op == IR_DIV && !in->attr.rn))
+        (in->op == IR_DIV && !in->attr.rn) || (in->op == IR_CAST && !in->attr.rtz))
         return;
     bool any = false;
     for (const char *q = k; *q;) {

@@ -158,6 +158,8 @@ bool llvm_link_libraries(Lower *L);
 /* ---- llvm_fp8.c: fp8 (an i8 in registers) <-> fp32, exactly as fp8.c ---- */
 LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt);
 LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt);
+LLVMValueRef llvm_asm(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
+                      bool pure);
 
 /* ---- llvm_mem.c: load, store, atomics ---- */
 void llvm_lower_load(Lower *L, Inst *in);

@@ -174,8 +174,8 @@ static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int tb, LLVMTypeRef at
 }
 
 /* Inline asm `text` with constraints `cons`; side effects unless pure. */
-static LLVMValueRef asm_call(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
-                             bool pure) {
+LLVMValueRef llvm_asm(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
+                      bool pure) {
     LLVMTypeRef at[16];
     for (int i = 0; i < n; i++)
         at[i] = LLVMTypeOf(args[i]);
@@ -190,7 +190,7 @@ static LLVMValueRef asm_call(Lower *L, const char *text, const char *cons, LLVMT
 static LLVMValueRef l2_policy(Lower *L, int evict) {
     const char *text = evict == EVICT_FIRST ? "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;"
                                             : "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;";
-    return asm_call(L, text, "=l", L->t_i64, NULL, 0, true);
+    return llvm_asm(L, text, "=l", L->t_i64, NULL, 0, true);
 }
 
 /* "@$P " when predicated (pidx >= 0). */
@@ -233,7 +233,7 @@ static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeR
     snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
     LLVMTypeRef wt = word_type(L, tb);
     LLVMTypeRef rt = n == 1 ? wt : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){wt, wt, wt, wt}, (unsigned)n, 0);
-    LLVMValueRef r = asm_call(L, text, cons, rt, args, na, false);
+    LLVMValueRef r = llvm_asm(L, text, cons, rt, args, na, false);
     for (int i = 0; n > 1 && i < n; i++)
         w[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
     if (n == 1)
@@ -270,7 +270,7 @@ static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, 
         o += snprintf(text + o, sizeof text - (size_t)o, ", $%d", first + n);
     snprintf(text + o, sizeof text - (size_t)o, ";");
     snprintf(cons + c, sizeof cons - (size_t)c, "%s,~{memory}", ev ? ",l" : "");
-    asm_call(L, text, cons, L->t_void, args, na, false);
+    llvm_asm(L, text, cons, L->t_void, args, na, false);
 }
 
 /* ---- load ---- */
@@ -403,7 +403,7 @@ static LLVMValueRef atom_asm(Lower *L, const Inst *in, const char *op, int bits,
         args[na++] = ops[k];
     if (pred)
         args[na++] = pred;
-    return asm_call(L, text, cons, int_of_bits(L, bits), args, na, false);
+    return llvm_asm(L, text, cons, int_of_bits(L, bits), args, na, false);
 }
 
 /* The PTX op and type of an rmw on dt ("add.u32", "max.s64", ...). */
@@ -462,7 +462,7 @@ static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLV
  * (which drops its ordering): the fence before releases this thread's
  * earlier writes, the one after acquires what others released. */
 static void fence_acq_rel_gpu(Lower *L) {
-    asm_call(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
+    llvm_asm(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
 }
 
 /* A bf16 add before sm_90: LLVM's atomicrmw (a CAS loop), zero where it did not run. */

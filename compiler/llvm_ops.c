@@ -241,6 +241,17 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to) {
     return dt_bits(from) < dt_bits(to) ? LLVMBuildFPExt(L->b, v, tt, "") : LLVMBuildFPTrunc(L->b, v, tt, "");
 }
 
+/* fp32 to fp16 / bf16 / fp8e5 rounded toward zero (fp_downcast_rounding='rtz'):
+ * cvt.rz to 16 bits; e5m2 is fp16's upper byte, so truncating the rz fp16
+ * rounds toward zero too (as Triton's FpToFp does). */
+static LLVMValueRef cast_rtz(Lower *L, LLVMValueRef v, DType to) {
+    const char *text = to == DT_BF16 ? "cvt.rz.bf16.f32 $0, $1;" : "cvt.rz.f16.f32 $0, $1;";
+    LLVMValueRef h = llvm_asm(L, text, "=h,f", L->t_i16, &v, 1, true);
+    if (to == DT_F8E5)
+        return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, h, LLVMConstInt(L->t_i16, 8, 0), ""), L->t_i8, "");
+    return LLVMBuildBitCast(L->b, h, llvm_type(L, to), "");
+}
+
 static LLVMValueRef bitcast(Lower *L, LLVMValueRef v, DType from, DType to) {
     if (from == DT_PTR && to == DT_PTR) /* pointers are opaque: a new pointee changes nothing */
         return v;
@@ -365,10 +376,12 @@ static bool lower_map(Lower *L, Inst *in) {
     DType rt = dtype_of(L, res), at = in->nargs ? dtype_of(L, in->args[0]) : rt;
     LLVMValueRef *r = llvm_new_regs(L, n);
     if (in->op == IR_CAST && at == DT_F32 && is_half(rt) && nops[0] == n && n % 2 == 0 && L->arch->sm >= 80) {
-        /* fp32 -> fp16 / bf16 two at a time: one cvt.rn.{f16,bf16}x2.f32 a
-         * pair (LLVM 19's NVPTX splits a <2 x float> fptrunc into two); the
+        /* fp32 -> fp16 / bf16 two at a time: one cvt.{rn,rz}.{f16,bf16}x2.f32
+         * a pair (LLVM 19's NVPTX splits a <2 x float> fptrunc into two); the
          * first operand goes to the upper half */
-        const char *text = rt == DT_F16 ? "cvt.rn.f16x2.f32 $0, $2, $1;" : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+        static const char *const texts[2][2] = {{"cvt.rn.f16x2.f32 $0, $2, $1;", "cvt.rn.bf16x2.f32 $0, $2, $1;"},
+                                                {"cvt.rz.f16x2.f32 $0, $2, $1;", "cvt.rz.bf16x2.f32 $0, $2, $1;"}};
+        const char *text = texts[in->attr.rtz][rt != DT_F16];
         LLVMTypeRef pt[2] = {L->t_f32, L->t_f32}, h2 = LLVMVectorType(llvm_type(L, rt), 2);
         LLVMTypeRef fty = LLVMFunctionType(L->t_i32, pt, 2, 0);
         LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "=r,f,f", 6, 0, 0, LLVMInlineAsmDialectATT, 0);
@@ -391,7 +404,7 @@ static bool lower_map(Lower *L, Inst *in) {
         case IR_CMP: r[i] = cmp(L, in->attr.pred, at, x, y); break;
         case IR_SELECT: r[i] = LLVMBuildSelect(L->b, x, y, z, ""); break;
         case IR_ADDPTR: r[i] = addptr(L, in->args[0], x, y, dtype_of(L, in->args[1])); break;
-        case IR_CAST: r[i] = llvm_cast(L, x, at, rt); break;
+        case IR_CAST: r[i] = in->attr.rtz ? cast_rtz(L, x, rt) : llvm_cast(L, x, at, rt); break;
         case IR_BITCAST: r[i] = bitcast(L, x, at, rt); break;
         case IR_FMA: r[i] = fma3(L, rt, x, y, z); break;
         case IR_DIV:

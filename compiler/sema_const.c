@@ -516,6 +516,8 @@ static bool fold(Sema *s, ValueId id, FoldV *r, int depth) {
     uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
     switch (in->op) {
     case IR_CAST:
+        if (in->attr.rtz) /* folded with round to nearest below */
+            return false;
         if (dt_is_float(at) && dt_is_int(dt)) { /* fptosi / fptoui: only in range */
             double t = trunc(a.f);
             if (dt == DT_I1 || !(t >= -0x1p63 && t < 0x1p63) || (uns && t < 0))

@@ -1400,10 +1400,19 @@ static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     ValueId x = need_tensor(s, a[0], sp[0]);
     Type dt = need_dtype(s, a[1], sp[1], "the target type");
     const char *rounding = opt_str(s, a[2], sp[2], "fp_downcast_rounding");
-    if (rounding && strcmp(rounding, "rtne"))
-        sema_fail(s, sp[2], "fp_downcast_rounding='%s' is not supported (only 'rtne')", rounding);
+    if (rounding && strcmp(rounding, "rtne") && strcmp(rounding, "rtz"))
+        sema_fail(s, sp[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", rounding);
     if (sema_opt_bool(s, a[3], sp[3], false, "bitcast"))
         return tv(s, bitcast(s, x, dt, call));
+    if (rounding && !strcmp(rounding, "rtz") && dt_of(s, x) != dt.dtype) {
+        DType from = dt_of(s, x), to = (DType)dt.dtype;
+        if (from != DT_F32 || (to != DT_F16 && to != DT_BF16 && to != DT_F8E5))
+            sema_fail(s, sp[2], "fp_downcast_rounding='rtz' converts fp32 to fp16, bf16 or fp8e5, not %s to %s",
+                      D(from), D(to));
+        ValueId r = emit1(s, IR_CAST, ir_with_dtype(ty_of(s, x), to), x, call);
+        s->f->values[r].def->attr.rtz = true;
+        return tv(s, r);
+    }
     return tv(s, sema_cast(s, x, dt, call));
 }
 

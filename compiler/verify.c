@@ -439,6 +439,8 @@ static void check_cast(Verifier *V, const Inst *in) {
         fail(V, in, "cannot cast %s to %s (pointers convert to and from i64 only)", ty(V, a), ty(V, r));
     else if (a.dtype == DT_F64 && dtype_class(r.dtype) == C_FP8)
         fail(V, in, "cannot cast %s to %s (cast to f32 first)", ty(V, a), ty(V, r));
+    else if (in->attr.rtz && !(a.dtype == DT_F32 && (r.dtype == DT_F16 || r.dtype == DT_BF16 || r.dtype == DT_F8E5)))
+        fail(V, in, "rtz applies to f32 -> f16, bf16 or f8e5 only, not %s -> %s", dt_name(a.dtype), dt_name(r.dtype));
 }
 
 static void check_bitcast(Verifier *V, const Inst *in) {

@@ -272,6 +272,17 @@ Elem interp_from_bits(uint64_t bits, DType dt) {
     return r;
 }
 
+/* fp_downcast_rounding='rtz': the nearest value, one step toward zero where
+ * it landed beyond x (an overflow to inf becomes the largest finite value,
+ * as PTX's cvt.rz); NaN and infinities stay. The encodings are sign and
+ * magnitude, so a step toward zero is the magnitude's bits minus one. */
+static Elem convert_rtz(Elem x, DType to) {
+    Elem r = {.f = fround(x.f, to)};
+    if (isnan(x.f) || isinf(x.f) || !(fabs(r.f) > fabs(x.f)))
+        return r;
+    return interp_from_bits(interp_bits_of(r, to) - 1, to);
+}
+
 void *interp_scratch(Scratch *s, size_t bytes) {
     if (bytes > s->cap) {
         void *p = realloc(s->p, bytes);
@@ -816,7 +827,8 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         return INTERP_OK;
     case IR_CAST:
         for (int64_t k = 0; k < n; k++)
-            out[k] = interp_convert(args[0][k * st[0]], t[0].dtype, dt);
+            out[k] = in->attr.rtz ? convert_rtz(args[0][k * st[0]], dt)
+                                  : interp_convert(args[0][k * st[0]], t[0].dtype, dt);
         return INTERP_OK;
     case IR_EXTERN: { /* a libdevice function, by the C library (compiler/libdevice.c) */
         const LibdeviceVariant *var;

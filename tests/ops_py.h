@@ -305,6 +305,48 @@ static const char k_pi32[] =
     "    tl.static_assert(tl.random.uint_to_uniform_float(tl.zeros([4], tl.uint32)).dtype == tl.float32)\n"
     ST(o, "tl.where(c > 0, a.to(tl.pi32_t), b.to(tl.pi32_t))");
 
+/* ----------------------------------- fp_downcast_rounding='rtz' (Triton's) */
+
+/* fp32 -> fp16 rounded toward zero, by hand from the bits: overflow gives the
+ * largest finite value, below fp16's normals the subnormal truncated. */
+static uint16_t f16_rz_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint16_t s = (uint16_t)((u >> 16) & 0x8000);
+    uint32_t a = u & 0x7fffffff, m = (a & 0x7fffff) | 0x800000;
+    int e = (int)(a >> 23) - 127;
+    if (a >= 0x7f800000)
+        return s | (a == 0x7f800000 ? 0x7c00 : 0x7e00);
+    if (a < 0x00800000 || e < -25)
+        return s;
+    if (e > 15)
+        return s | 0x7bff;
+    if (e >= -14)
+        return s | (uint16_t)(((e + 15) << 10) | ((m >> 13) & 0x3ff));
+    return s | (uint16_t)(m >> -(e + 1)); /* units of 2^-24 */
+}
+static double f16_value(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 0x3ff;
+    double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h & 0x8000 ? -v : v;
+}
+static void r_rtz(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        float x = (float)in[0][i], y = (float)in[1][i];
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        union { uint32_t u; float f; } b = {.u = u & 0xffff0000u}; /* bf16: the upper half */
+        want[0][i] = f16_value(f16_rz_bits(x));
+        want[1][i] = b.f;
+        want[2][i] = f16_value(f16_rz_bits(x) & 0xff00); /* e5m2: fp16's upper byte */
+        want[3][i] = f16_value(f16_rz_bits(y));
+    }
+}
+static const char k_rtz[] =
+    PRE "def k(x_ptr, y_ptr, h_ptr, b_ptr, e_ptr, g_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(x) LD(y)
+    ST(h, "x.to(tl.float16, fp_downcast_rounding='rtz')") ST(b, "tl.cast(x, tl.bfloat16, fp_downcast_rounding='rtz')")
+    ST(e, "x.to(tl.float8e5, fp_downcast_rounding='rtz')") ST(g, "y.to(tl.float16, fp_downcast_rounding='rtz')");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -329,5 +371,7 @@ static const char k_pi32[] =
     {"py_pi32_t_and_tl_random", k_pi32, B128, S1D, G1D, 1, 0,                                                     \
      {IN(TL_I32, D0, -5, 5), IN(TL_I64, D0, -1e12, 1e12), IN(TL_I64, D0, -1e12, 1e12)}, {OUT(TL_I64, D0)}, r_pi32,   \
      NULL, EXACT},                                                                                                  \
+    {"py_downcast_rtz", k_rtz, B128, S1D, G1D, 1, 0, {IN(TL_F32, D0, -7e4, 7e4), IN(TL_F32, D0, -1e-4, 1e-4)},       \
+     {OUT(TL_F16, D0), OUT(TL_BF16, D0), OUT(TL_F8E5M2, D0), OUT(TL_F16, D0)}, r_rtz, NULL, EXACT},                \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
