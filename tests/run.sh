@@ -77,7 +77,8 @@ fi
 if [ $fail = 0 ]; then
     for f in $T/*; do
         [ -f "$f" ] && [ -x "$f" ] || continue
-        case "$f" in */api_test | */robust_test | */fakegpu_test | */launch_test | */gpu_test | */ops_test | */desc_test | */kgen) ;; *) rm -f "$f" ;; esac
+        case "$f" in */api_test | */robust_test | */fakegpu_test | */launch_test | */gpu_test | */ops_test | */desc_test | \
+                     */heur_test | */tma_test | */kgen) ;; *) rm -f "$f" ;; esac
     done
 fi
 finish
