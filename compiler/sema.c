@@ -31,6 +31,7 @@
  * chain of inlined calls. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -427,6 +428,28 @@ static _Noreturn void undefined_name(Sema *s, const char *name, Span sp, bool wh
  * (its error was reported; anything more would follow from it). */
 static _Noreturn void poisoned(Sema *s) { longjmp(*s->jb, 1); }
 
+/* Triton's rule for globals a @jit function reads (code_generator's
+ * global_lookup): values made with tl.constexpr(...), dtypes, modules, @jit
+ * functions and builtins; not plain numbers, strings or containers, nor a
+ * `X: tl.constexpr = 42` annotation. Host code (heuristics, configs, default
+ * values, the signature) reads any. TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1
+ * lifts the rule, as in Triton. */
+static bool global_readable(Sema *s, const char *name, Val v) {
+    const Global *g = NULL;
+    for (int i = s->nglobals - 1; i >= 0 && !g; i--)
+        if (!strcmp(s->globals[i].name, name))
+            g = &s->globals[i];
+    if (!g || g->def->kind == N_FUNCDEF || g->def->kind == N_ALIAS)
+        return true;
+    if (v.k == V_DTYPE || v.k == V_MODULE || v.k == V_FUNC || v.k == V_BUILTIN)
+        return true;
+    const Node *d = g->def, *f = d->kind == N_CALL ? d->a : NULL;
+    if (f && ((f->kind == N_NAME || f->kind == N_ATTR) && f->name && !strcmp(f->name, "constexpr")))
+        return true;
+    const char *allow = getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS");
+    return allow && !strcmp(allow, "1");
+}
+
 /* whole_stmt: the name is a statement by itself (undefined_name) */
 static Val lookup_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
     Binding *b = scope_find(&s->fr->scope, name);
@@ -441,6 +464,11 @@ static Val lookup_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
             poisoned(s);
     if (!found)
         undefined_name(s, name, sp, whole_stmt);
+    if (s->blk && !global_readable(s, name, v))
+        sema_fail(s, sp, "Cannot access global variable %s from within a @jit function: a kernel reads globals made "
+                         "with tl.constexpr(...) (`%s = tl.constexpr(...)`; an annotation `%s: tl.constexpr = ...` "
+                         "is not enough), dtypes, modules and @jit functions, as in Triton",
+                  name, name, name);
     return v;
 }
 
