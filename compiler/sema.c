@@ -766,7 +766,7 @@ static Val eval_subscript(Sema *s, const Node *n) {
                     Val pv = eval(s, part[p]);
                     if (pv.k != V_NONE)
                         sema_fail(s, part[p]->span,
-                                  "slicing a tensor with bounds is not supported: only ':' (its start, stop and "
+                                  "unsupported tensor index: slicing with bounds is not supported: only ':' (its start, stop and "
                                   "step absent or None) and None are; the %s is %s",
                                   what[p], sema_describe(s, pv));
                 }
