@@ -561,9 +561,9 @@ Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span
     DType elem = (DType)base.ty.pointee;
     int esize = elem == DT_I1 ? 1 : dt_bits(elem) / 8;
     if ((int64_t)dims[r - 1] * esize < 16)
-        sema_fail(s, sp[3], "%s: the block must have at least 16 bytes in the last dimension, but got %d * %d = %d "
-                            "bytes",
-                  fn, dims[r - 1], esize, dims[r - 1] * esize);
+        sema_fail(s, sp[3], "Descriptor block shape must have at least 16 bytes in the last dimension, but got "
+                            "%d * %d = %d bytes (%s)", /* Triton's words */
+                  dims[r - 1], esize, dims[r - 1] * esize, fn);
     if (strides[r - 1].k != V_INT || strides[r - 1].i != 1)
         sema_fail(s, sp[2], "%s: the last stride must be the constant 1 (the last dimension contiguous), got %s", fn,
                   sema_describe(s, strides[r - 1]));
@@ -809,9 +809,9 @@ Val sema_desc_param(Sema *s, const char *pname, const char *entry, Span sp, DTyp
     block_shape_arg(s, bs, *rank, sp, arena_printf(s->a, "tensordesc for parameter '%s'", pname), dims);
     int esize = *elem == DT_I1 ? 1 : dt_bits(*elem) / 8;
     if ((int64_t)block[*rank - 1] * esize < 16)
-        sema_fail(s, sp, "tensordesc for parameter '%s': the block must have at least 16 bytes in the last "
-                         "dimension, but got %d * %d = %d bytes",
-                  pname, block[*rank - 1], esize, block[*rank - 1] * esize);
+        sema_fail(s, sp, "Descriptor block shape must have at least 16 bytes in the last dimension, but got %d * %d "
+                         "= %d bytes (tensordesc for parameter '%s')",
+                  block[*rank - 1], esize, block[*rank - 1] * esize, pname);
     /* The launch flattens the descriptor into these parameters (runtime/api.c):
      * the base (16-byte aligned, as TMA needs), the shape (multiples of 16
      * with ":16"), the strides but the last (which is 1; the others are
