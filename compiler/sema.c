@@ -1782,8 +1782,8 @@ static void exec_while(Sema *s, const Node *n) {
 
 static void exec_return(Sema *s, const Node *n) {
     if (s->fr->loop_nest)
-        sema_fail(s, n->span, "'return' inside a runtime 'for' or 'while' loop is not supported (as in Triton; "
-                              "only in a runtime or compile-time 'if' or a static_range loop)");
+        sema_fail(s, n->span, "Cannot have `return` statements inside `while` or `for` statements in triton (a "
+                              "runtime loop; 'return' may be in a runtime or compile-time 'if' or a static_range loop)");
     Val v = n->a ? eval(s, n->a) : sema_none();
     if (!s->fr->caller && v.k != V_NONE)
         sema_fail(s, n->span, "a kernel cannot return a value");
