@@ -1013,6 +1013,11 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
                   M, N, K);
     if (sema_given(a[3]) && sema_given(a[4]))
         sema_fail(s, call, "only one of input_precision and allow_tf32 can be specified");
+    if (sema_given(a[5]) && dt_is_fp8(dx) && dt_is_fp8(dy)) { /* Triton checks it for fp8 dots (the rest ignore it) */
+        int64_t imprecise = sema_need_int(s, a[5], sp[5], "max_num_imprecise_acc");
+        if (imprecise > K)
+            sema_fail(s, sp[5], "max_num_imprecise_acc (%lld) must be <= K (%d)", (long long)imprecise, K);
+    }
     int prec = PREC_IEEE;
     if (dx == DT_F32) {
         const char *ip = opt_str(s, a[3], sp[3], "input_precision");
