@@ -1071,7 +1071,11 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
 
 static Val h_where(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
-    ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
+    ValueId c = need_tensor(s, a[0], sp[0]);
+    if (dt_of(s, c) != DT_I1) /* Triton's words */
+        diag_warning(s->d, s->src, sp[0], "tl.where with a non-boolean condition is deprecated and will error out in "
+                                          "a future triton release. Got %s", D(dt_of(s, c)));
+    c = sema_to_i1(s, c, sp[0]);
     ValueId x, y;
     type_check(s, a[1], a[2], &x, &y, TC_LPTR | TC_RPTR | TC_ARITH, OP_NONE, call);
     /* type_check lets a pointer meet an integer (for ptr + offset); a select

@@ -2,7 +2,9 @@
 #   tests/sema/*.tl      bad kernels: `tlc --emit=ir` exits 1 and prints every
 #                        "# expect: LINE:COL: error: MESSAGE" line of the file
 #                        (a line not starting with a digit is matched anywhere)
-#   tests/sema_ok/*.tl   good kernels: `tlc --emit=ir` exits 0 (the IR verifies)
+#   tests/sema_ok/*.tl   good kernels: `tlc --emit=ir` exits 0 (the IR verifies),
+#                        printing exactly the "# expect-warning: LINE:COL: warning: MESSAGE"
+#                        lines of the file
 # A file carries the flags its compile needs in comment lines:
 #   # kernel: NAME            --kernel NAME
 #   # signature: SIG          --signature "SIG"
@@ -38,5 +40,15 @@ for f in tests/sema_ok/*.tl; do
     sema_run "$f" "$log"
     rc=$?
     [ $rc = 0 ] || echo "exit code $rc, want 0" >> "$log"
-    report "$n" $(( rc != 0 )) "$log"
+    # "# expect-warning: LINE:COL: warning: MESSAGE" lines: each printed, and
+    # no warning besides them
+    bad=0
+    while IFS= read -r e; do
+        [ -z "$e" ] && continue
+        grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; bad=1; }
+    done <<< "$(sed -n 's/^# expect-warning: //p' "$f")"
+    want_w=$(grep -c '^# expect-warning: ' "$f")
+    got_w=$(grep -cE '^[^[:space:]]+: warning: ' "$log")
+    [ "$want_w" = "$got_w" ] || { echo "$got_w warnings reported, $want_w expected" >> "$log"; bad=1; }
+    report "$n" $(( rc != 0 || bad )) "$log"
 done

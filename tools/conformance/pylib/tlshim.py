@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 import types
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -469,6 +470,10 @@ def _compile(source, kernel_name, sig, extra_opts):
     if os.environ.get("TL_SHIM_KEEP_ALL_SOURCES") == "1":
         _keep_source(kernel_name, source, f"node: {current_nodeid()}\ntl options: {options}\nok")
     log = k.log.strip()
+    for line in log.splitlines():  # tl's warnings reach Python as Triton's do (warnings.warn in semantic.py)
+        m = re.match(r"^\S+:\d+:\d+: warning: (.*)$", line)
+        if m:
+            warnings.warn(m.group(1), UserWarning, stacklevel=3)
     emit("compile_ok", once=options, kernel=kernel_name, sig=sig, seconds=round(entry.seconds, 3),
          num_warps=k.num_warps, num_stages=k.num_stages, **({"log": log[:400]} if log else {}))
     return entry
