@@ -1582,6 +1582,17 @@ static Val h_class(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call
     sema_fail(s, call, "tl.%s cannot be called in a kernel; it names a class for isinstance()", bi->name);
 }
 
+/* tl.tuple(iterable): Triton's tuple class made from a tuple or a list; tl's
+ * tuples are Python's (compile-time sequences of values), so it is the same. */
+static Val h_tl_tuple(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (!sema_given(a[0]))
+        return sema_tuple(s, NULL, 0);
+    if (a[0].k != V_TUPLE)
+        sema_fail(s, sp[0], "tl.tuple takes a tuple or a list, got %s", sema_describe(s, a[0]));
+    return sema_tuple(s, a[0].items, a[0].n);
+}
+
 static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)a, (void)sp;
     if (!strcmp(bi->name, "range") || !strcmp(bi->name, "static_range"))
@@ -1838,6 +1849,7 @@ static const Builtin builtins[] = {
     /* compile-time */
     {"constexpr", "value", h_constexpr, 0, TL},
     {"tensor", "*args", h_class, 0, TL},
+    {"tuple", "args?", h_tl_tuple, 0, TL},
     {"dtype", "*args", h_class, 0, TL},
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},

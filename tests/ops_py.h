@@ -347,6 +347,26 @@ static const char k_rtz[] =
     ST(h, "x.to(tl.float16, fp_downcast_rounding='rtz')") ST(b, "tl.cast(x, tl.bfloat16, fp_downcast_rounding='rtz')")
     ST(e, "x.to(tl.float8e5, fp_downcast_rounding='rtz')") ST(g, "y.to(tl.float16, fp_downcast_rounding='rtz')");
 
+/* -------------------------------------------------------------- tl.tuple */
+
+/* tl.tuple((...)) / tl.tuple([...]) is the tuple: == and + as Python's
+ * (upstream's test_tuple.py test_eq and test_add). */
+static void c_tl_tuple_ref(const long *d, double *const *in, double *const *want) {
+    (void)d, (void)in;
+    static const double v[8] = {1, 0, 1, 0, 4, 5, 6, 7};
+    for (int i = 0; i < 8; i++)
+        want[0][i] = v[i];
+}
+static const char k_tl_tuple[] =
+    PRE "def k(o_ptr):\n"
+    "    tl.store(o_ptr + 0, (1, 2) == (1, 2))\n"
+    "    tl.store(o_ptr + 1, (1, 2) == (1, 1))\n"
+    "    tl.store(o_ptr + 2, tl.tuple((1, 2)) == (1, 2))\n"
+    "    tl.store(o_ptr + 3, tl.tuple([1, 2]) == (1, 3))\n"
+    "    t = tl.tuple((4, 5)) + (6, 7)\n"
+    "    for i in tl.static_range(4):\n"
+    "        tl.store(o_ptr + 4 + i, t[i])\n";
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -373,5 +393,7 @@ static const char k_rtz[] =
      NULL, EXACT},                                                                                                  \
     {"py_downcast_rtz", k_rtz, B128, S1D, G1D, 1, 0, {IN(TL_F32, D0, -7e4, 7e4), IN(TL_F32, D0, -1e-4, 1e-4)},       \
      {OUT(TL_F16, D0), OUT(TL_BF16, D0), OUT(TL_F8E5M2, D0), OUT(TL_F16, D0)}, r_rtz, NULL, EXACT},                \
+    {"py_tl_tuple", k_tl_tuple, "", SPROG, {1, 0}, 0, 0, {{0}}, {OUTC(TL_I32, 8, SENT)}, c_tl_tuple_ref, NULL,     \
+     EXACT},                                                                                                        \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
