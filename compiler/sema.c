@@ -994,10 +994,43 @@ static void comp_clause(Sema *s, const Node *n, int ci, Val **out, int *len, int
     }
 }
 
+/* The names a comprehension's targets bind, at most `max` (Python 3 gives
+ * them their own scope: they must not outlive it). */
+static int comp_targets(const Node *t, const char **names, int n, int max) {
+    if (t->kind == N_NAME && n < max)
+        names[n++] = t->name;
+    else if (t->kind == N_TUPLE || t->kind == N_LIST)
+        for (int i = 0; i < t->l0.len; i++)
+            n = comp_targets(t->l0.items[i], names, n, max);
+    return n;
+}
+
+/* [elt for x in it if c ...]: over compile-time iterables, in host code and
+ * in kernels (Triton's visit_ListComp: a tuple whose items may be runtime
+ * values). The targets' bindings are put back afterwards. */
 static Val eval_listcomp(Sema *s, const Node *n) {
+    enum { MAX_TARGETS = 32 };
+    const char *names[MAX_TARGETS];
+    Val saved[MAX_TARGETS];
+    bool had[MAX_TARGETS];
+    int nn = 0;
+    for (int i = 0; i < n->l0.len; i++)
+        if (n->l0.items[i]->kind == N_FOR)
+            nn = comp_targets(n->l0.items[i]->a, names, nn, MAX_TARGETS);
+    for (int i = 0; i < nn; i++) {
+        Binding *b = scope_find(&s->fr->scope, names[i]);
+        had[i] = b != NULL;
+        saved[i] = b ? b->v : (Val){0};
+    }
     Val *out = NULL;
     int len = 0, cap = 0;
     comp_clause(s, n, 0, &out, &len, &cap);
+    for (int i = nn - 1; i >= 0; i--) {
+        if (had[i])
+            sema_scope_set(s, &s->fr->scope, names[i], saved[i]);
+        else
+            scope_remove(&s->fr->scope, names[i]);
+    }
     return sema_tuple(s, out, len);
 }
 

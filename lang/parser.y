@@ -1228,10 +1228,6 @@ static void check_expr(Check *c, Node *e) {
         return;
     if (e->kind == N_CALL)
         check_call(c, e);
-    if (e->kind == N_LISTCOMP && c->jit) {
-        CERR(c, e->span, "list comprehensions are not part of the kernel language");
-        return;
-    }
     if (e->kind == N_LAMBDA) {
         CERR(c, e->span, "lambda expressions are not part of the kernel language (only the values of "
                          "@triton.heuristics({...}) may be lambdas)");

@@ -367,6 +367,23 @@ static const char k_tl_tuple[] =
     "    for i in tl.static_range(4):\n"
     "        tl.store(o_ptr + 4 + i, t[i])\n";
 
+/* ------------------------------------- list comprehensions in a kernel */
+
+/* [expr for x in t if c] over compile-time iterables, runtime items allowed
+ * (Triton's visit_ListComp; upstream's test_tuple.py _tuple_increment): four
+ * rows' loads summed; the target name does not leak (v stays 3). */
+static void r_listcomp(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++)
+        want[0][i] = in[0][i] + 2 * in[0][i] + 3 * in[0][i] + 3;
+}
+static const char k_listcomp[] =
+    PRE "def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(x)
+    "    v = 3\n"
+    "    rows = [x * v for v in (1, 2, 3, 4) if v < 4]\n"
+    "    tl.static_assert(len(rows) == 3)\n"
+    "    t = tl.tuple([r + 0 for r in rows])\n"
+    ST(o, "t[0] + t[1] + t[2] + v");
+
 #define PY_CASES                                                                                                   \
     {"py_assigned_numbers", k_assigned, B128, S1D, G1D, 1, 0, {IN(TL_I8, D0, -100, 100), IN(TL_F16, D0, -4, 4)},   \
      {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_assigned, NULL, EXACT},                                                 \
@@ -395,5 +412,7 @@ static const char k_tl_tuple[] =
      {OUT(TL_F16, D0), OUT(TL_BF16, D0), OUT(TL_F8E5M2, D0), OUT(TL_F16, D0)}, r_rtz, NULL, EXACT},                \
     {"py_tl_tuple", k_tl_tuple, "", SPROG, {1, 0}, 0, 0, {{0}}, {OUTC(TL_I32, 8, SENT)}, c_tl_tuple_ref, NULL,     \
      EXACT},                                                                                                        \
+    {"py_list_comprehension", k_listcomp, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, -1000, 1000)}, {OUT(TL_I32, D0)},    \
+     r_listcomp, NULL, EXACT},                                                                                      \
     {"py_cuda_intrinsics", k_cuda_intrinsics, "", SPROG, {1, 0}, 1, 0, {{0}}, {{TL_I64, D0, 4, SENT, SENT, 0}},   \
      NULL, c_cuda_intrinsics, EXACT},
