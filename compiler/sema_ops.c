@@ -400,7 +400,6 @@ static int cmp_pred(Op op) {
     }
 }
 
-/* The IR does no arithmetic on i1 (Triton would wrap it modulo 2). */
 /* The integer type of dt's width with the given signedness. */
 static DType signed_twin(DType dt, bool want_signed) {
     static const DType sgn[] = {DT_I8, DT_I16, DT_I32, DT_I64}, uns[] = {DT_U8, DT_U16, DT_U32, DT_U64};
@@ -408,6 +407,7 @@ static DType signed_twin(DType dt, bool want_signed) {
     return want_signed ? sgn[i] : uns[i];
 }
 
+/* The IR does no arithmetic on i1 (Triton would wrap it modulo 2). */
 static void no_bool_arith(Sema *s, ValueId x, Op op, Span sp) {
     if (dt_of(s, x) == DT_I1)
         sema_fail(s, sp, "'%s' on boolean (i1) values is not supported; convert them with .to(tl.int32) first",
@@ -514,8 +514,8 @@ static Val tensor_binop(Sema *s, Op op, Val a, Val b, Span sp) {
                   : op == OP_LSHIFT ? IR_SHL : IR_SHR;
         if (op == OP_RSHIFT && arith_shr != dt_is_signed(dt_of(s, x))) { /* shr's kind follows its type */
             Type t = ty_of(s, x), other = ir_with_dtype(t, signed_twin(dt_of(s, x), arith_shr));
-            ValueId r = emit2(s, IR_SHR, other, sema_cast(s, x, ir_elem(other), sp), sema_cast(s, y, ir_elem(other), sp), sp);
-            return tv(s, sema_cast(s, r, ir_elem(t), sp));
+            ValueId xs = sema_cast(s, x, ir_elem(other), sp), ys = sema_cast(s, y, ir_elem(other), sp);
+            return tv(s, sema_cast(s, emit2(s, IR_SHR, other, xs, ys, sp), ir_elem(t), sp));
         }
         return tv(s, emit2(s, oc, ty_of(s, x), x, y, sp));
     }
