@@ -523,6 +523,25 @@ TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out) {
     return TL_SUCCESS;
 }
 
+TlStatus tl_kernel_resources(const TlKernel *k, TlKernelResources *out) {
+    if (!k || !out || !k->ctx) /* no context: its code was unloaded with it */
+        return TL_ERROR_INVALID_ARGUMENT;
+    const TlKernel *c = k->info.tuned && k->last_config >= 0 ? k->configs[k->last_config] : k;
+    const Variant *v = c->last ? c->last : c->variants;
+    if (!v)
+        return fail(k->ctx, TL_ERROR_INVALID_ARGUMENT, "%s: no variant is compiled yet (launch the kernel, or give "
+                    "it a full signature)", k->name);
+    *out = (TlKernelResources){0};
+    if (k->ctx->kind == TL_DEVICE_CUDA) {
+        out->shared_bytes = v->shared_bytes;
+        out->threads = 32 * v->num_warps;
+        return gpu_func_attrs(k->ctx, v, &out->registers, &out->spill_bytes);
+    }
+    out->shared_bytes = v->fn ? v->fn->shared_bytes : 0;
+    out->threads = v->fn ? 32 * ir_launch_warps(v->fn) : 0;
+    return TL_SUCCESS;
+}
+
 TlStatus tl_kernel_constant_int(const TlKernel *k, const char *name, int64_t *out) {
     if (!k || !name || !out)
         return TL_ERROR_INVALID_ARGUMENT;

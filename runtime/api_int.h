@@ -202,6 +202,7 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs);
  * without them. */
 TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int nargs, bool *ok);
 void gpu_unload(TlContext *ctx, Variant *v);
+TlStatus gpu_func_attrs(TlContext *ctx, const Variant *v, int *regs, int *local_bytes);
 /* The disk cache directory (cache_dir), false when TL_ALWAYS_COMPILE=1 or
  * it is not safe to use (a note then goes to k's log). */
 bool gpu_cache_dir(TlKernel *k, Buf *dir);

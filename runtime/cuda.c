@@ -28,6 +28,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
     X(cuModuleLoadData, "cuModuleLoadData") X(cuModuleLoadDataEx, "cuModuleLoadDataEx")          \
     X(cuModuleUnload, "cuModuleUnload") X(cuModuleGetFunction, "cuModuleGetFunction")            \
     X(cuFuncSetAttribute, "cuFuncSetAttribute") X(cuLaunchKernel, "cuLaunchKernel")              \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute")                                                  \
     X(cuLinkCreate, "cuLinkCreate_v2") X(cuLinkAddData, "cuLinkAddData_v2")                      \
     X(cuLinkComplete, "cuLinkComplete") X(cuLinkDestroy, "cuLinkDestroy")                        \
     X(cuEventCreate, "cuEventCreate") X(cuEventRecord, "cuEventRecord")                          \

@@ -418,6 +418,15 @@ out:
     return s;
 }
 
+/* What ptxas gave the kernel: registers and local memory (spills, stack) per thread. */
+TlStatus gpu_func_attrs(TlContext *ctx, const Variant *v, int *regs, int *local_bytes) {
+    bind(ctx);
+    CUresult r = ctx->cu->cuFuncGetAttribute(regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->func);
+    if (!r)
+        r = ctx->cu->cuFuncGetAttribute(local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, v->func);
+    return r ? cu_fail(ctx, r, "cuFuncGetAttribute") : TL_SUCCESS;
+}
+
 void gpu_unload(TlContext *ctx, Variant *v) {
     if (ctx->cu && v->mod) {
         bind(ctx);

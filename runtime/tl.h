@@ -156,6 +156,18 @@ typedef struct TlKernelConfig {
     int tuned;           /* 1: launches tune (see tl_launch_grid) */
 } TlKernelConfig;
 TL_API TlStatus tl_kernel_config(const TlKernel *k, TlKernelConfig *out);
+/* What the compiled kernel takes of the GPU (Triton's CompiledKernel.n_regs,
+ * n_spills, metadata.shared): of the variant the last launch ran, else the one
+ * a full signature compiled at creation. TL_ERROR_INVALID_ARGUMENT, with a
+ * message, before any variant exists. On the CPU device registers and
+ * spill_bytes are 0. */
+typedef struct TlKernelResources {
+    int registers;    /* 32-bit registers per thread */
+    int spill_bytes;  /* local memory per thread (spills and stack), bytes */
+    int shared_bytes; /* shared memory per program, bytes */
+    int threads;      /* threads per program */
+} TlKernelResources;
+TL_API TlStatus tl_kernel_resources(const TlKernel *k, TlKernelResources *out);
 /* Warnings and errors of every compilation of this kernel so far. */
 TL_API const char *tl_kernel_log(const TlKernel *k);
 /* The typed IR of the most recent specialisation compiled from source (for

@@ -89,6 +89,10 @@ int main(void) {
     if (s == TL_SUCCESS) {
         TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(100)};
         unsigned grid[3] = {4, 1, 1}, zero[3] = {0, 1, 1}, huge[3] = {1, 70000, 1};
+        TlKernelResources res;
+        check("resources_before_a_variant", tl_kernel_resources(k, &res) == TL_ERROR_INVALID_ARGUMENT &&
+              contains(tl_last_error(ctx), "copy_k: no variant is compiled yet"), tl_last_error(ctx));
+        check("resources_null", tl_kernel_resources(k, NULL) == TL_ERROR_INVALID_ARGUMENT, NULL);
         check("launch_zero_grid", tl_launch(k, zero, args, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
         check("launch_grid_too_big", tl_launch(k, huge, args, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
         check("launch_null_grid", tl_launch(k, NULL, args, 3) == TL_ERROR_INVALID_ARGUMENT, tl_last_error(ctx));
@@ -103,6 +107,9 @@ int main(void) {
         check("launch_bad_arg_kind", tl_launch(k, grid, bad_kind, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
 
         s = tl_launch(k, grid, args, 3);
+        s = s != TL_SUCCESS ? s : tl_kernel_resources(k, &res); /* the CPU: no registers, 4 warps */
+        check("resources_cpu", s == TL_SUCCESS && res.registers == 0 && res.spill_bytes == 0 && res.threads == 128,
+              tl_last_error(ctx));
         float out[100] = {0};
         tl_buffer_read(z, 0, out, sizeof out);
         check("launch_copy", s == TL_SUCCESS && !memcmp(out, host, sizeof out), tl_last_error(ctx));

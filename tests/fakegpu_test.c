@@ -57,6 +57,13 @@ int main(int argc, char **argv) {
     if (s != TL_SUCCESS)
         return 1;
     check("arch", !strcmp(fake->target, argv[2]), fake->target);
+    /* the driver's registers and local memory (the fake's 40 and 24), the
+     * compiled kernel's threads and shared memory (a copy: none) */
+    TlKernelResources res = {-1, -1, -1, -1};
+    s = tl_kernel_resources(k, &res);
+    char got[128];
+    snprintf(got, sizeof got, "%d %d %d %d", res.registers, res.spill_bytes, res.shared_bytes, res.threads);
+    check("resources", s == TL_SUCCESS && !strcmp(got, "40 24 0 128"), got);
     char note[512];
     snprintf(note, sizeof note, "note: the disk cache is off: '%s' is writable by other users (chmod go-w, or a "
              "TL_CACHE_DIR of your own)\n", dir);

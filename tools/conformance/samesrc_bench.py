@@ -18,6 +18,8 @@ TUT = os.path.join(HERE, "tutorials")
 # The first top-level statement of each file that is no longer definitions (tests, benchmarks, demo runs).
 CUT = {
     "01-vector-add.py": r"^torch\.manual_seed",
+    "02-fused-softmax.py": r"^torch\.manual_seed",
+    "04-low-memory-dropout.py": None,  # demo statements between the definitions: keep the definitions only
     "03-matrix-multiplication.py": r"^a = torch\.rand",
     "05-layer-norm.py": r"^def test_layer_norm",
     "06-fused-attention.py": r"^TORCH_HAS_FP8 = ",
@@ -31,10 +33,15 @@ def load(name):
     import types
     path = os.path.join(TUT, name)
     src = open(path).read()
-    m = re.search(CUT[name], src, re.M)
-    cut_line = src[:m.start()].count("\n") + 1 if m else 10 ** 9
     tree = ast.parse(src, path)
-    tree.body = [n for n in tree.body if n.lineno < cut_line]
+    if CUT[name] is None:  # imports, defs and UPPER_CASE constants (DEVICE = ...)
+        tree.body = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+                     or (isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) and t.id.isupper()
+                                                           for t in n.targets))]
+    else:
+        m = re.search(CUT[name], src, re.M)
+        cut_line = src[:m.start()].count("\n") + 1 if m else 10 ** 9
+        tree.body = [n for n in tree.body if n.lineno < cut_line]
     mod = types.ModuleType(name.replace("-", "_").replace(".py", ""))
     mod.__file__ = path
     sys.modules[mod.__name__] = mod
@@ -109,6 +116,29 @@ def main_run(mode, out_path):
         out, ref = out.float(), ref.float()
         return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
+    def rows_error(name, e):
+        rows.append({"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"})
+        print(f"{name:55s} ERROR loading: {type(e).__name__}: {str(e)[:300]}", flush=True)
+
+    def t02_rows(t02):
+        x = torch.randn(4096, 8192, device=dev)
+        row("t02 softmax fp32 4096x8192", lambda: t02.softmax(x), lambda o: relerr(o, torch.softmax(x, axis=1)),
+            2 * x.numel() * 4, "GB/s")
+
+    def t04_rows(t04):
+        n, p = 1 << 26, 0.5
+        x = torch.randn(n, device=dev)
+        keep = (torch.rand(n, device=dev) > p).to(torch.int32)
+        row("t04 dropout fp32 2^26", lambda: t04.dropout(x, keep, p),
+            lambda o: relerr(o, torch.where(keep.bool(), x / (1 - p), 0.0)), 3 * n * 4, "GB/s")
+
+        def seeded_check(o):
+            kept = o != 0
+            frac = kept.float().mean().item()
+            err = relerr(torch.where(kept, o, 0.0), torch.where(kept, x / (1 - p), 0.0))
+            return err if 0.45 < frac < 0.55 else 1.0
+        row("t04 seeded dropout fp32 2^26", lambda: t04.seeded_dropout(x, p, 123), seeded_check, 2 * n * 4, "GB/s")
+
     torch.manual_seed(0)
     # 01: vector add
     t01 = load("01-vector-add.py")
@@ -116,6 +146,14 @@ def main_run(mode, out_path):
     x = torch.rand(n, device=dev); y = torch.rand(n, device=dev)
     row("t01 add fp32 n=2^27", lambda: t01.add(x, y), lambda o: relerr(o, x + y), 12 * n, "GB/s")
     del x, y
+
+    # 02: fused softmax, fp32 rows of 8192 (its host code asks n_regs and metadata.shared: tl_kernel_resources)
+    # 04: low-memory dropout with a keep mask, and seeded (checked: each element 0 or x / (1 - p), about half kept)
+    for name, rows in (("02-fused-softmax.py", t02_rows), ("04-low-memory-dropout.py", t04_rows)):
+        try:
+            rows(load(name))
+        except Exception as e:  # the file's own module-level code failed: its rows are errors, the others run
+            rows_error(name, e)
 
     # 03: the tutorial's autotuned matmul (its CUDA configs), fp16, with and without leaky_relu
     t03 = load("03-matrix-multiplication.py")

@@ -588,6 +588,7 @@ class _Meta:
 
     def __init__(self, entry, num_ctas=1):
         k = entry.kernel
+        self._entry = entry
         self.name = entry.name
         self.num_warps = k.num_warps
         self.num_stages = k.num_stages
@@ -595,8 +596,12 @@ class _Meta:
         self.tl_signature = entry.sig
         self.tl_options = entry.options
 
+    @property
+    def shared(self):  # bytes of shared memory per program
+        return self._entry.kernel.resources()["shared_bytes"]
+
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name.startswith("_"):
             raise AttributeError(name)
         emit("attr_unavailable", once="metadata." + name, attr="metadata." + name)
         raise AttributeError(f"tl shim: CompiledKernel.metadata.{name} is not available through tl")
@@ -614,6 +619,17 @@ class TlCompiledKernel:
         self.metadata = _Meta(entry, num_ctas)
         self.tl_source = entry.source
         self.tl_options = entry.options
+
+    def _init_handles(self):  # Triton loads the binary lazily here; tl loaded it when it compiled
+        pass
+
+    @property
+    def n_regs(self):  # Triton: cuFuncGetAttribute(NUM_REGS)
+        return self._entry.kernel.resources()["registers"]
+
+    @property
+    def n_spills(self):  # Triton: LOCAL_SIZE_BYTES / 4
+        return self._entry.kernel.resources()["spill_bytes"] // 4
 
     def __getattr__(self, name):
         if name.startswith("__") or name.startswith("_"):
