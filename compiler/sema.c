@@ -501,6 +501,26 @@ const Node *sema_autotune_decorator(const Node *fn) {
     return NULL;
 }
 
+/* @triton.must_use_result(msg): a call whose result is dropped (an
+ * expression statement) is an error, in Triton's words. */
+static void check_result_used(Sema *s, const Node *call) {
+    const Node *f = call->a;
+    if (f->kind != N_NAME) /* a method call (x.store(...)) names no decorated function */
+        return;
+    Val fv = eval(s, f);
+    if (fv.k != V_FUNC)
+        return;
+    for (int i = 0; i < fv.fn->l2.len; i++) {
+        const Node *d = fv.fn->l2.items[i];
+        const char *n = decorator_name(d);
+        if (!n || strcmp(n, "must_use_result"))
+            continue;
+        const Node *msg = d->kind == N_CALL && d->l0.len ? d->l0.items[0] : NULL;
+        sema_fail(s, call->span, "The result of %s is not being used.%s%s", f->name, msg && msg->kind == N_STR ? " " : "",
+                  msg && msg->kind == N_STR ? msg->name : "");
+    }
+}
+
 bool sema_is_constexpr_annotation(const Node *a) {
     if (!a)
         return false;
@@ -1865,8 +1885,11 @@ static void exec_stmt(Sema *s, const Node *n, const Cont *k) {
     case N_EXPR_STMT:
         if (n->a->kind == N_NAME)
             (void)lookup_name(s, n->a->name, n->a->span, true);
-        else if (n->a->kind != N_STR) /* docstrings */
+        else if (n->a->kind != N_STR) { /* docstrings */
+            if (n->a->kind == N_CALL)
+                check_result_used(s, n->a);
             (void)eval(s, n->a);
+        }
         break;
     case N_ASSIGN: {
         Val v = eval(s, n->a);

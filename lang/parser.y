@@ -1317,6 +1317,8 @@ static bool is_wrapper(const char *s) {
     return !strcmp(s, "triton.autotune") || !strcmp(s, "autotune") ||
            !strcmp(s, "triton.heuristics") || !strcmp(s, "heuristics");
 }
+/* @triton.must_use_result or @triton.must_use_result("why"): sema checks the calls. */
+static bool is_must_use(const char *s) { return !strcmp(s, "triton.must_use_result") || !strcmp(s, "must_use_result"); }
 
 /* @triton.heuristics({'NAME': lambda args: ..., ...}): the one place a
  * lambda may stand, as a value of its dict (sema evaluates it when it
@@ -1364,6 +1366,8 @@ static void check_funcdef(Check *c, Node *f) {
             nknown++;
             if (njit == 2)
                 CERR(c, d->span, "duplicate decorator '@%s'", name);
+        } else if (is_must_use(name)) {
+            nknown++;
         } else if (is_wrapper(name)) {
             nknown++;
             if (!wrapper)

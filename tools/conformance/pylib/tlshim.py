@@ -254,7 +254,8 @@ def _compile_exception(message, source):
     err = next((d for d in diags if d[2] == "error"), None)
     calls = [d for d in diags if d[2] == "note" and d[3].startswith("in the call to")]
     outer = calls[-1] if calls else err
-    text = f"{_at(source, outer[0], outer[1])}\n{message}" if outer else message
+    # Triton's text: "at L:C:", the source, then the message as the last line
+    text = f"{_at(source, outer[0], outer[1])}\n{str(message).rstrip()}\n{err[3]}" if outer else message
     if "static assertion failed" in message or "static_assert" in _tl_first_error(message):
         return E["assert"](text, source)
     if "bytes of shared memory" in message and ("allows" in message or "more than" in message):
