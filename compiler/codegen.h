@@ -24,8 +24,12 @@
  * source span; LLVM verifier failures are internal errors with the module
  * dumped to a file named in the message. Returns false on any error. The same
  * input gives byte-identical output. times (if not NULL) gets the lowering,
- * optimisation and emission times added. */
-bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *arch, int opt_level, Buf *llvm_ir,
-                    Buf *ptx, CompileTimes *times);
+ * optimisation and emission times added.
+ *
+ * debug_info (llvm_debug.c): 0 none; 1 line tables (`.file` naming fs[0]'s
+ * source, `.loc` of each op's line); 2 full debug info. Only the directives
+ * differ: the instructions are the same at every level. */
+bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *arch, int opt_level, int debug_info,
+                    Buf *llvm_ir, Buf *ptx, CompileTimes *times);
 
 #endif

@@ -141,8 +141,8 @@ bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *t
     return true;
 }
 
-bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
-                 const CompileHooks *hooks, Buf *ptx) {
+bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, int debug_info,
+                 CompileStop stop, const CompileHooks *hooks, Buf *ptx) {
     if (!target)
         target = ptx_arch(NULL);
     CompileTimes *times = hooks ? hooks->times : NULL;
@@ -160,5 +160,5 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
     }
     if (stop == COMPILE_TO_IR_GPU)
         return true;
-    return codegen_module(d, fs, n, target, opt_level, hooks ? hooks->llvm : NULL, ptx, times);
+    return codegen_module(d, fs, n, target, opt_level, debug_info, hooks ? hooks->llvm : NULL, ptx, times);
 }

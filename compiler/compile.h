@@ -35,9 +35,10 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
 /* GPU part, for kernels from compile_kernel: axis analysis and the layout
  * pass on each (verified after each pass), then, with COMPILE_TO_PTX,
  * lowering of all of them into one module of PTX for target at opt_level.
- * Sets each Function's shared_bytes. */
-bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, CompileStop stop,
-                 const CompileHooks *hooks, Buf *ptx);
+ * Sets each Function's shared_bytes. debug_info: 0 none, 1 line tables
+ * (-lineinfo), 2 full (-g); see codegen_module. */
+bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, int debug_info,
+                 CompileStop stop, const CompileHooks *hooks, Buf *ptx);
 
 
 /* Run the named passes (comma-separated, as --dump-after names them) on one

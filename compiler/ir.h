@@ -359,6 +359,7 @@ typedef struct Function {
     bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */
     Arena *arena;
     const Source *src;
+    Span span;                 /* the kernel's `def` (its line in debug info); 0: unknown */
 } Function;
 
 typedef struct Module {

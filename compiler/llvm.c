@@ -734,9 +734,15 @@ static void lower_op(Lower *L, Inst *in) {
     }
 }
 
+/* Each op's instructions carry its source line (llvm_debug.c); the code an
+ * op emits after its regions (phis, branches) carries the op's again. */
 void llvm_lower_block(Lower *L, Block *blk) {
-    for (int i = 0; i < blk->ninsts && !L->failed; i++)
+    LLVMMetadataRef outer = llvm_debug_here(L);
+    for (int i = 0; i < blk->ninsts && !L->failed; i++) {
+        llvm_debug_at(L, blk->insts[i]->span, outer);
         lower_inst(L, blk->insts[i]);
+    }
+    llvm_debug_set(L, outer);
 }
 
 /* ---- checks before lowering ---- */
@@ -952,11 +958,13 @@ static bool lower_function(Lower *L, Function *f) {
         return false;
     L->axis = axis_analyze(f);
     declare_kernel(L);
+    llvm_debug_function(L);
     setup_entry(L);
     llvm_lower_block(L, f->body);
     if (L->failed)
         return false;
     finish_kernel(L);
+    llvm_debug_end_function(L);
     if (!f->no_fp_fusion)
         allow_contract(L->fn);
     /* The PTX names what the launch must pass, for readers of a .ptx file
@@ -1018,7 +1026,7 @@ static void dump_module(Diag *d, LLVMModuleRef mod, const char *why) {
 }
 
 static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTargetMachineRef tm, int opt,
-                          Buf *llvm_ir, Buf *ptx, CompileTimes *times, double *t0) {
+                          int debug_info, Buf *llvm_ir, Buf *ptx, CompileTimes *times, double *t0) {
     char *err = NULL;
     if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &err)) {
         dump_module(d, mod, err ? err : "?");
@@ -1030,7 +1038,7 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     compile_time(times, STAGE_LOWER, t0);
     bool ok = ptx_optimize(mod, tm, opt, &err);
     compile_time(times, STAGE_OPTIMIZE, t0);
-    ok = ok && (!ptx || ptx_emit(mod, tm, ptx, &err));
+    ok = ok && (!ptx || ptx_emit(mod, tm, debug_info, ptx, &err));
     compile_time(times, STAGE_EMIT, t0);
     if (!ok) {
         diag_internal(d, "LLVM failed on the %s kernel: %s", a->name, err ? err : "?");
@@ -1045,8 +1053,8 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     return true;
 }
 
-bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_level, Buf *llvm_ir, Buf *ptx,
-                    CompileTimes *times) {
+bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_level, int debug_info, Buf *llvm_ir,
+                    Buf *ptx, CompileTimes *times) {
     double t0 = compile_clock();
     char *err = NULL;
     LLVMTargetMachineRef tm = ptx_target_machine(a, opt_level, &err);
@@ -1065,12 +1073,14 @@ bool codegen_module(Diag *d, Function **fs, int n, const PtxArch *a, int opt_lev
     L.eb = LLVMCreateBuilderInContext(L.ctx);
     init_types(&L);
     declare_smem(&L);
+    llvm_debug_begin(&L, debug_info, n > 0 ? fs[0]->src : NULL, opt_level > 0);
     bool ok = true;
     for (int i = 0; i < n && ok; i++)
         ok = lower_function(&L, fs[i]);
+    llvm_debug_finish(&L);
     ok = ok && llvm_link_libraries(&L);
     if (ok)
-        ok = finish_module(d, L.mod, a, tm, opt_level, llvm_ir, ptx, times, &t0);
+        ok = finish_module(d, L.mod, a, tm, opt_level, debug_info, llvm_ir, ptx, times, &t0);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.eb);
     LLVMDisposeModule(L.mod);

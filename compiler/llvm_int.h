@@ -67,6 +67,11 @@ typedef struct Lower {
     bool split;              /* past a warp_specialize: the producer's warps have left, so a
                                 bar.sync counts the consumers' (32 * num_warps) threads */
     bool failed;
+    /* debug info (llvm_debug.c): 0 none, 1 line tables, 2 full */
+    int debug;
+    bool di_optimized;
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_file, di_cu, di_sp; /* the source, the unit, the kernel being lowered */
 } Lower;
 
 
@@ -206,10 +211,24 @@ bool llvm_convert_ldmatrix(Lower *L, Inst *in);
 bool llvm_local_load_ldmatrix(Lower *L, Inst *in, LLVMValueRef base);
 bool llvm_fma_smem_operand(Lower *L, const Inst *ld); /* an FMA dot reads it from shared memory */
 
+/* ---- llvm_debug.c: source locations (-lineinfo, -g) ---- */
+/* level 0: nothing; 1: line tables; 2: full debug info. Before any kernel. */
+void llvm_debug_begin(Lower *L, int level, const Source *src, bool optimized);
+/* The kernel's DISubprogram; both builders at its def line. */
+void llvm_debug_function(Lower *L);
+void llvm_debug_end_function(Lower *L);
+/* The builder's location now, to restore with llvm_debug_set; the op's
+ * location from its span (outer when it has none). */
+LLVMMetadataRef llvm_debug_here(Lower *L);
+void llvm_debug_set(Lower *L, LLVMMetadataRef loc);
+void llvm_debug_at(Lower *L, Span sp, LLVMMetadataRef outer);
+void llvm_debug_finish(Lower *L); /* finalise, before the verifier */
+
 /* ---- ptx.c: target machine, optimisation, emission ---- */
 LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err);
 /* Run the default<O<opt_level>> pipeline on the module. */
 bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char **err);
-bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err);
+/* debug_info as codegen_module's: line tables alone keep ptxas optimising. */
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, int debug_info, Buf *out, char **err);
 
 #endif

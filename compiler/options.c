@@ -30,6 +30,12 @@ const OptionSpec option_specs[] = {
      .help = "sm_90a: a dot loop whose operands TMA copies runs its copies in a producer warpgroup, beside num_warps consumer warps (default: on; tl.range(..., warp_specialize=) decides per loop)"},
     {.name = "fp-fusion", .metavar = "on|off",
      .help = "let LLVM fuse a float multiply and an add into one fma (Triton's enable_fp_fusion; default: on)"},
+    {.name = "lineinfo",
+     .help = "source lines in the PTX (.file/.loc: ncu's source view, compute-sanitizer) without changing the code; also "
+             "spelled -lineinfo (default: on in the C API, off in tlc)"},
+    {.name = "no-lineinfo", .help = "no source lines in the PTX (the C API: also TL_DISABLE_LINE_INFO=1)"},
+    {.name = "g", .help = "full debug info: the line tables and the kernels' DWARF entries (no variables); the code "
+                          "is the same"},
     {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
@@ -41,6 +47,7 @@ void options_init(CompileOptions *o) {
     o->auto_tma = -1;
     o->warp_specialize = -1;
     o->fp_fusion = -1;
+    o->debug_info = -1;
 }
 
 bool options_check_int(const char *name, long v, Buf *err) {
@@ -102,6 +109,9 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
             return false;
         }
         *(name[0] == 'a' ? &o->auto_tma : name[0] == 'w' ? &o->warp_specialize : &o->fp_fusion) = !strcmp(arg, "on");
+    } else if (!strcmp(name, "lineinfo") || !strcmp(name, "no-lineinfo") || !strcmp(name, "g")) {
+        /* the last of them wins, as with a C compiler's -g / -g0 */
+        o->debug_info = name[0] == 'l' ? 1 : name[0] == 'n' ? 0 : 2;
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
                !strcmp(name, "max-errors") || !strcmp(name, "O")) {
         const char *dash = name[1] ? "--" : "-";
@@ -187,7 +197,11 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
     while ((w = next_word(a, &s, err, &ok))) {
         const char *name, *arg = NULL;
         size_t n;
-        if (w[0] == '-' && w[1] && w[1] != '-') { /* a short flag: -DNAME=V, -D NAME=V, -O3 */
+        const OptionSpec *single = w[0] == '-' && w[1] && w[1] != '-' ? find_spec(w + 1, strlen(w + 1)) : NULL;
+        if (single && !single->metavar && single->name[1]) { /* -lineinfo, as nvcc spells it */
+            name = w + 1;
+            n = strlen(name);
+        } else if (w[0] == '-' && w[1] && w[1] != '-') { /* a short flag: -DNAME=V, -D NAME=V, -O3 */
             name = w + 1;
             n = 1;
             if (w[2])
@@ -207,7 +221,12 @@ bool options_parse_string(CompileOptions *o, Arena *a, const char *str, Buf *err
             buf_printf(err, "unknown option '%.*s'", w[1] == '-' ? (int)(n + 2) : 2, w);
             return false;
         }
-        if (!arg) {
+        if (!spec->metavar) {
+            if (arg) {
+                buf_printf(err, "option '%.*s' takes no argument", w[1] == '-' ? (int)(n + 2) : 2, w);
+                return false;
+            }
+        } else if (!arg) {
             arg = next_word(a, &s, err, &ok);
             if (!ok)
                 return false;

@@ -22,6 +22,9 @@ typedef struct CompileOptions {
                                 (whose launches pass the maps tma.c asks for), off for tlc */
     int warp_specialize;     /* --warp-specialize on|off: 1 / 0; -1: the default (on) */
     int fp_fusion;           /* --fp-fusion on|off: 1 / 0; -1: the default (on) */
+    int debug_info;          /* 0 none (--no-lineinfo), 1 line tables (--lineinfo), 2 full (-g);
+                                -1: the default, line tables in the C API (unless
+                                TL_DISABLE_LINE_INFO), none in tlc */
     bool runtime_signature;  /* the signature lists the runtime parameters only (API launches) */
     SemaDefine defines[OPTIONS_MAX_DEFINES];
     int ndefines;
@@ -42,7 +45,8 @@ extern const OptionSpec option_specs[];
 extern const int option_nspecs;
 
 void options_init(CompileOptions *o);
-/* Apply one flag by name ("kernel", "D", ...). On a bad value, writes one line
+/* Apply one flag by name ("kernel", "D", ...); arg is NULL for a flag that
+ * takes none (its spec has no metavar). On a bad value, writes one line
  * to err and returns false. Strings are copied into the arena. */
 bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg, Buf *err);
 /* Is v valid for the integer option `name` ("num-warps")? If not, err gets

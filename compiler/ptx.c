@@ -90,7 +90,8 @@ bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char 
 /* Some instructions the lowering writes as inline asm need a newer PTX ISA
  * than the one the arch table asks of every kernel (so that older drivers
  * can still load the rest): raise `.version` in the kernels that use them,
- * and only there. Each needle is text only that instruction prints. */
+ * and only there. Each needle is text only that instruction prints; `need`
+ * is a floor the caller sets (-g's DWARF). */
 static const struct {
     const char *needle;
     int isa; /* major * 10 + minor */
@@ -100,8 +101,7 @@ static const struct {
     {".L1::evict_", 74},
 };
 
-static void require_isa(char *text, size_t len) {
-    int need = 0;
+static void require_isa(char *text, size_t len, int need) {
     for (size_t i = 0; i < sizeof isa_needs / sizeof isa_needs[0]; i++)
         if (isa_needs[i].isa > need && memmem(text, len, isa_needs[i].needle, strlen(isa_needs[i].needle)))
             need = isa_needs[i].isa;
@@ -114,14 +114,32 @@ static void require_isa(char *text, size_t len) {
         d[0] = (char)('0' + need / 10), d[2] = (char)('0' + need % 10);
 }
 
-bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, Buf *out, char **err) {
+/* NVPTX writes `.target sm_XX, debug` for any debug info, line tables
+ * included, and ptxas (the driver's JIT too) then builds device-debug code:
+ * unoptimised, several times slower. Line tables must not change the code,
+ * so they lose the word, as Triton's make_ptx drops it; -g keeps it (that is
+ * nvcc -G's device debugging). Returns the new length. */
+static size_t drop_debug_target(char *text, size_t len) {
+    char *t = memmem(text, len, "\n.target ", 9);
+    char *eol = t ? memchr(t + 1, '\n', len - (size_t)(t + 1 - text)) : NULL;
+    char *w = eol ? memmem(t, (size_t)(eol - t), ", debug", 7) : NULL;
+    if (!w)
+        return len;
+    memmove(w, w + 7, len - (size_t)(w + 7 - text));
+    return len - 7;
+}
+
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, int debug_info, Buf *out, char **err) {
     LLVMMemoryBufferRef mb;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, err, &mb))
         return false;
     size_t start = out->len;
     buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
     LLVMDisposeMemoryBuffer(mb);
+    if (out->data && debug_info == 1)
+        out->len = start + drop_debug_target(out->data + start, out->len - start);
     if (out->data)
-        require_isa(out->data + start, out->len - start);
+        /* -g's DWARF has label differences in its sections: PTX ISA 7.5 */
+        require_isa(out->data + start, out->len - start, debug_info >= 2 ? 75 : 0);
     return true;
 }

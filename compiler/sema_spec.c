@@ -580,6 +580,7 @@ int sema_kernel_names(const Node *module, const char **names, int max) {
 static void start_function(Sema *s, const Node *fn, Frame *fr) {
     s->f = ir_func_new(s->a, fn->name);
     s->f->src = s->src;
+    s->f->span = fn->span;
     s->blk = s->f->body;
     *fr = (Frame){.fn = fn};
     s->fr = fr;

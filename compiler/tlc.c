@@ -379,7 +379,7 @@ static bool build_aot(Driver *dr, Arena *a, Diag *d, const Source *src, const No
                 Diag vd = {.max_errors = d->max_errors, .color = d->color};
                 Function *f = compile_kernel(a, &vd, src, mod, &o, NULL);
                 Buf ptx = {0};
-                bool ok = f && compile_gpu(&vd, &f, 1, o.arch, o.opt_level, COMPILE_TO_PTX, NULL, &ptx);
+                bool ok = f && compile_gpu(&vd, &f, 1, o.arch, o.opt_level, o.debug_info, COMPILE_TO_PTX, NULL, &ptx);
                 if (!ok && (vd.internal || v == nv - 1)) {
                     /* the user's own signature (the last) must compile; a bug is never quiet */
                     if (vd.out.data)
@@ -479,7 +479,7 @@ static int run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out
         Buf ptx = {0};
         const PtxArch *arch = dr->narchs ? ptx_arch(dr->archs[0]) : dr->opts.arch;
         CompileStop stop = dr->emit == EMIT_IR_GPU ? COMPILE_TO_IR_GPU : COMPILE_TO_PTX;
-        if (compile_gpu(d, fs, n, arch, dr->opts.opt_level, stop, &hooks, &ptx)) {
+        if (compile_gpu(d, fs, n, arch, dr->opts.opt_level, dr->opts.debug_info, stop, &hooks, &ptx)) {
             const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
             if (dr->emit == EMIT_CUBIN)
                 rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, &ptx, out);
@@ -594,10 +594,14 @@ int main(int argc, char **argv) {
                                             OPT_SHARED + i};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
+    /* nvcc's and ptxas's spelling of --lineinfo, one dash */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "-lineinfo"))
+            argv[i] = "--lineinfo";
     opterr = 0;
     int c, rc = EXIT_OK;
     Buf err = {0};
-    while (rc == EXIT_OK && (c = getopt_long(argc, argv, ":o:hD:O:", longopts, NULL)) != -1) {
+    while (rc == EXIT_OK && (c = getopt_long(argc, argv, ":o:hD:O:g", longopts, NULL)) != -1) {
         err.len = 0;
         switch (c) {
         case 'o':
@@ -643,6 +647,9 @@ int main(int argc, char **argv) {
         case OPT_PASSES:
             dr.passes = optarg;
             break;
+        case 'g':
+            options_set(&dr.opts, &arena, "g", NULL, &err);
+            break;
         case 'D':
         case 'O':
             if (!options_set(&dr.opts, &arena, c == 'D' ? "D" : "O", optarg, &err))
@@ -668,6 +675,8 @@ int main(int argc, char **argv) {
         arena_free(&arena);
         return rc;
     }
+    if (dr.opts.debug_info < 0)
+        dr.opts.debug_info = 0; /* tlc's PTX has no line tables unless asked (the C API's has) */
     if (optind >= argc)
         return usage_error("%s", "no input file");
     if (argc - optind > 1)

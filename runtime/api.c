@@ -312,6 +312,10 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     }
     if (k->opts.auto_tma < 0)
         k->opts.auto_tma = 1; /* our launches pass the maps the tma pass asks for */
+    if (k->opts.debug_info < 0) { /* line tables, as Triton's (and its TRITON_DISABLE_LINE_INFO) */
+        const char *off = getenv("TL_DISABLE_LINE_INFO");
+        k->opts.debug_info = off && *off && strcmp(off, "0") ? 0 : 1;
+    }
     Diag d = {.max_errors = k->opts.max_errors, .library = true};
     CompileTimes times = {0};
     k->module = compile_parse(&k->arena, &d, &k->src, &times);
@@ -578,8 +582,8 @@ bool api_dump_enabled(void) {
 
 void api_options_key(const TlKernel *k, Buf *b) {
     const CompileOptions *o = &k->opts;
-    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d\n", o->num_warps, o->num_stages,
-               o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion);
+    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d debug %d\n", o->num_warps, o->num_stages,
+               o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion, o->debug_info);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(b, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
 }

@@ -188,7 +188,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL, .times = &times};
     Diag d = {.library = true};
     Function *fs[1] = {v->fn};
-    bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, COMPILE_TO_PTX, &hooks, &ptx);
+    bool ok = compile_gpu(&d, fs, 1, target_of(k), k->opts.opt_level, k->opts.debug_info, COMPILE_TO_PTX, &hooks, &ptx);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
     TlStatus s = TL_SUCCESS;

@@ -10,7 +10,8 @@
 #                               sm_90 and pass ptxas; a few FileCheck their output
 #   codegen/example/*           every examples/*.tl kernel with the signatures the example
 #                               programs use compiles for sm_80, sm_90 and sm_90a (wgmma), ptxas accepts
-#                               the PTX, and compiling twice gives identical bytes
+#                               the PTX, and compiling twice gives identical bytes; with
+#                               -lineinfo, the PTX less its line directives is the PTX without
 # Without ptxas (/usr/local/cuda/bin/ptxas, or $PTXAS) the ptxas steps are skipped
 # with a note. tests/codegen/gpu_check.py runs the harness kernels and examples on a
 # GPU (see its header); it is not part of this CPU suite.
@@ -163,6 +164,9 @@ tut04_seeded|tutorial_04_low_memory_dropout.tl|--kernel _seeded_dropout --signat
 tut05_fwd|tutorial_05_layer_norm.tl|--kernel _layer_norm_fwd_fused --num-warps 8 --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192'
 tut05_bwd_dx|tutorial_05_layer_norm.tl|--kernel _layer_norm_bwd_dx_fused --num-warps 8 --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 96, 8192'
 tut05_bwd_dwdb|tutorial_05_layer_norm.tl|--kernel _layer_norm_bwd_dwdb --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32, i32:16, 32, 128'
+tut05_fwd_lineinfo|tutorial_05_layer_norm.tl|--kernel _layer_norm_fwd_fused --num-warps 8 --signature '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192' -lineinfo
+tut03_matmul_lineinfo|tutorial_03_matmul.tl|--autotune-config 0 -D ACTIVATION=leaky_relu --signature '$cg_mm16' -lineinfo
+tut02_softmax_g|tutorial_02_fused_softmax.tl|--num-warps 8 --signature '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024, 2' -g
 "
 
 cg_example() { # name file args
@@ -178,8 +182,22 @@ cg_example() { # name file args
         cg_ptxas_ok $out.ptx $a $log || { echo "$a: ptxas rejected the PTX" >> $log; ok=1; }
         NO_COLOR=1 timeout 120 $TLC "$f" "$@" --arch $a -o $out.again.ptx >> $log 2>&1
         cmp -s $out.ptx $out.again.ptx || { echo "$a: two compilations differ" >> $log; ok=1; }
+        case " $* " in *" -lineinfo "*) cg_lineinfo_same "$f" $a $out "$@" || ok=1 ;; esac
     done
     report "$n" $ok $log
+}
+
+# Line tables change no instruction: the PTX without its .loc / .file lines,
+# function labels and DWARF sections is the PTX compiled without -lineinfo.
+cg_strip_lines() { sed -e '/^\t\.file\t/,$d' -e '/^\t\.loc\t/d' -e '/^\$L__\(tmp\|func_begin\|func_end\)[0-9]*:$/d' "$1" | cat -s; }
+cg_lineinfo_same() { # file arch out args... (with -lineinfo)
+    local f=$1 a=$2 out=$3 x; shift 3
+    local args=()
+    for x in "$@"; do [ "$x" = -lineinfo ] || args+=("$x"); done
+    NO_COLOR=1 timeout 120 $TLC "$f" "${args[@]}" --arch $a -o $out.plain.ptx >> $log 2>&1 || { echo "$a: tlc failed without -lineinfo" >> $log; return 1; }
+    grep -qE '^[[:space:]]+\.loc[[:space:]]' $out.ptx || { echo "$a: no .loc with -lineinfo" >> $log; return 1; }
+    cmp -s <(cg_strip_lines $out.ptx) <(cg_strip_lines $out.plain.ptx) ||
+        { echo "$a: -lineinfo changed the code:" >> $log; diff <(cg_strip_lines $out.ptx) <(cg_strip_lines $out.plain.ptx) | head -20 >> $log; return 1; }
 }
 
 if $TLC --help 2>/dev/null | grep -q 'llvm (LLVM IR)'; then

@@ -1,7 +1,9 @@
 # tests/fakegpu.sh (sourced by tests/run.sh): libtl's CUDA path on a fake
 # driver (tests/fake_libcuda.c), one run per compute capability: every
 # capability gets an arch (the nearest known one below it), a host pointer
-# is refused, an unsafe cache directory is not used.
+# is refused, an unsafe cache directory is not used; the library's PTX has
+# line tables by default (.file naming the kernel's source, .loc lines) and
+# none with TL_DISABLE_LINE_INFO=1.
 if want fakegpu/; then
     if cc -shared -fPIC -O1 -o $T/fake_libcuda.so tests/fake_libcuda.c > $T/fakegpu_build.log 2>&1; then
         for cc_arch in 80:sm_80 86:sm_86 87:sm_86 89:sm_89 90:sm_90a 100:sm_90 120:sm_90; do
@@ -11,6 +13,27 @@ if want fakegpu/; then
             rc=$?
             count_lines $log fakegpu
             [ $rc -gt 1 ] && report "fakegpu/cc${cc_arch%%:*} (exit $rc)" 1 $log
+        done
+        for fg_off in 0 1; do
+            n=fakegpu/lineinfo_default; [ $fg_off = 1 ] && n=fakegpu/lineinfo_disabled
+            want $n || continue
+            log=$T/fakegpu_lineinfo$fg_off.log
+            rm -rf $T/fg_dump$fg_off && mkdir -p $T/fg_dump$fg_off
+            TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=80 TL_CACHE_DIR=$PWD/$T/fg_dump$fg_off/cache TL_DUMP=1 \
+                TL_DUMP_DIR=$T/fg_dump$fg_off TL_DISABLE_LINE_INFO=$fg_off timeout 120 build/examples/copy > $log 2>&1
+            ok=0
+            ls $T/fg_dump$fg_off/*.ptx > /dev/null 2>&1 || { echo "no PTX dumped" >> $log; ok=1; }
+            for p in $T/fg_dump$fg_off/*.ptx; do
+                [ -f "$p" ] || continue
+                if [ $fg_off = 0 ]; then
+                    grep -q '^.file.1 "examples/copy.tl"$' <(sed 's/^\t//' "$p") || { echo "$p: no .file naming examples/copy.tl" >> $log; ok=1; }
+                    grep -qE '^[[:space:]]+\.loc[[:space:]]+1 [0-9]+ [0-9]+$' "$p" || { echo "$p: no .loc" >> $log; ok=1; }
+                    grep -q ', debug' "$p" && { echo "$p: .target says debug: ptxas would not optimise" >> $log; ok=1; }
+                else
+                    grep -qE '\.loc|\.file' "$p" && { echo "$p: line info with TL_DISABLE_LINE_INFO=1" >> $log; ok=1; }
+                fi
+            done
+            report $n $ok $log
         done
     else
         report fakegpu/build 1 $T/fakegpu_build.log

@@ -516,7 +516,7 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (int i = 0; ok && i < n; i++)
         ok = smem_alloc_pass(&d, fs[i], pa->max_shared) && barrier_pass(&d, fs[i]);
-    ok = ok && codegen_module(&d, fs, n, pa, opt, &ir, &ptx, NULL);
+    ok = ok && codegen_module(&d, fs, n, pa, opt, 0, &ir, &ptx, NULL);
     if (d.out.len)
         fputs(d.out.data, stderr);
     if (!ok)
