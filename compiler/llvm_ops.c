@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fp8.h"
+#include "libdevice.h"
 #include "llvm_int.h"
 
 static int nregs_of(Lower *L, ValueId v) {
@@ -270,7 +271,9 @@ static LLVMValueRef nvvm1(Lower *L, const char *name, LLVMValueRef x) {
 
 /* fp64 exp, exp2, log, log2, sin, cos and erf of any type have no PTX
  * instruction: they call tl's device math library (compiler/device/math.c,
- * linked by llvm_link.c). */
+ * linked by llvm_extern.c). fp32 erf calls libdevice's __nv_erff where
+ * libdevice is installed, as Triton does, else tl's own fp32 erf (same 2 ulp
+ * bound): neither goes through fp64. */
 static LLVMValueRef devmath(Lower *L, OpCode op, LLVMValueRef x, bool f64) {
     const char *name = NULL;
     switch (op) {
@@ -280,7 +283,7 @@ static LLVMValueRef devmath(Lower *L, OpCode op, LLVMValueRef x, bool f64) {
     case IR_LOG2: name = "__tl_log2_f64"; break;
     case IR_SIN: name = "__tl_sin_f64"; break;
     case IR_COS: name = "__tl_cos_f64"; break;
-    case IR_ERF: name = f64 ? "__tl_erf_f64" : "__tl_erf_f32"; break;
+    case IR_ERF: name = f64 ? "__tl_erf_f64" : libdevice_path() ? "__nv_erff" : "__tl_erf_f32"; break;
     default: return NULL;
     }
     return llvm_call(L, name, LLVMTypeOf(x), &x, 1);
