@@ -34,8 +34,8 @@ const OptionSpec option_specs[] = {
      .help = "source lines in the PTX (.file/.loc: ncu's source view, compute-sanitizer) without changing the code; also "
              "spelled -lineinfo (default: on in the C API, off in tlc)"},
     {.name = "no-lineinfo", .help = "no source lines in the PTX (the C API: also TL_DISABLE_LINE_INFO=1)"},
-    {.name = "g", .help = "full debug info: the line tables and the kernels' DWARF entries (no variables); the code "
-                          "is the same"},
+    {.name = "g", .help = "full debug info: the line tables, the kernels' DWARF entries (no variables) and .target "
+                          "debug, for which ptxas builds unoptimised device-debug code (nvcc -G)"},
     {.name = "O", .metavar = "N", .help = "optimisation: -O0, -O1, -O3 (default) run LLVM's pipelines, -O2 tl's own (faster)", .lo = 0, .hi = 3},
 };
 const int option_nspecs = sizeof option_specs / sizeof option_specs[0];
