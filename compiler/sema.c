@@ -1699,6 +1699,22 @@ static void prune_struct_slots(Sema *s, Inst *in, const Carried *c, int nc, Valu
     (void)s;
 }
 
+/* tl.range's num_stages against the options table's range, the bound
+ * --num-stages and triton.Config's num_stages also check (one owner): a value
+ * the pipeliner cannot honour is an error at the argument, not dropped. */
+static int range_stages(Sema *s, Val v, Span sp) {
+    if (!sema_given(v))
+        return 0;
+    int64_t n = sema_need_int(s, v, sp, "num_stages");
+    Buf why = {0};
+    if (!options_check_int("num-stages", (long)n, &why)) {
+        const char *msg = arena_strdup(s->a, why.data ? why.data : "");
+        buf_free(&why);
+        sema_fail(s, sp, "tl.range's num_stages %s", msg);
+    }
+    return (int)n;
+}
+
 static void exec_for(Sema *s, const Node *n, const Cont *k) {
     const Node *it = n->b, *target = n->a;
     if (n->l1.len)
@@ -1710,8 +1726,9 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     if (callee.k != V_BUILTIN || (!is_static && !sema_builtin_is(callee.bi, "range")))
         sema_fail(s, it->span, "only 'range', 'tl.range' and 'tl.static_range' loops are supported");
     Args args = eval_args(s, it);
-    Val v[B_MAX_PARAMS];
-    Span sp[B_MAX_PARAMS];
+    /* zeroed: Python's range binds 3 parameters, tl.range's options read below stay V_UNDEF */
+    Val v[B_MAX_PARAMS] = {0};
+    Span sp[B_MAX_PARAMS] = {0};
     sema_bind_args(s, callee.bi, &args, it->span, v, sp);
     Val lb = v[1].k == V_UNDEF ? sema_int(0) : v[0];
     Val ub = v[1].k == V_UNDEF ? v[0] : v[1];
@@ -1788,8 +1805,7 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
     ir_set_regions(in, body, NULL);
-    if (v[3].k == V_INT && v[3].i > 0 && v[3].i <= 16) /* tl.range(..., num_stages=N): this loop's pipelining */
-        in->attr.num_stages = (int)v[3].i;
+    in->attr.num_stages = range_stages(s, v[3], sp[3]); /* tl.range(..., num_stages=N): this loop's pipelining */
     in->attr.flatten = (v[6].k == V_INT || v[6].k == V_BOOL) && v[6].i; /* tl.range(..., flatten=True) */
     if (v[7].k == V_INT || v[7].k == V_BOOL) /* tl.range(..., warp_specialize=...): pipeline.c */
         in->attr.warp_spec = v[7].i ? 1 : -1;
