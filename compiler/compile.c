@@ -122,6 +122,26 @@ static const struct {
 };
 enum { FIRST_GPU_PASS = 1 };
 
+static size_t pass_index(const char *name) {
+    size_t i = 0;
+    while (strcmp(pass_table[i].name, name))
+        i++;
+    return i;
+}
+
+/* Where the GPU passes start for f. From sema every one runs; IR text
+ * (tlc --ir-in) may come from any point of the pipeline, and the layout pass
+ * and the optimisations before smem-alloc do not run twice: laid-out IR
+ * continues at smem-alloc, IR with shared offsets at barriers (which sees the
+ * barriers already there and adds only missing ones). */
+static size_t first_gpu_pass(const Function *f) {
+    if (f->smem_allocated)
+        return pass_index("barriers");
+    if (f->nlayouts > 1)
+        return pass_index("smem-alloc");
+    return FIRST_GPU_PASS;
+}
+
 bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *target, const CompileHooks *hooks) {
     if (!target)
         target = ptx_arch(NULL);
@@ -149,7 +169,7 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
     double t0 = compile_clock();
     for (int i = 0; i < n; i++) {
         Function *f = fs[i];
-        for (size_t p = FIRST_GPU_PASS; p < sizeof pass_table / sizeof pass_table[0]; p++) {
+        for (size_t p = first_gpu_pass(f); p < sizeof pass_table / sizeof pass_table[0]; p++) {
             bool ok = pass_table[p].run(d, f, target) && after_pass(d, f, pass_table[p].name, hooks);
             compile_time(times, pass_table[p].stage, &t0);
             if (!ok)

@@ -48,7 +48,8 @@ static void usage(FILE *f) {
           "                       cubin (through ptxas, or the CUDA driver), c (an ahead-of-\n"
           "                       time C source and header with a launcher: docs/aot.md)\n"
           "  --embed=FORM         for --emit=c: ptx (default) or cubin images\n"
-          "  --ir-in              the input is IR text: parse, verify and print it\n"
+          "  --ir-in              the input is IR text (docs/ir.md): parse and verify it, then print it\n"
+          "                       (--emit=ir) or compile it on (ir-gpu, llvm, ptx, cubin)\n"
           "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
           "  --dump-after=PASS    also print the IR after PASS (sema, combine, flatten, layout, tma, pipeline,\n"
           "                       smem-alloc, barriers) to stderr\n"
@@ -289,16 +290,42 @@ static int assemble(const char *arch_name, const Buf *ptx, Buf *cubin) {
 
 /* ---- compiling ---- */
 
-/* --ir-in: parse IR text, verify each function, print it back. */
-static void run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out) {
+/* --ir-in: parse IR text, verify each function, run --passes; then print
+ * it back (--emit=ir) or take it through the rest of the pipeline with
+ * compile_gpu, the function source input and the library use, to the form
+ * --emit asks for. Returns an exit code for failures outside the input. */
+static int run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out) {
     Module *m = ir_parse(a, d, src);
     if (!m)
-        return;
+        return EXIT_OK;
+    const PtxArch *arch = dr->narchs ? ptx_arch(dr->archs[0]) : dr->opts.arch;
     for (int i = 0; i < m->nfuncs; i++)
         if (!ir_verify(d, m->funcs[i]) ||
-            (dr->passes && !compile_run_passes(d, m->funcs[i], dr->passes, dr->opts.arch, NULL)))
-            return;
-    ir_print_module(out, m);
+            (dr->passes && !compile_run_passes(d, m->funcs[i], dr->passes, arch, NULL)))
+            return EXIT_OK;
+    if (dr->emit == EMIT_IR) {
+        ir_print_module(out, m);
+        return EXIT_OK;
+    }
+    Buf dump = {0}, ir_gpu = {0}, llvm = {0}, ptx = {0};
+    CompileHooks hooks = {.dump_after = dr->dump_after, .dump = &dump, .ir_gpu = &ir_gpu, .llvm = &llvm,
+                          .times = dr->times};
+    CompileStop stop = dr->emit == EMIT_IR_GPU ? COMPILE_TO_IR_GPU : COMPILE_TO_PTX;
+    int rc = EXIT_OK;
+    if (m->nfuncs && compile_gpu(d, m->funcs, m->nfuncs, arch, dr->opts.opt_level, stop, &hooks, &ptx)) {
+        const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
+        if (dr->emit == EMIT_CUBIN)
+            rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, &ptx, out);
+        else if (pick->len)
+            buf_putn(out, pick->data, pick->len);
+    }
+    if (dump.len)
+        fwrite(dump.data, 1, dump.len, stderr);
+    buf_free(&dump);
+    buf_free(&ir_gpu);
+    buf_free(&llvm);
+    buf_free(&ptx);
+    return rc;
 }
 
 /* The kernels to compile: --kernel's, or every kernel whose parameters are
@@ -683,8 +710,12 @@ int main(int argc, char **argv) {
         return usage_error("more than one input file ('%s' is extra)", argv[optind + 1]);
     if (dr.passes && !dr.ir_in)
         return usage_error("%s", "--passes runs passes on IR text: use it with --ir-in");
-    if (dr.ir_in && dr.emit != EMIT_IR && dr.emit != EMIT_PTX)
-        return usage_error("%s", "--ir-in prints the IR back: use it with --emit=ir or alone");
+    /* --emit=c specialises each kernel again from its source for every hint
+     * variant of the signature: IR text is one specialisation, already made */
+    if (dr.ir_in && (dr.emit == EMIT_AST || dr.emit == EMIT_C))
+        return usage_error("--ir-in reads IR, which has no %s: use --emit=ir, ir-gpu, llvm, ptx or cubin",
+                           dr.emit == EMIT_AST ? "syntax tree (--emit=ast)"
+                                               : "source to specialise the launcher's variants from (--emit=c)");
     if (dr.narchs > 1 && dr.emit != EMIT_C)
         return usage_error("%s", "several architectures in --arch need --emit=c (one image each)");
     if (dr.embed_cubin && dr.emit != EMIT_C)
@@ -712,7 +743,7 @@ int main(int argc, char **argv) {
     Buf out = {0};
 
     if (dr.ir_in)
-        run_ir_input(&dr, &arena, &diag, &src, &out);
+        rc = run_ir_input(&dr, &arena, &diag, &src, &out);
     else
         rc = run_source(&dr, &arena, &diag, &src, &out);
 

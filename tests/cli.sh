@@ -119,3 +119,22 @@ cli_case attn_wgmma_tma 0 out "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f
 cli_case fp_fusion_bad 2 err "--fp-fusion expects on or off, got 'yes'" --fp-fusion yes examples/copy.tl
 cli_case fp_fusion_off_ir 0 out "no_fp_fusion = true" --fp-fusion off --emit=ir-gpu --signature "*fp32:16, *fp32:16, i32:16, 1024" examples/copy.tl
 cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
+# --ir-in compiles IR text on to the form --emit names (it used to print the
+# IR back into k.ptx): from sema's IR and from laid-out IR (which continues at
+# smem-alloc), the same PTX as from the source. --emit=c needs the source.
+if want cli/ir_in_ptx; then
+    log=$T/cli_ir_in_ptx.log ok=0
+    : > $log
+    $TLC examples/copy.tl --signature "$COPY16" --emit=ir > $T/cli_copy.tir 2>> $log || ok=1
+    $TLC examples/copy.tl --signature "$COPY16" --emit=ir-gpu > $T/cli_copy_gpu.tir 2>> $log || ok=1
+    $TLC examples/copy.tl --signature "$COPY16" -o $T/cli_copy_src.ptx 2>> $log || ok=1
+    for f in cli_copy cli_copy_gpu; do
+        rm -f $T/$f.ptx
+        $TLC --ir-in $T/$f.tir --emit=ptx -o $T/$f.ptx 2>> $log || { echo "$f: tlc failed" >> $log; ok=1; }
+        cmp $T/cli_copy_src.ptx $T/$f.ptx >> $log 2>&1 || { echo "$f: PTX differs from the source's" >> $log; ok=1; }
+    done
+    grep -q "^.visible .entry copy_k(" $T/cli_copy.ptx || { echo "no entry in the PTX" >> $log; ok=1; }
+    report cli/ir_in_ptx $ok $log
+fi
+cli_case ir_in_emit_c 2 err "tlc: error: --ir-in reads IR, which has no source to specialise the launcher's variants from (--emit=c): use --emit=ir, ir-gpu, llvm, ptx or cubin" --ir-in --emit=c -o $T/x.c tests/ir/copy.tir
+cli_case ir_in_emit_ast 2 err "--ir-in reads IR, which has no syntax tree (--emit=ast)" --ir-in --emit=ast tests/ir/copy.tir

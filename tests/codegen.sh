@@ -3,6 +3,7 @@
 #   tests/codegen/*.tl          "# RUN(PREFIX): ARGS" lines: `tlc FILE ARGS` must succeed and
 #                               FileCheck --check-prefix=PREFIX must accept its output
 #                               (PTX by default, --emit=llvm for LLVM IR)
+#   tests/codegen/*.tir         the same for IR text: `tlc --ir-in FILE ARGS`
 #   tests/codegen/errors/*.tl   "# RUN-ARGS: ARGS" and "# expect: LINE:COL: error: MESSAGE":
 #                               tlc must exit 1 with every expected diagnostic
 #   codegen/harness/*           tests/codegen/harness.c builds kernels by hand (IR plus
@@ -31,13 +32,15 @@ cg_ptxas_ok() { # ptx arch log
 # ---- tests/codegen/*.tl: FileCheck on tlc's output ----
 cg_filecheck() { # file
     local f=$1 n=codegen/$(basename "$1" .tl) log=$T/codegen_$(basename "$1").log ok=0 line prefix args
+    local -a ir=()
+    case "$f" in *.tir) n=${n%.tir}; ir=(--ir-in) ;; esac # IR text in: the passes after sema, then codegen
     want "$n" || return 0
     : > $log
     while IFS= read -r line; do
         prefix=${line#\# RUN(}; prefix=${prefix%%)*}
         args=${line#*): }
         eval "set -- $args"
-        if ! NO_COLOR=1 timeout 60 $TLC "$f" "$@" > $T/codegen.out 2>> $log; then
+        if ! NO_COLOR=1 timeout 60 $TLC "${ir[@]}" "$f" "$@" > $T/codegen.out 2>> $log; then
             echo "RUN($prefix): tlc $args failed" >> $log; ok=1; continue
         fi
         "$cg_fc" --check-prefix="$prefix" --input-file=$T/codegen.out "$f" >> $log 2>&1 ||
@@ -224,7 +227,7 @@ cg_gelu_size() {
 
 if $TLC --help 2>/dev/null | grep -q 'llvm (LLVM IR)'; then
     cg_gelu_size
-    for cg_f in tests/codegen/*.tl; do cg_filecheck "$cg_f"; done
+    for cg_f in tests/codegen/*.tl tests/codegen/*.tir; do cg_filecheck "$cg_f"; done
     for cg_f in tests/codegen/errors/*.tl; do [ -f "$cg_f" ] && cg_error "$cg_f"; done
     while IFS='|' read -r cg_n cg_file cg_args; do
         [ -n "$cg_n" ] && cg_example "$cg_n" "$cg_file" "$cg_args"
