@@ -13,7 +13,7 @@ const OptionSpec option_specs[] = {
     {.name = "signature", .metavar = "SIG",
      .help = "Triton AOT signature, one entry per parameter: \"*fp16:16, i32, 128\""},
     {.name = "D", .metavar = "NAME=VALUE",
-     .help = "set a constexpr parameter or **meta key (repeatable)"},
+     .help = "set a constexpr parameter or **meta key (repeatable); a runtime parameter set so is a constant and takes no signature entry"},
     {.name = "arch", .metavar = "SM",
      .help = "GPU architecture: sm_80, sm_86, sm_89, sm_90 (default), sm_90a"},
     {.name = "num-warps", .metavar = "N",

@@ -199,10 +199,8 @@ static Val build_args(Sema *s, HeurRun *h, const Node *fn, const Node *meta) {
         int kind = one ? MARK_RUNTIME : !b ? MARK_UNTYPED : b->k != V_TENSOR || b->ty.dtype == DT_PTR ? MARK_POINTER
                                                                                                 : MARK_RUNTIME;
         const char *what = b && b->k != V_TENSOR ? "tensor descriptor" : "pointer";
-        /* the launch's value, or tlc's -D for a parameter that stays a runtime one */
+        /* the launch's value (a -D makes the parameter a constant, read above) */
         const char *text = define_value(s->opt->arg_values, s->opt->narg_values, p->name);
-        if (!text)
-            text = define_value(s->opt->defines, s->opt->ndefines, p->name);
         Val v;
         if (one)
             h->rt_vals[r] = *b;

@@ -295,6 +295,77 @@ static void check_option(Sema *s, const Node *fn, const char *option, const char
     sema_fail(s, fn->span, "%s %s", kwarg, msg);
 }
 
+/* A runtime parameter that -D sets: a constant, which takes no signature entry. */
+static bool runtime_defined(Sema *s, const Node *p) {
+    return !p->op && !sema_is_constexpr_annotation(p->a) && define_of(s, p->name);
+}
+
+/* When a signature could list every parameter less the -D ones or the
+ * runtime ones with a slot for each: does the first reading give a constexpr
+ * a type? Then the second is meant ("*fp32, i32" with -D n=17 for k(X, n,
+ * BLOCK: tl.constexpr)), and its -D is an error, not BLOCK typed 'i32'. */
+static bool types_a_constexpr(Sema *s, const NodeList *ps, const char **entries) {
+    int k = 0;
+    for (int i = 0; i < ps->len; i++) {
+        const Node *p = ps->items[i];
+        if (p->op || runtime_defined(s, p))
+            continue;
+        const char *e = entries[k++];
+        Type t;
+        int hint;
+        bool bad_hint;
+        if (sema_is_constexpr_annotation(p->a) && (e[0] == '*' || sig_type(e, &t, &hint, &bad_hint)))
+            return true;
+    }
+    return false;
+}
+
+/* Split the signature and match its entries to the kernel's parameters. It
+ * lists every parameter or only the runtime ones (always so with
+ * SemaOptions.runtime_signature), less the runtime parameters -D makes
+ * constants: one rule for tlc, --emit=c and the C API. A -D of a parameter the
+ * signature still types is an error (it used to drop the parameter from the
+ * entry, shifting every later argument, or be ignored). Returns whether the
+ * signature lists the runtime parameters only. */
+static bool match_signature(Sema *s, const Node *fn, int nnamed, int nruntime, const char ***entries) {
+    const NodeList *ps = &fn->l0;
+    int ndef = 0;
+    const Node *first_def = NULL;
+    for (int i = 0; i < ps->len; i++)
+        if (runtime_defined(s, ps->items[i])) {
+            first_def = first_def ? first_def : ps->items[i];
+            ndef++;
+        }
+    int nent = options_split_signature(s->a, s->opt->signature, entries);
+    bool rt_sig = s->opt->runtime_signature;
+    /* A signature with exactly one entry per runtime parameter leaves
+     * every constexpr to -D, the autotune config or its default. */
+    if (!rt_sig && nent != nnamed - ndef && nent == nruntime - ndef)
+        rt_sig = true;
+    int want = (rt_sig ? nruntime : nnamed) - ndef;
+    if (nent == want && !(ndef && !rt_sig && nent == nruntime && types_a_constexpr(s, ps, *entries)))
+        return rt_sig;
+    if (ndef && (nent == want + ndef || (!s->opt->runtime_signature && nent == nruntime)))
+        sema_fail(s, first_def->span, "-D %s=%s sets runtime parameter '%s', which the signature also gives an "
+                  "entry: leave '%s' out of the signature to make it a constant, or drop the -D",
+                  first_def->name, define_of(s, first_def->name), first_def->name, first_def->name);
+    if (nent < want) {
+        /* name the first parameter without an entry */
+        int k = 0;
+        for (int i = 0; i < ps->len; i++) {
+            const Node *p = ps->items[i];
+            if (p->op || (rt_sig && sema_is_constexpr_annotation(p->a)) || runtime_defined(s, p))
+                continue;
+            if (k++ == nent)
+                sema_fail(s, p->span, "the signature has %d entr%s but kernel '%s' has %d %sparameters: "
+                                      "no entry for '%s'",
+                          nent, nent == 1 ? "y" : "ies", fn->name, want, rt_sig ? "runtime " : "", p->name);
+        }
+    }
+    sema_fail(s, fn->span, "the signature has %d entries but kernel '%s' has only %d %sparameter%s", nent, fn->name,
+              want, rt_sig ? "runtime " : "", want == 1 ? "" : "s");
+}
+
 /* Bind every parameter of the kernel (see the comment at the top). */
 static void specialize(Sema *s, const Node *fn) {
     const NodeList *ps = &fn->l0;
@@ -321,34 +392,8 @@ static void specialize(Sema *s, const Node *fn) {
     }
     const char **entries = NULL;
     bool rt_sig = o->runtime_signature;
-    int nent = 0, want = rt_sig ? nruntime : nnamed;
-    if (o->signature) {
-        nent = options_split_signature(s->a, o->signature, &entries);
-        /* A signature with exactly one entry per runtime parameter leaves
-         * every constexpr to -D, the autotune config or its default. */
-        if (!rt_sig && nent != nnamed && nent == nruntime) {
-            rt_sig = true;
-            want = nruntime;
-        }
-        if (nent != want) {
-            if (nent < want) {
-                /* name the first parameter without an entry */
-                int k = 0;
-                for (int i = 0; i < ps->len; i++) {
-                    const Node *p = ps->items[i];
-                    if (p->op || (rt_sig && sema_is_constexpr_annotation(p->a)))
-                        continue;
-                    if (k++ == nent)
-                        sema_fail(s, p->span, "the signature has %d entr%s but kernel '%s' has %d %sparameters: "
-                                              "no entry for '%s'",
-                                  nent, nent == 1 ? "y" : "ies", fn->name, want, rt_sig ? "runtime " : "",
-                                  p->name);
-                }
-            }
-            sema_fail(s, fn->span, "the signature has %d entries but kernel '%s' has only %d %sparameter%s", nent,
-                      fn->name, want, rt_sig ? "runtime " : "", want == 1 ? "" : "s");
-        }
-    }
+    if (o->signature)
+        rt_sig = match_signature(s, fn, nnamed, nruntime, &entries);
     for (int i = 0; i < o->ndefines && !meta; i++) {
         /* a -D that sets nothing is a typo, as an unknown keyword argument is in Triton */
         const char *name = o->defines[i].name;
@@ -373,7 +418,7 @@ static void specialize(Sema *s, const Node *fn) {
             continue;
         /* volatile quiets -Wclobbered: cx and entry are not changed after the setjmp below */
         const bool volatile cx = sema_is_constexpr_annotation(p->a);
-        const char *volatile entry = o->signature && (!rt_sig || !cx) ? entries[k++] : NULL;
+        const char *volatile entry = o->signature && (!rt_sig || !cx) && !runtime_defined(s, p) ? entries[k++] : NULL;
         if (cx && sema_heur_sets(s, p->name)) { /* bound by sema_heur_run, after the others */
             record_param(s, p, false, ir_scalar(DT_VOID), 0, NULL);
             continue;
@@ -391,7 +436,7 @@ static void specialize(Sema *s, const Node *fn) {
                 continue;
             }
         }
-        const char *def = cx || !rt_sig ? define_of(s, p->name) : NULL;
+        const char *def = define_of(s, p->name); /* a runtime parameter's: match_signature left it no entry */
         Type t;
         int hint = 0;
         bool bad_hint = false,

@@ -114,6 +114,32 @@ int main(void) {
         tl_buffer_read(z, 0, out, sizeof out);
         check("launch_copy", s == TL_SUCCESS && !memcmp(out, host, sizeof out), tl_last_error(ctx));
 
+        /* -D of a runtime parameter: the rule tlc has. A constant when no
+         * signature (or one that leaves it out) types it, then not an argument;
+         * an error with the parameter's name when the signature gives it an
+         * entry (it used to be ignored). */
+        TlKernel *kd = NULL;
+        TlArg args2[] = {tl_arg_buffer(x), tl_arg_buffer(z)};
+        const char *dopts[] = {"-D bs=32 -D n=100", "-D bs=32 -D n=100 --signature '*fp32, *fp32'"};
+        for (int i = 0; i < 2; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "define_runtime_constant_%d", i);
+            memset(out, 0, sizeof out);
+            tl_buffer_write(z, 0, out, sizeof out);
+            s = tl_kernel_from_string(ctx, copy_src, dopts[i], &kd);
+            if (s == TL_SUCCESS)
+                s = tl_kernel_num_params(kd) == 2 ? tl_launch(kd, grid, args2, 2) : TL_ERROR_LAUNCH;
+            tl_buffer_read(z, 0, out, sizeof out);
+            check(name, s == TL_SUCCESS && !memcmp(out, host, sizeof out), tl_last_error(ctx));
+            tl_kernel_destroy(kd);
+            kd = NULL;
+        }
+        s = tl_kernel_from_string(ctx, copy_src, "-D n=100 --signature '*fp32, *fp32, i32'", &kd);
+        check("define_runtime_typed", s == TL_ERROR_COMPILE &&
+              contains(tl_last_error(ctx), "-D n=100 sets runtime parameter 'n', which the signature also gives an "
+                       "entry: leave 'n' out of the signature to make it a constant, or drop the -D"),
+              tl_last_error(ctx));
+
         /* A buffer too small for the launch: masked by n=100, but z holds 10. */
         TlArg too_small[] = {tl_arg_buffer(x), tl_arg_buffer(small), tl_arg_i32(100)};
         s = tl_launch(k, grid, too_small, 3);

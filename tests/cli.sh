@@ -138,3 +138,20 @@ if want cli/ir_in_ptx; then
 fi
 cli_case ir_in_emit_c 2 err "tlc: error: --ir-in reads IR, which has no source to specialise the launcher's variants from (--emit=c): use --emit=ir, ir-gpu, llvm, ptx or cubin" --ir-in --emit=c -o $T/x.c tests/ir/copy.tir
 cli_case ir_in_emit_ast 2 err "--ir-in reads IR, which has no syntax tree (--emit=ast)" --ir-in --emit=ast tests/ir/copy.tir
+# -D of a runtime parameter: one rule for PTX and --emit=c (sema's): an error
+# when the signature types it, a constant (gone from the entry) when it leaves it out.
+DRT=tests/sema/define_runtime_typed.tl
+cli_case define_runtime_c 1 err "11:31: error: -D N=77 sets runtime parameter 'N'" --emit=c -o $T/drt.c \
+    --signature '*fp32, *fp32, *fp32, i32, i32, fp32, 1024' -D N=77 $DRT
+if want cli/define_runtime_constant; then
+    log=$T/cli_define_runtime_constant.log ok=0
+    : > $log
+    # PTX: five parameters (x, y, z, M, alpha), not six with alpha in N's place
+    $TLC --signature '*fp32, *fp32, *fp32, i32, fp32, 1024' -D N=77 $DRT > $T/drt.ptx 2>> $log || ok=1
+    [ "$(grep -c '\.param \.' $T/drt.ptx)" = 5 ] && grep -q '\.param \.f32 k_param_4$' $T/drt.ptx ||
+        { echo "PTX entry:" >> $log; grep '\.param' $T/drt.ptx >> $log; ok=1; }
+    # --emit=c: the launcher takes alpha, not N
+    $TLC --emit=c -o $T/drt.c --signature '*fp32, *fp32, *fp32, i32, fp32' -D N=77 -D BLOCK=64 $DRT 2>> $log || ok=1
+    grep -q "float alpha" $T/drt.h && ! grep -q "N," $T/drt.h || { echo "header:" >> $log; cat $T/drt.h >> $log; ok=1; }
+    report cli/define_runtime_constant $ok $log
+fi
