@@ -135,16 +135,82 @@ static void leave(Sema *s) { s->nest--; }
 
 /* ---- scopes ---- */
 
-static Binding *scope_find(Scope *sc, const char *name) {
+/* The hash index: open addressing, slot = position in b + 1 (0: empty). A
+ * slot whose position is past n or holds another name is stale (the scope was
+ * restored to a snapshot, or the index is shared with one) and is probed past;
+ * stale slots count toward the load, so they go at the next rebuild. */
+struct ScopeIndex {
+    int cap, used;
+    int slot[];
+};
+
+enum { SCOPE_LINEAR = 8 }; /* scopes this small are searched without an index */
+
+static unsigned name_hash(const char *p) {
+    unsigned h = 2166136261u;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+static void index_add(ScopeIndex *ix, const char *name, int pos) {
+    unsigned m = (unsigned)ix->cap - 1, i = name_hash(name) & m;
+    while (ix->slot[i])
+        i = (i + 1) & m;
+    ix->slot[i] = pos + 1;
+    ix->used++;
+}
+
+/* A fresh index of sc's names, a quarter full; the old one (which a snapshot
+ * may still use) is left as it is. */
+static void scope_reindex(Sema *s, Scope *sc) {
+    int cap = 64;
+    while (cap < 4 * sc->n)
+        cap *= 2;
+    ScopeIndex *ix = arena_alloc(s->a, sizeof(ScopeIndex) + sizeof(int) * (size_t)cap);
+    ix->cap = cap;
     for (int i = 0; i < sc->n; i++)
-        if (!strcmp(sc->b[i].name, name))
-            return &sc->b[i];
+        index_add(ix, sc->b[i].name, i);
+    sc->ix = ix;
+}
+
+static Binding *scope_find(Sema *s, Scope *sc, const char *name) {
+    if (sc->n <= SCOPE_LINEAR && !sc->ix) {
+        for (int i = 0; i < sc->n; i++)
+            if (!strcmp(sc->b[i].name, name))
+                return &sc->b[i];
+        return NULL;
+    }
+    if (!sc->ix)
+        scope_reindex(s, sc);
+    unsigned m = (unsigned)sc->ix->cap - 1;
+    for (unsigned i = name_hash(name) & m; sc->ix->slot[i]; i = (i + 1) & m) {
+        int pos = sc->ix->slot[i] - 1;
+        if (pos < sc->n && !strcmp(sc->b[pos].name, name))
+            return &sc->b[pos];
+    }
     return NULL;
 }
 
+Val *sema_scope_get(Sema *s, Scope *sc, const char *name) {
+    Binding *b = scope_find(s, sc, name);
+    return b ? &b->v : NULL;
+}
+
 void sema_scope_set(Sema *s, Scope *sc, const char *name, Val v) {
-    Binding *b = scope_find(sc, name);
+    Binding *b = scope_find(s, sc, name);
     if (b) {
+        if (s->recovering) { /* taken back if the statement fails (exec_stmt_recovering) */
+            if (s->nundo == s->cap_undo) {
+                int cap = s->cap_undo ? s->cap_undo * 2 : 256;
+                ScopeUndo *nu = arena_alloc(s->a, sizeof(ScopeUndo) * (size_t)cap);
+                if (s->nundo)
+                    memcpy(nu, s->undo, sizeof(ScopeUndo) * (size_t)s->nundo);
+                s->undo = nu;
+                s->cap_undo = cap;
+            }
+            s->undo[s->nundo++] = (ScopeUndo){b, b->v};
+        }
         b->v = v;
         return;
     }
@@ -157,15 +223,24 @@ void sema_scope_set(Sema *s, Scope *sc, const char *name, Val v) {
         sc->cap = cap;
     }
     sc->b[sc->n++] = (Binding){name, v};
+    if (sc->ix && 2 * (sc->ix->used + 1) > sc->ix->cap)
+        scope_reindex(s, sc);
+    else if (sc->ix)
+        index_add(sc->ix, name, sc->n - 1);
 }
 
-static void scope_remove(Scope *sc, const char *name) {
-    Binding *b = scope_find(sc, name);
+/* Into a new array (positions move, and a snapshot may share the old one). */
+static void scope_remove(Sema *s, Scope *sc, const char *name) {
+    Binding *b = scope_find(s, sc, name);
     if (!b)
         return;
     int i = (int)(b - sc->b);
-    memmove(&sc->b[i], &sc->b[i + 1], sizeof(Binding) * (size_t)(sc->n - i - 1));
+    Binding *nb = arena_alloc(s->a, sizeof(Binding) * (size_t)sc->cap);
+    memcpy(nb, sc->b, sizeof(Binding) * (size_t)i);
+    memcpy(nb + i, sc->b + i + 1, sizeof(Binding) * (size_t)(sc->n - i - 1));
+    sc->b = nb;
     sc->n--;
+    sc->ix = NULL;
 }
 
 static Scope scope_copy(Sema *s, const Scope *sc) {
@@ -176,6 +251,34 @@ static Scope scope_copy(Sema *s, const Scope *sc) {
         memcpy(c.b, sc->b, sizeof(Binding) * (size_t)sc->n);
     c.n = sc->n;
     return c;
+}
+
+/* A point of the current frame's scope to come back to, in O(1): the Scope
+ * struct (names bound later lie past its n) and the undo log's length (values
+ * replaced later are logged while a mark is open). Runtime if/for/while run
+ * their bodies from a mark instead of a copy of every name. */
+typedef struct ScopeMark {
+    Scope sc;
+    int undo;
+} ScopeMark;
+
+static ScopeMark scope_mark(Sema *s) {
+    s->recovering++;
+    return (ScopeMark){s->fr->scope, s->nundo};
+}
+
+/* Back to the mark: the writes since undone, the names since dropped. */
+static void scope_rollback(Sema *s, const ScopeMark *m) {
+    while (s->nundo > m->undo) {
+        s->nundo--;
+        s->undo[s->nundo].b->v = s->undo[s->nundo].old;
+    }
+    s->fr->scope = m->sc;
+}
+
+static void scope_release(Sema *s) {
+    if (--s->recovering == 0)
+        s->nundo = 0; /* nothing left to roll back to */
 }
 
 static void bind(Sema *s, const char *name, Val v) {
@@ -452,7 +555,7 @@ static bool global_readable(Sema *s, const char *name, Val v) {
 
 /* whole_stmt: the name is a statement by itself (undefined_name) */
 static Val lookup_name(Sema *s, const char *name, Span sp, bool whole_stmt) {
-    Binding *b = scope_find(&s->fr->scope, name);
+    Binding *b = scope_find(s, &s->fr->scope, name);
     if (b && b->v.k == V_POISON)
         poisoned(s);
     if (b)
@@ -1190,39 +1293,57 @@ typedef struct Merge {
     bool live;
     Val lv;
     Type t;
+    int pos; /* where the name was first bound: the order of the IF's results */
 } Merge;
+
+static int merge_order(const void *a, const void *b) {
+    int x = ((const Merge *)a)->pos, y = ((const Merge *)b)->pos;
+    return (x > y) - (x < y);
+}
 
 /* A runtime `if`: both branches into the regions of an IF op; names either
  * branch redefined (and that were live before) and names both define become
  * its results (code_generator.visit_then_else_blocks). */
 static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const NodeList *else_l, Span sp) {
     Frame *fr = s->fr;
-    Scope live = scope_copy(s, &fr->scope);
+    /* Only the names the branches assign can differ after them: each branch
+     * runs from a mark of the scope, and these names are read after it. */
+    const char **names = NULL;
+    int nn = 0, ncap = 0;
+    assigned_names(s, then_l, &names, &nn, &ncap);
+    assigned_names(s, else_l, &names, &nn, &ncap);
+    Merge *m = arena_alloc(s->a, sizeof(Merge) * (size_t)(nn + 1));
+    bool *in_t = arena_alloc(s->a, sizeof(bool) * (size_t)(2 * nn + 1)), *in_e = in_t + nn;
+    for (int i = 0; i < nn; i++) {
+        Binding *b = scope_find(s, &fr->scope, names[i]);
+        m[i] = (Merge){names[i], {0}, {0}, b != NULL, b ? b->v : sema_none(), {0}, b ? (int)(b - fr->scope.b) : 0};
+    }
+    ScopeMark mark = scope_mark(s);
     Block *outer = s->blk, *tb = ir_block_new(s->f), *eb = ir_block_new(s->f);
-    s->blk = tb;
-    sema_exec_block(s, then_l);
-    Scope ts = fr->scope;
-    fr->scope = scope_copy(s, &live);
-    s->blk = eb;
-    sema_exec_block(s, else_l);
-    Scope es = fr->scope;
-
-    Merge *m = arena_alloc(s->a, sizeof(Merge) * (size_t)(ts.n + 1));
+    for (int side = 0; side < 2; side++) {
+        s->blk = side ? eb : tb;
+        sema_exec_block(s, side ? else_l : then_l);
+        for (int i = 0; i < nn; i++) {
+            Binding *b = scope_find(s, &fr->scope, names[i]);
+            *(side ? &m[i].ev : &m[i].tv) = b ? b->v : m[i].lv;
+            (side ? in_e : in_t)[i] = b != NULL;
+            if (!side && b && !m[i].live) /* a new name: ordered where the then block bound it */
+                m[i].pos = (int)(b - fr->scope.b);
+        }
+        scope_rollback(s, &mark);
+    }
+    scope_release(s);
+    /* the names that change, in order of first binding (the IF's results) */
     int nm = 0;
-    for (int i = 0; i < live.n; i++) {
-        Binding *t = scope_find(&ts, live.b[i].name), *e = scope_find(&es, live.b[i].name);
-        Val lv = live.b[i].v, tv = t ? t->v : lv, ev = e ? e->v : lv;
-        if ((same_val(tv, lv) && same_val(ev, lv)) || (lv.k == V_POISON && tv.k == V_POISON && ev.k == V_POISON))
-            continue;
-        m[nm++] = (Merge){live.b[i].name, tv, ev, true, lv, {0}};
+    for (int i = 0; i < nn; i++) {
+        Merge g = m[i];
+        bool keep = g.live ? !((same_val(g.tv, g.lv) && same_val(g.ev, g.lv)) ||
+                               (g.lv.k == V_POISON && g.tv.k == V_POISON && g.ev.k == V_POISON))
+                           : in_t[i] && in_e[i];
+        if (keep)
+            m[nm++] = g;
     }
-    for (int i = 0; i < ts.n; i++) {
-        if (scope_find(&live, ts.b[i].name))
-            continue;
-        Binding *e = scope_find(&es, ts.b[i].name);
-        if (e)
-            m[nm++] = (Merge){ts.b[i].name, ts.b[i].v, e->v, false, {0}, {0}};
-    }
+    qsort(m, (size_t)nm, sizeof(Merge), merge_order);
     int cap = 1; /* a block pointer or descriptor takes one result per runtime field */
     for (int i = 0; i < nm; i++)
         cap += sema_is_struct(m[i].tv) ? sema_struct_leaves(m[i].tv, NULL) : 1;
@@ -1274,7 +1395,6 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     sema_emit_inst(s, IR_YIELD, ey, nres, NULL, 0, sp);
     s->blk = outer;
     Inst *in = emit_if(s, cond, tb, eb, rt, nres, sp);
-    fr->scope = live;
     for (int i = 0, r = 0; i < nm; i++) {
         if (m[i].tv.k == V_POISON || m[i].ev.k == V_POISON)
             bind(s, m[i].name, (Val){.k = V_POISON});
@@ -1550,7 +1670,7 @@ static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried
     for (int i = 0; i < n; i++) {
         if (skip && !strcmp(names[i], skip))
             continue;
-        Binding *b = scope_find(&s->fr->scope, names[i]);
+        Binding *b = scope_find(s, &s->fr->scope, names[i]);
         if (!b || b->v.k == V_POISON)
             continue; /* poisoned stays poisoned after the loop */
         Carried *k = &c[nc++];
@@ -1578,7 +1698,7 @@ static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
     ValueId *y = arena_alloc(s->a, sizeof(ValueId) * (size_t)(carried_slots(c, nc) + 1));
     int n = 0;
     for (int i = 0; i < nc; i++) {
-        Binding *b = scope_find(&s->fr->scope, c[i].name);
+        Binding *b = scope_find(s, &s->fr->scope, c[i].name);
         Val v = b ? b->v : c[i].live;
         if (v.k == V_POISON) {
             c[i].poisoned = true;
@@ -1627,9 +1747,10 @@ static ValueId *loop_yields(Sema *s, Carried *c, int nc, int *ny, Span sp) {
 }
 
 /* outs: each loop slot's value after the loop (the loop's results). */
-static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, const ValueId *outs, const char *target,
-                              Val *tgt_live) {
-    s->fr->scope = live;
+static void rebind_after_loop(Sema *s, const ScopeMark *live, Carried *c, int nc, const ValueId *outs,
+                              const char *target, Val *tgt_live) {
+    scope_rollback(s, live);
+    scope_release(s);
     for (int i = 0, r = 0; i < nc; i++) {
         if (c[i].nleaf) {
             bind(s, c[i].name, sema_struct_with(s, c[i].live, outs + r));
@@ -1643,7 +1764,7 @@ static void rebind_after_loop(Sema *s, Scope live, Carried *c, int nc, const Val
         if (tgt_live)
             bind(s, target, *tgt_live);
         else
-            scope_remove(&s->fr->scope, target);
+            scope_remove(s, &s->fr->scope, target);
     }
 }
 
@@ -1777,9 +1898,9 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
 
     Carried *c;
     int nc = loop_carried(s, &n->l0, target->name, &c, n->span);
-    Scope live = scope_copy(s, &s->fr->scope);
-    Binding *tb = scope_find(&live, target->name);
+    Binding *tb = scope_find(s, &s->fr->scope, target->name);
     Val tgt_live = tb ? tb->v : sema_none();
+    ScopeMark live = scope_mark(s);
     Block *outer = s->blk, *body = ir_block_new(s->f);
     ValueId iv = ir_block_arg(s->f, body, ir_scalar(ivt));
     int slots = carried_slots(c, nc);
@@ -1812,7 +1933,7 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     ValueId *outs = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nr + 1));
     memcpy(outs, in->results, sizeof(ValueId) * (size_t)nr);
     prune_struct_slots(s, in, c, nc, outs);
-    rebind_after_loop(s, live, c, nc, outs, target->name, tb ? &tgt_live : NULL);
+    rebind_after_loop(s, &live, c, nc, outs, target->name, tb ? &tgt_live : NULL);
 }
 
 static void exec_while(Sema *s, const Node *n) {
@@ -1820,7 +1941,7 @@ static void exec_while(Sema *s, const Node *n) {
         sema_fail(s, n->l1.items[0]->span, "'else' after a 'while' loop is not supported");
     Carried *c;
     int nc = loop_carried(s, &n->l0, NULL, &c, n->span);
-    Scope live = scope_copy(s, &s->fr->scope);
+    ScopeMark live = scope_mark(s);
     Block *outer = s->blk, *before = ir_block_new(s->f), *after = ir_block_new(s->f);
     int slots = carried_slots(c, nc);
     ValueId *inits = arena_alloc(s->a, sizeof(ValueId) * (size_t)(slots + 1));
@@ -1837,7 +1958,7 @@ static void exec_while(Sema *s, const Node *n) {
                                                     ir_scalar(DT_I1), n->a->span);
     fwd[0] = cond;
     sema_emit_inst(s, IR_CONDITION, fwd, nr + 1, NULL, 0, n->a->span);
-    s->fr->scope = scope_copy(s, &live);
+    scope_rollback(s, &live);
     s->blk = after;
     for (int i = 0, na = 0; i < nc; i++)
         if (!c[i].deferred)
@@ -1846,7 +1967,7 @@ static void exec_while(Sema *s, const Node *n) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
     ir_set_regions(in, before, after);
-    rebind_after_loop(s, live, c, nc, in->results, NULL, NULL);
+    rebind_after_loop(s, &live, c, nc, in->results, NULL, NULL);
 }
 
 static void exec_return(Sema *s, const Node *n) {
@@ -1999,19 +2120,30 @@ static void exec_stmt_recovering(Sema *s, const Node *n, const Cont *k) {
         return;
     }
     Frame *fr = s->fr;
-    const Saved sv = {s->nest,    s->depth,    s->dup,       s->no_recover, fr->loop_nest, s->blk, fr,
-                      scope_copy(s, &fr->scope), fr->returned, fr->ret,     fr->ret_span};
+    /* The scope is saved as its struct (O(1)): names the statement adds lie
+     * past sv.scope.n, values it replaces are in the undo log from mark on. */
+    const Saved sv = {s->nest, s->depth, s->dup,    s->no_recover, fr->loop_nest, s->blk,
+                      fr,      fr->scope, fr->returned, fr->ret,   fr->ret_span};
+    const int mark = s->nundo, marks = s->recovering; /* marks a failure leaves open are closed here */
     jmp_buf jb, *outer = s->jb;
     s->jb = &jb;
+    s->recovering++;
     if (!setjmp(jb)) {
         exec_stmt(s, n, k);
         s->jb = outer;
+        if (--s->recovering == 0)
+            s->nundo = 0; /* no recovery point left to take the writes back to */
         return;
     }
     s->jb = outer;
+    s->recovering = marks;
     s->failed = true;
     if (s->d->too_many) /* --max-errors reached: stop */
         longjmp(*outer, 1);
+    while (s->nundo > mark) {
+        s->nundo--;
+        s->undo[s->nundo].b->v = s->undo[s->nundo].old;
+    }
     s->nest = sv.nest, s->depth = sv.depth, s->dup = sv.dup, s->no_recover = sv.no_recover;
     s->blk = sv.blk;
     s->fr = sv.fr;

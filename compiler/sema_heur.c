@@ -141,13 +141,6 @@ bool sema_heur_sets(Sema *s, const char *name) {
 
 int sema_heur_count(Sema *s) { return s->heur ? s->heur->n : 0; }
 
-static Val *scope_value(Scope *sc, const char *name) {
-    for (int i = 0; i < sc->n; i++)
-        if (!strcmp(sc->b[i].name, name))
-            return &sc->b[i].v;
-    return NULL;
-}
-
 static const char *define_value(const SemaDefine *d, int n, const char *name) {
     const char *v = NULL;
     for (int i = 0; i < n; i++)
@@ -170,7 +163,7 @@ static void dict_put(Val *d, const char *name, Val v) {
 /* The args dict: every named parameter (runtime ones as markers), then the
  * **meta values; heuristics add their results as they run. */
 static Val build_args(Sema *s, HeurRun *h, const Node *fn, const Node *meta) {
-    Val *mv = meta ? scope_value(&s->fr->scope, meta->name) : NULL;
+    Val *mv = meta ? sema_scope_get(s, &s->fr->scope, meta->name) : NULL;
     int cap = fn->l0.len + h->n + (mv && mv->k == V_DICT ? mv->n : 0) + 1;
     Val d = {.k = V_DICT, .i = SEMA_DICT_ARGS};
     d.keys = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
@@ -183,7 +176,7 @@ static Val build_args(Sema *s, HeurRun *h, const Node *fn, const Node *meta) {
         const Node *p = fn->l0.items[i];
         if (p->op || sema_heur_sets(s, p->name))
             continue;
-        Val *b = scope_value(&s->fr->scope, p->name);
+        Val *b = sema_scope_get(s, &s->fr->scope, p->name);
         bool one = false; /* a runtime integer specialised as 1 (":1"): still read as an argument */
         for (int j = 0; s->f && j < s->f->nparams; j++)
             one |= s->f->params[j].equal_to_1 && !strcmp(s->f->params[j].name, p->name);
@@ -279,7 +272,7 @@ void sema_heur_run(Sema *s, const Node *fn, const Node *meta) {
         return;
     h->results = arena_alloc(s->a, sizeof(Val) * (size_t)h->n);
     Val args = build_args(s, h, fn, meta);
-    Val *mv = meta ? scope_value(&s->fr->scope, meta->name) : NULL;
+    Val *mv = meta ? sema_scope_get(s, &s->fr->scope, meta->name) : NULL;
     for (int i = 0; i < h->n; i++) {
         const char *name = h->names[i], *given = define_value(s->opt->heuristics, s->opt->nheuristics, name);
         Val v;

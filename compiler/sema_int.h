@@ -102,12 +102,26 @@ typedef struct Binding {
     Val v;
 } Binding;
 
-/* Names of one function activation, in order of first binding. Copied
- * (shallowly) to snapshot the live-ins of if/for/while. */
+/* Names of one function activation, in order of first binding, with a hash
+ * index (built once a scope has more than a few names) so a lookup is O(1).
+ * Copied (shallowly) to snapshot the live-ins of if/for/while. A copy of the
+ * struct may share b and ix with the scope it came from: the scope only
+ * appends past its own n, and an index slot counts only where b[pos] still
+ * has its name (sema.c, "scopes"), so neither disturbs the other. */
+typedef struct ScopeIndex ScopeIndex;
 typedef struct Scope {
     Binding *b;
     int n, cap;
+    ScopeIndex *ix; /* NULL: not built yet */
 } Scope;
+
+/* A binding's value before sema_scope_set replaced it in place: statement
+ * recovery takes back a failed statement's writes from this log instead of
+ * copying the scope before every statement (which made sema quadratic). */
+typedef struct ScopeUndo {
+    Binding *b;
+    Val old;
+} ScopeUndo;
 
 /* One activation of a kernel or an inlined helper. */
 typedef struct Frame {
@@ -158,6 +172,9 @@ typedef struct Sema {
     const char **reported; /* "line:col:message" of each error shown (no repeats) */
     int nreported;
     struct HeurRun *heur; /* the kernel's @triton.heuristics (sema_heur.c), or NULL */
+    ScopeUndo *undo;      /* in-place writes since the outermost recovery point began */
+    int nundo, cap_undo;
+    int recovering;       /* recovery points open (exec_stmt_recovering) */
 } Sema;
 
 /* Call arguments after evaluation; spans point at each argument. */
@@ -206,6 +223,8 @@ void sema_exec_block(Sema *s, const NodeList *l);
 bool sema_is_constexpr_annotation(const Node *a);
 bool sema_is_jit(const Node *fn);
 void sema_scope_set(Sema *s, Scope *sc, const char *name, Val v);
+/* The value bound to name in sc, or NULL. */
+Val *sema_scope_get(Sema *s, Scope *sc, const char *name);
 _Noreturn void sema_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "; did you mean 'x'?" for sg's unique closest name, else "" (arena). */
 const char *sema_did_you_mean(Sema *s, const Suggest *sg);
