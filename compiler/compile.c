@@ -182,3 +182,12 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
         return true;
     return codegen_module(d, fs, n, target, opt_level, debug_info, hooks ? hooks->llvm : NULL, ptx, times);
 }
+
+bool compile_check_gpu_limits(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o) {
+    Diag quiet = {0};
+    Function *g = compile_kernel(a, &quiet, src, module, o, NULL);
+    buf_free(&quiet.out);
+    if (!g)
+        return true; /* the first specialisation compiled: nothing to add */
+    return compile_run_passes(d, g, "flatten,layout", o->arch, NULL);
+}

@@ -46,6 +46,13 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
  * tests a pass alone on IR text. target NULL: sm_90. */
 bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *target, const CompileHooks *hooks);
 
+/* For the interpreter (the CPU device), which runs compile_kernel's IR:
+ * would the GPU take this kernel? A second specialisation (its diagnostics
+ * dropped: the first one's were shown) goes through the layout pass, the one
+ * owner of the per-thread register limit (LAYOUT_MAX_REGS), so a block the
+ * GPU refuses is refused on the CPU too, with the GPU's error in d. */
+bool compile_check_gpu_limits(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o);
+
 /* Names of the passes, in pipeline order, for --dump-after. */
 extern const char *const compile_pass_names[];
 

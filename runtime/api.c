@@ -943,6 +943,9 @@ TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out) {
     CompileTimes times = {0};
     CompileHooks hooks = {.times = &times};
     v->fn = compile_kernel(&v->arena, &d, &k->src, k->module, &o, &hooks);
+    /* the CPU never says success where the GPU would refuse the block */
+    if (v->fn && k->ctx->kind != TL_DEVICE_CUDA && !compile_check_gpu_limits(&v->arena, &d, &k->src, k->module, &o))
+        v->fn = NULL;
     api_add_times(k->ctx, &times);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);
