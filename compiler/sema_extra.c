@@ -11,6 +11,7 @@
  * is an `inline_asm` op, which only the GPU can run. tl.assume is an
  * `assume` op and tl.extra.cuda's special registers and grid dependency
  * controls `intrinsic` ops (the interpreter gives them CPU meanings). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "libdevice.h"
@@ -254,6 +255,108 @@ Val sema_h_libdevice(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
 
 /* ---- inline assembly ---- */
 
+/* LLVM checks the asm string and the constraints only when it lowers them,
+ * and then aborts (a bad $N, a trailing $) or reports without a location (a
+ * modifier NVPTX does not print, an immediate constraint): so sema checks
+ * them first, each error at its argument. */
+
+/* NVPTX's register classes (getRegForInlineAsmConstraint): pred, b8, b16,
+ * b32, b64, f32, f64, b128. Every operand of inline_asm_elementwise is one. */
+static const char asm_reg_letters[] = "bchrlfdq";
+
+/* The constraints "=r,=r,r,l,0,~{memory}": outputs first, then inputs (a
+ * register class or the number of an output it is tied to), then clobbers.
+ * Returns how many operands they name, the range of $N. */
+static int check_asm_constraints(Sema *s, const char *c, Span sp) {
+    int nops = 0, nouts = 0;
+    bool input = false;
+    for (const char *p = c;; p++) {
+        int n = (int)strcspn(p, ",");
+        const char *e = p, *end = p + n;
+        if (!n)
+            sema_fail(s, sp, "empty constraint in \"%s\" (each operand needs one: =r, r, l, f, ...)", c);
+        if (*e == '~') {
+            if (n < 4 || e[1] != '{' || end[-1] != '}')
+                sema_fail(s, sp, "bad clobber '%.*s' in \"%s\": a clobber is ~{NAME}, ~{memory} for memory", n, p,
+                          c);
+        } else {
+            bool out = *e == '=';
+            if (out && input)
+                sema_fail(s, sp, "output constraint '%.*s' after an input in \"%s\": outputs come first", n, p, c);
+            e += out;
+            e += out && *e == '&'; /* early clobber */
+            bool digits = e < end && !out;
+            for (const char *q = e; q < end; q++)
+                digits &= *q >= '0' && *q <= '9';
+            if (digits && (end - e > 2 || atoi(e) >= nouts))
+                sema_fail(s, sp, "constraint '%.*s' in \"%s\" ties an input to output %.*s, but there %s %d output%s",
+                          n, p, c, (int)(end - e), e, nouts == 1 ? "is" : "are", nouts, nouts == 1 ? "" : "s");
+            if (!digits && (end - e != 1 || !strchr(asm_reg_letters, *e))) {
+                if (end - e == 1 && strchr("inmoIJKLMNOPEFsXgV<>", *e))
+                    sema_fail(s, sp, "constraint '%.*s' in \"%s\" asks for %s, but inline_asm_elementwise passes every "
+                              "operand in a register (b, c, h, r, l, f, d, q)", n, p, c,
+                              strchr("mVo<>", *e) ? "a memory operand" : "an immediate");
+                sema_fail(s, sp, "unknown constraint '%.*s' in \"%s\" (NVPTX's registers: b, c, h, r, l, f, d, q; "
+                          "an output starts with '=', a clobber is ~{NAME})", n, p, c);
+            }
+            nouts += out;
+            input |= !out;
+            nops++;
+        }
+        p = end;
+        if (!*p)
+            return nops;
+    }
+}
+
+/* The asm string's operand references: $N, ${N}, ${N:r} with N below nops,
+ * $$ a literal dollar, ${:uid} / ${:comment} / ${:private} and $( $| $)
+ * as LLVM reads them. */
+static void check_asm_text(Sema *s, const char *text, int nops, Span sp) {
+    for (const char *p = text; (p = strchr(p, '$'));) {
+        const char *at = p++;
+        if (*p == '$' || *p == '(' || *p == '|' || *p == ')') {
+            p++;
+            continue;
+        }
+        if (!*p)
+            sema_fail(s, sp, "'$' at the end of the inline asm (a literal dollar is '$$')");
+        bool braced = *p == '{';
+        p += braced;
+        if (braced && *p == ':') {
+            size_t n = strcspn(p + 1, "}");
+            bool known = (n == 3 && !strncmp(p + 1, "uid", 3)) || (n == 7 && !strncmp(p + 1, "comment", 7)) ||
+                         (n == 7 && !strncmp(p + 1, "private", 7));
+            if (!known || !p[1 + n])
+                sema_fail(s, sp, "bad '%.*s' in the inline asm (LLVM knows ${:uid}, ${:comment}, ${:private})",
+                          (int)(p[1 + n] ? n + 3 : n + 2), at);
+            p += n + 2;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            sema_fail(s, sp, "'$' not followed by an operand number in the inline asm, at '%.*s' (operands are $0 to "
+                      "$%d; a literal dollar is '$$')", (int)strcspn(at, " \t\n,;"), at, nops - 1);
+        long num = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            num = num > 100000 ? num : num * 10 + (*p - '0');
+        if (braced && *p == ':') {
+            const char *mod = ++p;
+            p += strcspn(p, "}");
+            if (p - mod != 1 || *mod != 'r')
+                sema_fail(s, sp, "unknown operand modifier '%.*s' in '%.*s' of the inline asm (NVPTX prints 'r' "
+                          "only)", (int)(p - mod), mod, (int)(p - at + (*p == '}')), at);
+        }
+        if (braced && *p++ != '}')
+            sema_fail(s, sp, "unterminated '${' in the inline asm, at '%.*s'", (int)strcspn(at, " \t\n;"), at);
+        if (num >= nops && !nops)
+            sema_fail(s, sp, "operand '%.*s' of the inline asm is out of range: the constraints name no operands",
+                      (int)(p - at), at);
+        if (num >= nops)
+            sema_fail(s, sp, "operand '%.*s' of the inline asm is out of range: the constraints name %d operand%s "
+                      "($0 to $%d)", (int)(p - at), at, nops, nops == 1 ? "" : "s", nops - 1);
+    }
+}
+
 /* inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
  * the arguments keep their types and are broadcast to one shape; one result
  * per dtype (a tuple of dtypes gives a tuple). */
@@ -261,6 +364,7 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)bi;
     const char *asm_text = sema_need_str(s, a[0], sp[0], "the asm");
     const char *cons = sema_need_str(s, a[1], sp[1], "the constraints");
+    check_asm_text(s, asm_text, check_asm_constraints(s, cons, sp[1]), sp[0]);
     Val args = a[2];
     if (args.k != V_TUPLE)
         args = sema_tuple(s, &a[2], 1);
