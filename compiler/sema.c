@@ -431,6 +431,8 @@ static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
 Val sema_eval_in_module(Sema *s, const Node *n) { return sema_eval_with(s, n, NULL, (Val){0}); }
 
 /* The same with one local name bound (a heuristic's lambda parameter). */
+Val sema_eval_expr(Sema *s, const Node *n) { return eval(s, n); }
+
 Val sema_eval_with(Sema *s, const Node *n, const char *name, Val v) {
     Frame mod = {0};
     Frame *saved = s->fr;
@@ -1165,7 +1167,7 @@ static Val eval_inner(Sema *s, const Node *n) {
             sema_fail(s, n->span, "integer literal is too large (more than 63 bits)");
         return sema_int(n->ival);
     case N_FLOAT: return sema_float(n->fval);
-    case N_STR: return sema_str(s, n->name ? n->name : "", (int)n->ival);
+    case N_STR: return n->op == OP_MOD ? sema_fstring(s, n) : sema_str(s, n->name ? n->name : "", (int)n->ival);
     case N_NONE: return sema_none();
     case N_TRUE: return sema_bool(true);
     case N_FALSE: return sema_bool(false);

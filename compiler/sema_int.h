@@ -218,6 +218,10 @@ void sema_soft_fail(Sema *s, Span sp, const char *fmt, ...) __attribute__((forma
 const Node *sema_autotune_decorator(const Node *fn);
 void sema_collect_globals(Sema *s);
 Val sema_eval_in_module(Sema *s, const Node *n);
+/* An expression where the kernel's statement stands (its frame and block). */
+Val sema_eval_expr(Sema *s, const Node *n);
+/* An f-string's value: its fields filled in at compile time (sema_fstr.c). */
+Val sema_fstring(Sema *s, const Node *n);
 Val sema_eval_with(Sema *s, const Node *n, const char *name, Val v);
 void sema_exec_block(Sema *s, const NodeList *l);
 bool sema_is_constexpr_annotation(const Node *a);

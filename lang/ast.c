@@ -156,7 +156,7 @@ static void print_node(Buf *b, const Node *n, int level) {
             buf_printf(b, " text=%s", n->name);
         break;
     case N_STR:
-        buf_putc(b, ' ');
+        buf_puts(b, n->op == OP_MOD ? " f" : " ");
         buf_put_quoted(b, n->name, n->ival, false);
         break;
     case N_KWARG:

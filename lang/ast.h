@@ -33,7 +33,8 @@ typedef enum {
     N_NAME,      /* name */
     N_INT,       /* ival */
     N_FLOAT,     /* fval; name = literal spelling */
-    N_STR,       /* name = decoded contents (NUL-terminated), ival = length */
+    N_STR,       /* name = decoded contents (NUL-terminated), ival = length; op = OP_MOD for an
+                    f-string (sema fills in its replacement fields at compile time) */
     N_NONE,      /* None */
     N_TRUE,      /* True */
     N_FALSE,     /* False */

@@ -37,6 +37,7 @@ typedef struct ParseState ParseState;
 typedef struct Tok {
     const char *s; /* NAME: the name; STRING: decoded contents; FLOAT: spelling */
     int64_t n;     /* INT: value (2**63 and up wrap negative); STRING: length */
+    bool fmt;      /* STRING: an f-string */
     double f;      /* FLOAT: value */
 } Tok;
 
@@ -97,7 +98,7 @@ struct ParseState {
     /* the string literal being scanned */
     Buf sbuf;
     int str_line, str_col, str_open_len, str_quote_len;
-    bool str_raw, str_bytes;
+    bool str_raw, str_bytes, str_fmt;
     int bad_string_line;  /* last line with an unterminated string: its closers were swallowed */
 
     /* first token of the current and of the previous logical line, for
@@ -187,22 +188,32 @@ static Node *dotted(ParseState *ps, NodeList names) {
     n->name = s;
     return n;
 }
+/* Adjacent literals are one string; with an f-string among them, one
+ * f-string, the braces of the plain parts doubled to stay literal. */
 static Node *join_strings(ParseState *ps, NodeList l) {
     if (l.len == 1)
         return l.items[0];
     size_t len = 0;
+    bool fmt = false;
     for (int i = 0; i < l.len; i++)
-        len += (size_t)l.items[i]->ival;
+        fmt |= l.items[i]->op == OP_MOD;
+    for (int i = 0; i < l.len; i++)
+        for (int64_t j = 0; j < l.items[i]->ival; j++)
+            len += 1 + (fmt && l.items[i]->op != OP_MOD && strchr("{}", l.items[i]->name[j]) && l.items[i]->name[j]);
     char *s = arena_alloc(ps->arena, len + 1), *p = s;
     if (!s)
         longjmp(ps->fatal, 1);
-    for (int i = 0; i < l.len; i++) {
-        memcpy(p, l.items[i]->name, (size_t)l.items[i]->ival);
-        p += l.items[i]->ival;
-    }
+    for (int i = 0; i < l.len; i++)
+        for (int64_t j = 0; j < l.items[i]->ival; j++) {
+            char c = l.items[i]->name[j];
+            if (fmt && l.items[i]->op != OP_MOD && c && strchr("{}", c))
+                *p++ = c;
+            *p++ = c;
+        }
     Node *n = mk(ps, N_STR, list_span(l, (Span){0}));
     n->name = s;
     n->ival = (int64_t)len;
+    n->op = fmt ? OP_MOD : OP_NONE;
     return n;
 }
 static void append(ParseState *ps, NodeList *to, NodeList from) {
@@ -819,12 +830,14 @@ strings:
         Node *n = mk(ps, N_STR, SP(@1));
         n->name = $1.s;
         n->ival = $1.n;
+        n->op = $1.fmt ? OP_MOD : OP_NONE;
         $$ = list1(ps, n);
     }
   | strings STRING {
         Node *n = mk(ps, N_STR, SP(@2));
         n->name = $2.s;
         n->ival = $2.n;
+        n->op = $2.fmt ? OP_MOD : OP_NONE;
         $$ = $1;
         push(ps, &$$, n);
     }
