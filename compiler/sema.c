@@ -1143,7 +1143,7 @@ static Val eval_listcomp(Sema *s, const Node *n) {
         if (n->l0.items[i]->kind == N_FOR)
             nn = comp_targets(n->l0.items[i]->a, names, nn, MAX_TARGETS);
     for (int i = 0; i < nn; i++) {
-        Binding *b = scope_find(&s->fr->scope, names[i]);
+        Binding *b = scope_find(s, &s->fr->scope, names[i]);
         had[i] = b != NULL;
         saved[i] = b ? b->v : (Val){0};
     }
@@ -1154,7 +1154,7 @@ static Val eval_listcomp(Sema *s, const Node *n) {
         if (had[i])
             sema_scope_set(s, &s->fr->scope, names[i], saved[i]);
         else
-            scope_remove(&s->fr->scope, names[i]);
+            scope_remove(s, &s->fr->scope, names[i]);
     }
     return sema_tuple(s, out, len);
 }
