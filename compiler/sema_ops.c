@@ -1241,6 +1241,14 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
     }
     if (t.dtype == DT_PTR)
         sema_fail(s, sp, "cannot reduce pointers (%s)", T(t));
+    /* The IR reduces no fp8 (no fp8 arithmetic): in fp32, exact for min, max
+     * and the arg forms; a sum rounds once to fp8 at the end, where Triton's
+     * combine rounds each partial sum. */
+    DType fp8 = dt_is_fp8((DType)t.dtype) ? (DType)t.dtype : DT_VOID;
+    if (fp8 != DT_VOID) {
+        v = sema_cast(s, v, ir_with_dtype(t, DT_F32), sp);
+        t = ty_of(s, v);
+    }
     Type elem = kind == RED_ARGMAX || kind == RED_ARGMIN ? ir_scalar(DT_I32) : ir_elem(t);
     Type rt = ir_block(elem, r, sh);
     ValueId res = emit1(s, IR_REDUCE, rt, v, sp);
@@ -1254,6 +1262,11 @@ static ValueId reduce(Sema *s, ValueId v, int kind, Val axisv, Span axsp, bool k
             res = emit2(s, IR_AND, rt, res, sema_const_of(s, sema_int(1), rt, sp), sp);
         }
         elem = ir_scalar(DT_I1);
+        rt = ir_block(elem, r, sh);
+        res = sema_cast(s, res, rt, sp);
+    }
+    if (fp8 != DT_VOID && kind != RED_ARGMAX && kind != RED_ARGMIN) {
+        elem = ir_scalar(fp8);
         rt = ir_block(elem, r, sh);
         res = sema_cast(s, res, rt, sp);
     }
