@@ -1240,49 +1240,41 @@ static void assign(Sema *s, const Node *t, Val v) {
     }
 }
 
-/* Names a statement list assigns (syntactically): the candidates for loop-carried values. */
-static void assigned_names(Sema *s, const NodeList *l, const char ***names, int *n, int *cap);
+/* Names a statement list assigns (syntactically): the candidates for
+ * loop-carried values, in order of first assignment, gathered in a Scope used
+ * as a set (its hash index keeps a body of many names linear). */
+static void assigned_names(Sema *s, const NodeList *l, Scope *set);
 
-static void add_name(Sema *s, const char *name, const char ***names, int *n, int *cap) {
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*names)[i], name))
-            return;
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 16;
-        const char **nn = arena_alloc(s->a, sizeof(char *) * (size_t)nc);
-        if (*n)
-            memcpy(nn, *names, sizeof(char *) * (size_t)*n);
-        *names = nn;
-        *cap = nc;
-    }
-    (*names)[(*n)++] = name;
+static void add_name(Sema *s, const char *name, Scope *set) {
+    if (!scope_find(s, set, name))
+        sema_scope_set(s, set, name, sema_none());
 }
 
-static void target_names(Sema *s, const Node *t, const char ***names, int *n, int *cap) {
+static void target_names(Sema *s, const Node *t, Scope *set) {
     if (t->kind == N_NAME)
-        add_name(s, t->name, names, n, cap);
+        add_name(s, t->name, set);
     else if (t->kind == N_TUPLE || t->kind == N_LIST)
         for (int i = 0; i < t->l0.len; i++)
-            target_names(s, t->l0.items[i], names, n, cap);
+            target_names(s, t->l0.items[i], set);
 }
 
-static void assigned_names(Sema *s, const NodeList *l, const char ***names, int *n, int *cap) {
+static void assigned_names(Sema *s, const NodeList *l, Scope *set) {
     for (int i = 0; i < l->len; i++) {
         const Node *st = l->items[i];
         switch (st->kind) {
         case N_ASSIGN:
             for (int j = 0; j < st->l0.len; j++)
-                target_names(s, st->l0.items[j], names, n, cap);
+                target_names(s, st->l0.items[j], set);
             break;
         case N_ANNASSIGN:
-        case N_AUGASSIGN: target_names(s, st->a, names, n, cap); break;
+        case N_AUGASSIGN: target_names(s, st->a, set); break;
         case N_FOR:
-            target_names(s, st->a, names, n, cap);
+            target_names(s, st->a, set);
             /* fallthrough */
         case N_IF:
         case N_WHILE:
-            assigned_names(s, &st->l0, names, n, cap);
-            assigned_names(s, &st->l1, names, n, cap);
+            assigned_names(s, &st->l0, set);
+            assigned_names(s, &st->l1, set);
             break;
         default: break;
         }
@@ -1310,10 +1302,13 @@ static void runtime_if(Sema *s, ValueId cond, const NodeList *then_l, const Node
     Frame *fr = s->fr;
     /* Only the names the branches assign can differ after them: each branch
      * runs from a mark of the scope, and these names are read after it. */
-    const char **names = NULL;
-    int nn = 0, ncap = 0;
-    assigned_names(s, then_l, &names, &nn, &ncap);
-    assigned_names(s, else_l, &names, &nn, &ncap);
+    Scope set = {0};
+    assigned_names(s, then_l, &set);
+    assigned_names(s, else_l, &set);
+    int nn = set.n;
+    const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)(nn + 1));
+    for (int i = 0; i < nn; i++)
+        names[i] = set.b[i].name;
     Merge *m = arena_alloc(s->a, sizeof(Merge) * (size_t)(nn + 1));
     bool *in_t = arena_alloc(s->a, sizeof(bool) * (size_t)(2 * nn + 1)), *in_e = in_t + nn;
     for (int i = 0; i < nn; i++) {
@@ -1664,9 +1659,12 @@ static void bind_carried(Sema *s, const Carried *c, Block *blk, ValueId *inits, 
 /* The loop-carried names of a loop body: assigned in it and live before it
  * (code_generator.visit_For / visit_While). Numbers become tensors. */
 static int loop_carried(Sema *s, const NodeList *body, const char *skip, Carried **out, Span sp) {
-    const char **names = NULL;
-    int n = 0, cap = 0;
-    assigned_names(s, body, &names, &n, &cap);
+    Scope set = {0};
+    assigned_names(s, body, &set);
+    int n = set.n;
+    const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        names[i] = set.b[i].name;
     Carried *c = arena_alloc(s->a, sizeof(Carried) * (size_t)(n + 1));
     int nc = 0;
     for (int i = 0; i < n; i++) {
@@ -2107,13 +2105,12 @@ typedef struct Saved {
 static bool can_recover(Sema *s) { return s->recover && !s->quiet && !s->fr->caller && !s->no_recover; }
 
 static void poison_targets(Sema *s, const Node *n) {
-    const char **names = NULL;
-    int nn = 0, cap = 0;
+    Scope set = {0};
     Node *one[1] = {(Node *)n};
     NodeList l = {.items = one, .len = 1, .cap = 1};
-    assigned_names(s, &l, &names, &nn, &cap);
-    for (int i = 0; i < nn; i++)
-        sema_scope_set(s, &s->fr->scope, names[i], (Val){.k = V_POISON});
+    assigned_names(s, &l, &set);
+    for (int i = 0; i < set.n; i++)
+        sema_scope_set(s, &s->fr->scope, set.b[i].name, (Val){.k = V_POISON});
 }
 
 static void exec_stmt_recovering(Sema *s, const Node *n, const Cont *k) {

@@ -53,24 +53,33 @@ for f in tests/sema_ok/*.tl; do
     report "$n" $(( rc != 0 || bad )) "$log"
 done
 
-# Sema in linear time: a generated kernel of 20,000 statements (each binding a
-# new name, every 50th inside a runtime if) compiles to IR in under a second.
-# It took minutes and gigabytes while sema copied the scope before every
-# statement and searched it name by name.
-if want sema/linear_20000; then
-    log=$T/sema_linear.log f=$T/sema_linear.tl
-    {
-        printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\n'
-        printf 'def k(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    v0 = tl.load(x_ptr + o, mask=o < n)\n'
-        awk 'BEGIN { for (i = 1; i < 20000; i++)
-            if (i % 50) printf "    v%d = v%d + %d\n", i, i - 1, i % 7
-            else printf "    if n > %d:\n        v%d = v%d * 2.0\n    else:\n        v%d = v%d - 1.0\n", i, i, i - 1, i, i - 1 }'
-        printf '    tl.store(x_ptr + o, v19999, mask=o < n)\n'
-    } > $f
+# Sema in linear time: generated kernels of 20,000 statements compile to IR
+# in under a second each: straight-line code binding a new name per statement
+# with every 50th a runtime if, and one runtime for loop of 20,000 statements
+# (as many loop-carried candidates). They took minutes and gigabytes while
+# sema copied the scope before every statement and searched names one by one.
+sema_linear_gen() { # straight|loop
+    printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\n'
+    printf 'def k(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    v0 = tl.load(x_ptr + o, mask=o < n)\n'
+    if [ "$1" = loop ]; then
+        printf '    for j in range(n):\n'
+        awk 'BEGIN { for (i = 1; i < 20000; i++) printf "        v%d = v%d + %d\n", i, i - 1, i % 7 }'
+        printf '        v0 = v19999\n    tl.store(x_ptr + o, v0, mask=o < n)\n'
+        return
+    fi
+    awk 'BEGIN { for (i = 1; i < 20000; i++)
+        if (i % 50) printf "    v%d = v%d + %d\n", i, i - 1, i % 7
+        else printf "    if n > %d:\n        v%d = v%d * 2.0\n    else:\n        v%d = v%d - 1.0\n", i, i, i - 1, i, i - 1 }'
+    printf '    tl.store(x_ptr + o, v19999, mask=o < n)\n'
+}
+for shape in straight loop; do
+    want sema/linear_20000_$shape || continue
+    log=$T/sema_linear_$shape.log f=$T/sema_linear_$shape.tl
+    sema_linear_gen $shape > $f
     start=$(date +%s%N)
     NO_COLOR=1 timeout 60 $TLC --emit=ir --signature '*fp32, i32, 128' $f > $T/sema_linear.out 2> $log
     rc=$? ms=$(( ($(date +%s%N) - start) / 1000000 ))
     echo "exit $rc in $ms ms" >> $log
     [ $rc = 0 ] && [ $ms -lt 1000 ] && grep -q "^  store " $T/sema_linear.out
-    report sema/linear_20000 $? $log
-fi
+    report sema/linear_20000_$shape $? $log
+done
