@@ -312,7 +312,10 @@ static int run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *o
                           .times = dr->times};
     CompileStop stop = dr->emit == EMIT_IR_GPU ? COMPILE_TO_IR_GPU : COMPILE_TO_PTX;
     int rc = EXIT_OK;
-    if (m->nfuncs && compile_gpu(d, m->funcs, m->nfuncs, arch, dr->opts.opt_level, dr->opts.debug_info, stop, &hooks, &ptx)) {
+    if (!m->nfuncs) /* as a source file without a kernel: nothing to compile is an error */
+        diag_plain(d, DIAG_ERROR, "no function in the IR of '%s' to compile", src->name);
+    if (m->nfuncs &&
+        compile_gpu(d, m->funcs, m->nfuncs, arch, dr->opts.opt_level, dr->opts.debug_info, stop, &hooks, &ptx)) {
         const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
         if (dr->emit == EMIT_CUBIN)
             rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, &ptx, out);

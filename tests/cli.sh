@@ -155,3 +155,4 @@ if want cli/define_runtime_constant; then
     grep -q "float alpha" $T/drt.h && ! grep -q "N," $T/drt.h || { echo "header:" >> $log; cat $T/drt.h >> $log; ok=1; }
     report cli/define_runtime_constant $ok $log
 fi
+cli_case ir_in_no_function 1 err "tlc: error: no function in the IR of 'tests/data/empty.tl' to compile" --ir-in --emit=ptx tests/data/empty.tl
