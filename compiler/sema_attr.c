@@ -24,6 +24,10 @@ static const char *triton_short_names[DT__COUNT] = {
     [DT_F8E4B15] = "fp8e4b15",
 };
 
+const char *sema_dtype_name(DType d) {
+    return d > DT_VOID && d < DT__COUNT && triton_short_names[d] ? triton_short_names[d] : "void";
+}
+
 bool sema_tl_dtype(const char *name, Type *out) {
     for (int d = DT_I1; d < DT_PTR; d++)
         if (triton_dtype_names[d] && !strcmp(triton_dtype_names[d], name)) {

@@ -16,10 +16,15 @@
 
 #include "sema_int.h"
 
-/* Python's str(): a string as it is, anything else as its repr. */
+/* Python's str(): a string as it is, a dtype by Triton's name (fp32,
+ * pointer<fp16>), anything else as its repr. */
 static void put_str(Buf *b, Val v) {
     if (v.k == V_STR)
         buf_putn(b, v.s, (size_t)v.n);
+    else if (v.k == V_DTYPE && !v.ty.rank && v.ty.dtype == DT_PTR)
+        buf_printf(b, "pointer<%s>", sema_dtype_name((DType)v.ty.pointee));
+    else if (v.k == V_DTYPE && !v.ty.rank)
+        buf_puts(b, sema_dtype_name((DType)v.ty.dtype));
     else
         sema_repr(b, v);
 }

@@ -222,6 +222,8 @@ Val sema_eval_in_module(Sema *s, const Node *n);
 Val sema_eval_expr(Sema *s, const Node *n);
 /* An f-string's value: its fields filled in at compile time (sema_fstr.c). */
 Val sema_fstring(Sema *s, const Node *n);
+/* Triton's str() of a scalar dtype: fp32, int8, bf16, fp8e5 (sema_attr.c). */
+const char *sema_dtype_name(DType d);
 Val sema_eval_with(Sema *s, const Node *n, const char *name, Val v);
 void sema_exec_block(Sema *s, const NodeList *l);
 bool sema_is_constexpr_annotation(const Node *a);
