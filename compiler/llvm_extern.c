@@ -109,6 +109,8 @@ static int per_reg(DType dt, int pack) {
 static void count_constraints(const char *c, int *outs, int *ins) {
     *outs = *ins = 0;
     while (*c) {
+        size_t sp = strspn(c, " \t"); /* "=r,r, r": the spaces are not part of an entry (sema checks them) */
+        c += sp;
         size_t n = strcspn(c, ",");
         if (n && c[0] == '=')
             (*outs)++;

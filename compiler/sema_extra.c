@@ -273,6 +273,11 @@ static int check_asm_constraints(Sema *s, const char *c, Span sp) {
     for (const char *p = c;; p++) {
         int n = (int)strcspn(p, ",");
         const char *e = p, *end = p + n;
+        /* LLVM takes "=r,r, r" (Triton's tests write it so): spaces around an entry are not part of it */
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, e++, n--;
+        while (n && (end[-1] == ' ' || end[-1] == '\t'))
+            end--, n--;
         if (!n)
             sema_fail(s, sp, "empty constraint in \"%s\" (each operand needs one: =r, r, l, f, ...)", c);
         if (*e == '~') {
@@ -303,7 +308,7 @@ static int check_asm_constraints(Sema *s, const char *c, Span sp) {
             input |= !out;
             nops++;
         }
-        p = end;
+        p = end + strspn(end, " \t");
         if (!*p)
             return nops;
     }
