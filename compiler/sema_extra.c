@@ -267,9 +267,12 @@ static const char asm_reg_letters[] = "bchrlfdq";
 /* The constraints "=r,=r,r,l,0,~{memory}": outputs first, then inputs (a
  * register class or the number of an output it is tied to), then clobbers.
  * Returns how many operands they name, the range of $N. */
-static int check_asm_constraints(Sema *s, const char *c, Span sp) {
+static int check_asm_constraints(Sema *s, const char *c, Span sp, const char **norm) {
     int nops = 0, nouts = 0;
     bool input = false;
+    /* the entries without their spaces, for LLVM, which takes only some */
+    char *out = arena_alloc(s->a, strlen(c) + 1);
+    size_t len = 0;
     for (const char *p = c;; p++) {
         int n = (int)strcspn(p, ",");
         const char *e = p, *end = p + n;
@@ -308,9 +311,16 @@ static int check_asm_constraints(Sema *s, const char *c, Span sp) {
             input |= !out;
             nops++;
         }
+        if (len)
+            out[len++] = ',';
+        memcpy(out + len, p, (size_t)n);
+        len += (size_t)n;
         p = end + strspn(end, " \t");
-        if (!*p)
+        if (!*p) {
+            out[len] = 0;
+            *norm = out;
             return nops;
+        }
     }
 }
 
@@ -369,7 +379,7 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)bi;
     const char *asm_text = sema_need_str(s, a[0], sp[0], "the asm");
     const char *cons = sema_need_str(s, a[1], sp[1], "the constraints");
-    check_asm_text(s, asm_text, check_asm_constraints(s, cons, sp[1]), sp[0]);
+    check_asm_text(s, asm_text, check_asm_constraints(s, cons, sp[1], &cons), sp[0]);
     Val args = a[2];
     if (args.k != V_TUPLE)
         args = sema_tuple(s, &a[2], 1);
