@@ -293,11 +293,15 @@ static bool same_val(Val a, Val b) { return a.k == b.k && sema_const_eq(a, b); }
 /* ---- module-level names ---- */
 
 static void add_global(Sema *s, const char *name, const Node *def, const char *from_mod) {
-    Global *g = arena_alloc(s->a, sizeof(Global) * (size_t)(s->nglobals + 1));
-    if (s->nglobals)
-        memcpy(g, s->globals, sizeof(Global) * (size_t)s->nglobals);
-    g[s->nglobals++] = (Global){.name = name, .def = def, .from_mod = from_mod};
-    s->globals = g;
+    if (s->nglobals == s->cap_globals) { /* doubling: a file of 10,000 kernels was quadratic here */
+        int cap = s->cap_globals ? 2 * s->cap_globals : 32;
+        Global *g = arena_alloc(s->a, sizeof(Global) * (size_t)cap);
+        if (s->nglobals)
+            memcpy(g, s->globals, sizeof(Global) * (size_t)s->nglobals);
+        s->globals = g;
+        s->cap_globals = cap;
+    }
+    s->globals[s->nglobals++] = (Global){.name = name, .def = def, .from_mod = from_mod};
 }
 
 void sema_collect_globals(Sema *s) {
@@ -337,6 +341,9 @@ void sema_collect_globals(Sema *s) {
         default: break;
         }
     }
+    /* name -> index of its last definition, which wins as in Python */
+    for (int i = 0; i < s->nglobals; i++)
+        sema_scope_set(s, &s->global_index, s->globals[i].name, sema_int(i));
 }
 
 static const char *const known_mods[] = {"triton", "triton.language", "triton.language.math", "triton.language.core",
@@ -479,9 +486,9 @@ static Val global_value(Sema *s, Global *g) {
 
 Val sema_lookup_global(Sema *s, const char *name, bool *found) {
     *found = true;
-    for (int i = s->nglobals - 1; i >= 0; i--)
-        if (!strcmp(s->globals[i].name, name))
-            return global_value(s, &s->globals[i]);
+    Binding *b = scope_find(s, &s->global_index, name);
+    if (b)
+        return global_value(s, &s->globals[b->v.i]);
     /* `tl` and `triton` work even without the imports */
     if (!strcmp(name, "tl"))
         return (Val){.k = V_MODULE, .s = "triton.language"};

@@ -160,7 +160,8 @@ typedef struct Sema {
     int dup;         /* runtime ifs with a return around, both of whose branches run what follows (SEMA_MAX_DUP) */
     Span cur;        /* the node being evaluated, for errors of helpers without one */
     Global *globals;
-    int nglobals;
+    int nglobals, cap_globals;
+    Scope global_index; /* each global's name -> its index in globals (the last definition) */
     jmp_buf *jb;
     bool quiet;      /* probing a kernel: fail without a diagnostic */
     KernelInfo *info; /* sema_kernel_info: record the parameters, allow untyped runtime ones */

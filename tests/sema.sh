@@ -56,9 +56,16 @@ done
 # Sema in linear time: generated kernels of 20,000 statements compile to IR
 # in under a second each: straight-line code binding a new name per statement
 # with every 50th a runtime if, and one runtime for loop of 20,000 statements
-# (as many loop-carried candidates). They took minutes and gigabytes while
-# sema copied the scope before every statement and searched names one by one.
-sema_linear_gen() { # straight|loop
+# (as many loop-carried candidates); and one kernel picked from a file of
+# 10,000. They took minutes and gigabytes while sema copied the scope before
+# every statement, searched names one by one and grew the globals by one.
+sema_linear_gen() { # straight|loop|kernels
+    if [ "$1" = kernels ]; then # 10,000 kernels, one picked with --kernel
+        printf 'import triton\nimport triton.language as tl\n'
+        awk 'BEGIN { for (i = 0; i < 10000; i++)
+            printf "\n\n@triton.jit\ndef k%d(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) + %d, mask=o < n)\n", i, i }'
+        return
+    fi
     printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\n'
     printf 'def k(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    v0 = tl.load(x_ptr + o, mask=o < n)\n'
     if [ "$1" = loop ]; then
@@ -72,12 +79,14 @@ sema_linear_gen() { # straight|loop
         else printf "    if n > %d:\n        v%d = v%d * 2.0\n    else:\n        v%d = v%d - 1.0\n", i, i, i - 1, i, i - 1 }'
     printf '    tl.store(x_ptr + o, v19999, mask=o < n)\n'
 }
-for shape in straight loop; do
+for shape in straight loop kernels; do
     want sema/linear_20000_$shape || continue
     log=$T/sema_linear_$shape.log f=$T/sema_linear_$shape.tl
     sema_linear_gen $shape > $f
+    k=; [ $shape = kernels ] && k="--kernel k5000"
     start=$(date +%s%N)
-    NO_COLOR=1 timeout 60 $TLC --emit=ir --signature '*fp32, i32, 128' $f > $T/sema_linear.out 2> $log
+    # shellcheck disable=SC2086
+    NO_COLOR=1 timeout 60 $TLC --emit=ir --signature '*fp32, i32, 128' $k $f > $T/sema_linear.out 2> $log
     rc=$? ms=$(( ($(date +%s%N) - start) / 1000000 ))
     echo "exit $rc in $ms ms" >> $log
     [ $rc = 0 ] && [ $ms -lt 1000 ] && grep -q "^  store " $T/sema_linear.out
