@@ -36,7 +36,9 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
  * pass on each (verified after each pass), then, with COMPILE_TO_PTX,
  * lowering of all of them into one module of PTX for target at opt_level.
  * Sets each Function's shared_bytes. debug_info: 0 none, 1 line tables
- * (-lineinfo), 2 full (-g); see codegen_module. */
+ * (-lineinfo), 2 full (-g); see codegen_module. A function parsed from IR
+ * text (tlc --ir-in) continues where its text stands: with layouts at
+ * smem-alloc, with shared offsets at barriers. */
 bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, int debug_info,
                  CompileStop stop, const CompileHooks *hooks, Buf *ptx);
 
