@@ -243,16 +243,6 @@ static void scope_remove(Sema *s, Scope *sc, const char *name) {
     sc->ix = NULL;
 }
 
-static Scope scope_copy(Sema *s, const Scope *sc) {
-    Scope c = {0};
-    c.cap = sc->n + 8;
-    c.b = arena_alloc(s->a, sizeof(Binding) * (size_t)c.cap);
-    if (sc->n)
-        memcpy(c.b, sc->b, sizeof(Binding) * (size_t)sc->n);
-    c.n = sc->n;
-    return c;
-}
-
 /* A point of the current frame's scope to come back to, in O(1): the Scope
  * struct (names bound later lie past its n) and the undo log's length (values
  * replaced later are logged while a mark is open). Runtime if/for/while run
@@ -1555,7 +1545,7 @@ static Val undefined_like(Sema *s, Val v, Span sp) {
  * paths must return values of one type), none in a kernel. */
 static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *k) {
     Frame *fr = s->fr;
-    Scope live = scope_copy(s, &fr->scope);
+    ScopeMark live = scope_mark(s);
     Block *outer = s->blk, *bl[2] = {ir_block_new(s->f), ir_block_new(s->f)};
     Val rv[2];
     Span rsp[2];
@@ -1568,7 +1558,8 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
                               "their paths only: each compiles the statements after it in both of its branches",
                   SEMA_MAX_DUP);
     for (int side = 0; side < 2; side++) {
-        fr->scope = side ? scope_copy(s, &live) : fr->scope;
+        if (side)
+            scope_rollback(s, &live);
         fr->returned = false;
         fr->ret = sema_none();
         fr->ret_span = n->span;
@@ -1603,7 +1594,8 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
     s->blk = outer;
     Inst *in = emit_if(s, cond, bl[0], bl[1], rt, nres, n->span);
     int r = 0;
-    fr->scope = live;
+    scope_rollback(s, &live);
+    scope_release(s);
     fr->ret = merge_ret(s, rv[0], rv[1], y, rt, &r, in, bl[0], bl[1], rsp[0], rsp[1]);
     fr->ret_span = rv[0].k != V_NONE ? rsp[0] : rsp[1];
     fr->returned = true; /* the rest of the function ran in the branches */

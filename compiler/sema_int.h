@@ -104,7 +104,8 @@ typedef struct Binding {
 
 /* Names of one function activation, in order of first binding, with a hash
  * index (built once a scope has more than a few names) so a lookup is O(1).
- * Copied (shallowly) to snapshot the live-ins of if/for/while. A copy of the
+ * Never copied whole: recovery points and runtime if/for/while keep the
+ * struct as a mark (sema.c, ScopeMark) and roll back to it. A copy of the
  * struct may share b and ix with the scope it came from: the scope only
  * appends past its own n, and an index slot counts only where b[pos] still
  * has its name (sema.c, "scopes"), so neither disturbs the other. */
