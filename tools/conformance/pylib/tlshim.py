@@ -936,14 +936,22 @@ def _fast_key(fn, args, kwargs, kd):
     return tuple(key), vals
 
 
-def _fast_run(fn, args, grid, kwargs, kd):
-    """Launches through the fast path and returns the TlCompiledKernel, or None (the slow path runs)."""
+def _opt_key(fn, kwargs):
+    """The launch options (keywords that name no parameter) and the knobs they depend on, hashable, or None."""
     okw = {k: v for k, v in kwargs.items() if k not in fn.__dict__.get("_tlshim_names", ())}
     try:
-        opt_key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
-                   _knob("language.default_fp_fusion", True))
-        hash(opt_key)
+        key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
+               _knob("language.default_fp_fusion", True))
+        hash(key)
     except TypeError:
+        return None
+    return key
+
+
+def _fast_run(fn, args, grid, kwargs, kd):
+    """Launches through the fast path and returns the TlCompiledKernel, or None (the slow path runs)."""
+    opt_key = _opt_key(fn, kwargs)
+    if opt_key is None:
         return None
     fk = _fast_key(fn, args, kwargs, kd)
     if fk is None:
@@ -967,12 +975,8 @@ def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
     names = [p.name for p in fn.params]
     fn.__dict__["_tlshim_names"] = frozenset(names)
     fn.__dict__["_tlshim_pnames"] = names
-    okw = {k: v for k, v in kwargs.items() if k not in fn.__dict__["_tlshim_names"]}
-    try:
-        opt_key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
-                   _knob("language.default_fp_fusion", True))
-        hash(opt_key)
-    except TypeError:
+    opt_key = _opt_key(fn, kwargs)
+    if opt_key is None:
         return
     fk = _fast_key(fn, args, kwargs, kd)
     if fk is None:
