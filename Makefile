@@ -45,7 +45,7 @@ LIB_LDFLAGS = -shared -Wl,--exclude-libs,ALL -Wl,-soname,$(SONAME) -Wl,--no-unde
 .PHONY: all test demo fuzz fuzz-deep fuzz-gen gpu-prep gpu-test bench conformance deps clean install uninstall FORCE
 EXAMPLES := copy grayscale swizzle matmul interop tutorials
 TEST_BINS := $(B)/tests/api_test $(B)/tests/robust_test $(B)/tests/fakegpu_test $(B)/tests/launch_test $(B)/tests/gpu_test $(B)/tests/ops_test $(B)/tests/desc_test \
-             $(B)/tests/heur_test $(B)/tests/tma_test $(B)/tests/kgen \
+             $(B)/tests/heur_test $(B)/tests/tma_test $(B)/tests/lineinfo_test $(B)/tests/kgen \
              $(B)/bin/tl-bench
 LIB_FILES := $(B)/lib/libtl.so.$(VERSION) $(B)/lib/$(SONAME) $(B)/lib/libtl.so $(B)/lib/libtl.a
 all: $(B)/bin/tlc $(LIB_FILES) $(B)/include/tl.h $(EXAMPLES:%=$(B)/examples/%) $(TEST_BINS)

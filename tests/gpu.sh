@@ -10,8 +10,8 @@ if [ ! -x build/lib/libtl.so ] || [ ! -x build/tests/gpu_test ]; then
 fi
 export TL_CACHE_DIR=${TL_CACHE_DIR:-$T/cache}
 unset TL_INTERPRET
-build/tests/gpu_test > $T/gpu.log 2>&1
-rc=$?
+rc=0; : > $T/gpu.log
+want gpu/ && { build/tests/gpu_test > $T/gpu.log 2>&1; rc=$?; }
 if [ $rc = 3 ]; then
     cat $T/gpu.log
     echo "gpu-test: no usable GPU on this machine; nothing ran"
@@ -61,6 +61,31 @@ if want ops/; then
     count_lines $T/ops.log ops
     [ $rc -gt 1 ] && report "ops/exit ($rc)" 1 $T/ops.log
     grep -m1 "^device:" $T/ops.log | grep -qv "cpu" || report "ops/ran on the GPU" 1 $T/ops.log
+fi
+# Line information (the library's default): the cubin's line table names the
+# .tl file, and compute-sanitizer points at the line of a store far past its
+# buffer (tests/data/oob_store.tl, line 10); tl_kernel_resources of the
+# variant that ran.
+if want lineinfo/; then
+    timeout 120 build/tests/lineinfo_test tests/data/oob_store.tl --in-bounds > $T/li.log 2>&1
+    report "lineinfo/in_bounds_and_resources" $? $T/li.log
+    rm -rf $T/lidump; mkdir -p $T/lidump
+    TL_CACHE_DIR=$T/licache TL_DUMP_DIR=$T/lidump timeout 120 build/tests/lineinfo_test tests/data/oob_store.tl --in-bounds > $T/li2.log 2>&1
+    cubin=$(ls $T/lidump/*.cubin 2>/dev/null | head -1)
+    if command -v nvdisasm > /dev/null && [ -n "$cubin" ]; then
+        nvdisasm -g "$cubin" > $T/li.sass 2>&1
+        grep -q 'File ".*oob_store.tl", line 10' $T/li.sass
+        report "lineinfo/cubin_line_table" $? $T/li.sass
+    else
+        echo "lineinfo: no nvdisasm or no dumped cubin ($(ls $T/lidump)); line table not checked" >> $T/li2.log
+        report "lineinfo/cubin_line_table" 1 $T/li2.log
+    fi
+    if command -v compute-sanitizer > /dev/null; then
+        TL_CACHE_DIR=$T/licache timeout 300 compute-sanitizer --tool memcheck \
+            build/tests/lineinfo_test tests/data/oob_store.tl > $T/li3.log 2>&1
+        grep -q "Invalid __global__ write" $T/li3.log && grep -q "oob_store.tl:10" $T/li3.log
+        report "lineinfo/sanitizer_names_the_line" $? $T/li3.log
+    fi
 fi
 # Block pointers and tensor descriptors (host descriptors' CUtensorMaps too).
 if want desc/; then

@@ -4,7 +4,11 @@ T=build/tests
 mkdir -p "$T"
 pass=0 fail=0
 
-want() { case "$1" in *"$ONLY"*) return 0 ;; esac; return 1; }
+want() { # name: run it? ONLY holds one or more space-separated patterns
+    local o
+    for o in ${ONLY:-""}; do case "$1" in *"$o"*) return 0 ;; esac; done
+    [ -z "$ONLY" ]
+}
 
 report() { # name rc [detail-file]
     want "$1" || return 0

@@ -465,7 +465,9 @@ def _compile(source, kernel_name, sig, extra_opts):
         emit("compile_error", once=options, kernel=kernel_name, sig=sig, status=e.status_name,
              msg=_tl_first_error(msg), seconds=round(time.time() - t0, 3), source_file=kept)
         full = (f"tl could not compile {kernel_name} [{sig}] ({e.status_name}):\n{msg}")
-        raise _compile_exception(full, source) from None
+        exc = _compile_exception(full, source)
+        exc.__suppress_context__ = True  # not 'from None': that would clear the __cause__ Triton's tests read
+        raise exc
     entry = _Entry(k, source, options, sig, kernel_name, time.time() - t0)
     STATE.cache[key] = entry
     if os.environ.get("TL_SHIM_KEEP_ALL_SOURCES") == "1":
