@@ -760,8 +760,9 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
     case TL_ARG_POINTER:
         if (!tl_dtype_size(a->dtype))
             return BAD("%s: argument %d ('%s'): invalid pointer element dtype %d", k->name, i + 1, pn, (int)a->dtype);
-        if (!a->v.p.addr)
-            return BAD("%s: argument %d ('%s') is a null pointer", k->name, i + 1, pn);
+        if (!a->v.p.addr) /* valid, as in Triton (an empty tensor's data_ptr): the kernel must not use it; the
+                           * interpreter reports any access as a null-pointer one */
+            break;
         if (ctx->kind == TL_DEVICE_CPU && !a->v.p.count)
             return BAD("%s: argument %d ('%s'): a pointer on the CPU device needs its element count (the "
                        "interpreter checks bounds)",
@@ -1000,10 +1001,11 @@ static TlStatus launch_cpu(TlKernel *k, const Function *fn, const unsigned grid[
         if (args[i].kind == TL_ARG_BUFFER) {
             bufs[nbufs] = (InterpBuffer){args[i].v.buffer->host, args[i].v.buffer->bytes};
             iargs[i].buf = nbufs++;
-        } else if (args[i].kind == TL_ARG_POINTER) {
+        } else if (args[i].kind == TL_ARG_POINTER && args[i].v.p.addr) {
             bufs[nbufs] = (InterpBuffer){(void *)(uintptr_t)args[i].v.p.addr,
                                          args[i].v.p.count * tl_dtype_size(args[i].dtype)};
             iargs[i].buf = nbufs++;
+        } else if (args[i].kind == TL_ARG_POINTER) { /* null: buf -1, the interpreter's null pointer */
         } else if (args[i].kind == TL_ARG_INT) {
             iargs[i].i = args[i].v.i;
         } else {

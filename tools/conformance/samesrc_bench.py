@@ -149,9 +149,9 @@ def main_run(mode, out_path):
 
     # 02: fused softmax, fp32 rows of 8192 (its host code asks n_regs and metadata.shared: tl_kernel_resources)
     # 04: low-memory dropout with a keep mask, and seeded (checked: each element 0 or x / (1 - p), about half kept)
-    for name, rows in (("02-fused-softmax.py", t02_rows), ("04-low-memory-dropout.py", t04_rows)):
+    for name, add_rows in (("02-fused-softmax.py", t02_rows), ("04-low-memory-dropout.py", t04_rows)):
         try:
-            rows(load(name))
+            add_rows(load(name))
         except Exception as e:  # the file's own module-level code failed: its rows are errors, the others run
             rows_error(name, e)
 

@@ -950,8 +950,9 @@ def _opt_key(fn, kwargs):
     return key
 
 
-def _fast_run(fn, args, grid, kwargs, kd):
-    """Launches through the fast path and returns the TlCompiledKernel, or None (the slow path runs)."""
+def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
+    """Launches through the fast path (a warmup only finds the kernel) and returns the TlCompiledKernel, or None
+    (the slow path runs)."""
     opt_key = _opt_key(fn, kwargs)
     if opt_key is None:
         return None
@@ -962,14 +963,65 @@ def _fast_run(fn, args, grid, kwargs, kd):
     hit = fn.__dict__.get("_tlshim_fast", {}).get((key, opt_key))
     if hit is None or not hit[0].valid():
         return None
-    asm, entry, plan, kernel = hit
-    specs = {name: tlsrc.Spec(name, e, True, kind, ty, vals[i]) for i, name, e, kind, ty in plan}
+    asm, entry, plan, kernel, packed = hit
+    if warmup:
+        return kernel
     g = grid(dict(zip(fn.__dict__["_tlshim_pnames"], vals))) if callable(grid) else grid
-    g = tuple(g)
+    g = tuple(int(x) for x in g)
     if not 1 <= len(g) <= 3:
         raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
-    _launch(entry, specs, tuple(int(x) for x in g))
+    if packed is not None and ("launch_ok", entry.options) in EVENTS.seen:
+        _launch_packed(entry, packed, vals, g)
+    else:
+        _launch(entry, {name: tlsrc.Spec(name, e, True, kind, ty, vals[i]) for i, name, e, kind, ty in plan}, g)
     return kernel
+
+
+def _packed_plan(entry, specs, index):
+    """(tlapi.Packed, setters) for the fast path's launches of entry on a GPU: the arguments this launch built,
+    and for each one (its index, the index of its value among the launch's values, how to write it); None where
+    a value cannot be rewritten in place (a tensor not on the GPU: the slow path checks it each time)."""
+    by_name = {s.name: s for s in specs}
+    args, keep = _build_args(entry, by_name)
+    descs, setters = {}, []
+    for j, p in enumerate(entry.kernel.params):
+        s = by_name[p["name"]]
+        v = s.value
+        if s.kind == "ptr":
+            if not getattr(v, "is_cuda", True):
+                return None
+            how = "ptr"
+        elif s.kind == "desc":
+            descs[j] = keep[len(descs)]
+            how = "desc"
+        else:  # as _build_args: a float value travels as a float, an int or bool as an int, whatever the kind
+            how = "float" if isinstance(v, float) else "int"
+        setters.append((j, index[s.name], how))
+    return tlapi.Packed(entry.kernel, args, descs), tuple(setters)
+
+
+def _launch_packed(entry, packed, vals, g):
+    """_launch for a launch whose arguments specialise like the one packed: rewrite the values, launch."""
+    if any(x == 0 for x in g):
+        return
+    pk, setters = packed
+    for j, vi, how in setters:
+        v = vals[vi]
+        if how == "ptr":
+            pk.set_ptr(j, v.data_ptr())
+        elif how == "int":
+            pk.set_int(j, int(v))
+        elif how == "float":
+            pk.set_float(j, float(v))
+        else:
+            pk.set_desc(j, v.base.data_ptr(), v.shape, v.strides)
+    try:
+        with _lock:
+            pk.launch(g, _stream())
+    except tlapi.TlError as e:
+        emit("launch_error", once=entry.options, kernel=entry.name, sig=entry.sig, status=e.status_name,
+             msg=_first_line(e.message))
+        raise TlLaunchError(f"tl launch of {entry.name} failed ({e.status_name}): {e.message}") from None
 
 
 def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
@@ -985,15 +1037,18 @@ def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
         return
     index = {n: i for i, n in enumerate(names)}
     plan = [(index[s.name], s.name, s.entry, s.kind, s.ty) for s in specs if s.runtime]
-    fn.__dict__.setdefault("_tlshim_fast", {})[(fk[0], opt_key)] = (asm, entry, plan, kernel)
+    packed = None
+    if STATE.ctx is not None and STATE.ctx.is_cuda:
+        packed = _packed_plan(entry, [s for s in specs if s.runtime], index)
+    fn.__dict__.setdefault("_tlshim_fast", {})[(fk[0], opt_key)] = (asm, entry, plan, kernel, packed)
 
 
 def tl_run(self, *args, grid, warmup, **kwargs):
     """JITFunction.run in tl mode (see the module docstring)."""
     kwargs.pop("_skip_fc", None)
     kd = kinds()
-    if not warmup and "_tlshim_fast" in self.__dict__:
-        k = _fast_run(self, args, grid, kwargs, kd)
+    if "_tlshim_fast" in self.__dict__:
+        k = _fast_run(self, args, grid, kwargs, kd, warmup)
         if k is not None:
             return k
     if kd.is_gluon(self):
@@ -1029,16 +1084,33 @@ def tl_run(self, *args, grid, warmup, **kwargs):
     entry = _compile(asm.source, asm.kernel_name, sig, flags)
     by_name = {s.name: s for s in specs if s.runtime}
 
+    fast = {}  # the argument types of a launch with every argument given -> its packed arguments
+
     def launcher(grid_, args_):
+        """CompiledKernel[grid](*args): Triton's launcher takes the arguments as the kernel was compiled for, so
+        the second launch with the same argument types rewrites the first one's packed values."""
+        key = tuple(map(type, args_))
+        hit = fast.get(key) if not callable(grid_) else None
+        if hit is not None and ("launch_ok", entry.options) in EVENTS.seen:
+            g = tuple(int(x) for x in grid_)
+            if not 1 <= len(g) <= 3:
+                raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
+            _launch_packed(entry, hit, args_, g)
+            return
         b = self.signature.bind(*args_)
         b.apply_defaults()
         sp, _ = _specs_for(self, dict(b.arguments), kd)
-        _launch(entry, {s.name: s for s in sp if s.runtime}, _grid_dims(grid_, dict(b.arguments)))
+        rt = [s for s in sp if s.runtime]
+        _launch(entry, {s.name: s for s in rt}, _grid_dims(grid_, dict(b.arguments)))
+        if len(args_) == len(names) and STATE.ctx is not None and STATE.ctx.is_cuda:
+            packed = _packed_plan(entry, rt, {n: i for i, n in enumerate(names)})
+            if packed is not None:
+                fast[key] = packed
 
     if not warmup:
         _launch(entry, by_name, _grid_dims(grid, bound_args))
     kernel = TlCompiledKernel(entry, self, launcher, num_ctas, name=_repr_name(self, specs, entry.name))
-    if not warmup and not ph.fns:
+    if not ph.fns:  # a warmup too: tutorial 02 warms up before each launch of the kernel it returns
         _remember(self, args, kwargs, kd, asm, entry, specs, kernel)
     return kernel
 
