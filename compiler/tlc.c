@@ -142,82 +142,17 @@ typedef struct Driver {
 
 /* ---- PTX -> cubin ---- */
 
-/* The ptxas to run: $TL_PTXAS, else the first in PATH. False if none. */
-static bool find_ptxas(Buf *path) {
-    const char *env = getenv("TL_PTXAS");
-    if (env && *env) {
-        buf_puts(path, env);
-        return true;
+/* ptxas (runtime/cuda.c, the library's own) on the PTX; its messages and
+ * ours on stderr. */
+static int run_ptxas(const char *ptxas, const char *arch, bool lineinfo, const Buf *ptx, Buf *cubin) {
+    Buf log = {0};
+    PtxasResult r = cuda_run_ptxas(ptxas, arch, lineinfo, ptx->data, ptx->len, cubin, &log);
+    if (r != PTXAS_OK && log.data) { /* ptxas' lines as it wrote them, then ours as tlc's errors */
+        const char *ours = strstr(log.data, r == PTXAS_REJECTED ? "ptxas '" : "cannot ");
+        fprintf(stderr, "%.*stlc: error: %s", ours ? (int)(ours - log.data) : 0, log.data, ours ? ours : log.data);
     }
-    const char *p = getenv("PATH");
-    while (p && *p) {
-        size_t n = strcspn(p, ":");
-        path->len = 0;
-        buf_printf(path, "%.*s/ptxas", (int)n, n ? p : ".");
-        struct stat st;
-        if (!stat(path->data, &st) && S_ISREG(st.st_mode) && !access(path->data, X_OK))
-            return true;
-        p += n + (p[n] == ':');
-    }
-    return false;
-}
-
-/* Run `ptxas -arch=ARCH -o OUT IN` on the PTX in a private temporary
- * directory. ptxas' own messages go to our stderr. */
-static int run_ptxas(const char *ptxas, const char *arch, const Buf *ptx, Buf *cubin) {
-    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    Buf dir = {0}, in = {0}, out = {0}, flag = {0};
-    buf_printf(&dir, "%s/tlc-XXXXXX", tmp);
-    if (!mkdtemp(dir.data)) {
-        fprintf(stderr, "tlc: error: cannot make a temporary directory in '%s': %s\n", tmp, strerror(errno));
-        buf_free(&dir);
-        return EXIT_USAGE;
-    }
-    buf_printf(&in, "%s/kernel.ptx", dir.data);
-    buf_printf(&out, "%s/kernel.cubin", dir.data);
-    buf_printf(&flag, "-arch=%s", arch);
-    int rc = write_file(in.data, ptx->data, ptx->len);
-    if (rc == EXIT_OK) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            char *argv[] = {(char *)ptxas, flag.data, "-o", out.data, in.data, NULL};
-            execv(ptxas, argv);
-            fprintf(stderr, "tlc: error: cannot run ptxas '%s': %s\n", ptxas, strerror(errno));
-            _exit(127);
-        }
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-            fprintf(stderr, "tlc: error: cannot run ptxas '%s': %s\n", ptxas, strerror(errno));
-            rc = EXIT_USAGE;
-        } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-            rc = EXIT_USAGE; /* the child said why */
-        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "tlc: error: ptxas '%s' rejected the PTX for %s (%s %d): a bug in tl, or a ptxas "
-                            "older than the PTX it emits\n",
-                    ptxas, arch, WIFEXITED(status) ? "exit status" : "signal",
-                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-            rc = EXIT_INTERNAL;
-        } else {
-            size_t len;
-            char *data = read_file(out.data, &len);
-            if (!data) {
-                fprintf(stderr, "tlc: error: ptxas '%s' wrote no '%s'\n", ptxas, out.data);
-                rc = EXIT_INTERNAL;
-            } else {
-                buf_putn(cubin, data, len);
-                free(data);
-            }
-        }
-    }
-    unlink(in.data);
-    unlink(out.data);
-    rmdir(dir.data);
-    buf_free(&dir);
-    buf_free(&in);
-    buf_free(&out);
-    buf_free(&flag);
-    return rc;
+    buf_free(&log);
+    return r == PTXAS_OK ? EXIT_OK : r == PTXAS_CANNOT_RUN ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
 /* The CUDA driver's linker, for the arch asked (CU_JIT_TARGET), not the GPU's. */
@@ -265,12 +200,12 @@ static int driver_link(const CudaApi *cu, const PtxArch *arch, const Buf *ptx, B
 }
 
 /* PTX -> cubin for arch: ptxas when there is one, else the driver. */
-static int assemble(const char *arch_name, const Buf *ptx, Buf *cubin) {
+static int assemble(const char *arch_name, bool lineinfo, const Buf *ptx, Buf *cubin) {
     const PtxArch *arch = ptx_arch(arch_name);
     Buf path = {0}, err = {0};
     int rc;
-    if (find_ptxas(&path)) {
-        rc = run_ptxas(path.data, arch->name, ptx, cubin);
+    if (cuda_find_ptxas(&path)) {
+        rc = run_ptxas(path.data, arch->name, lineinfo, ptx, cubin);
     } else {
         const CudaApi *cu = cuda_open(&err);
         if (cu) {
@@ -318,7 +253,7 @@ static int run_ir_input(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *o
         compile_gpu(d, m->funcs, m->nfuncs, arch, dr->opts.opt_level, dr->opts.debug_info, stop, &hooks, &ptx)) {
         const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
         if (dr->emit == EMIT_CUBIN)
-            rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, &ptx, out);
+            rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, dr->opts.debug_info > 0, &ptx, out);
         else if (pick->len)
             buf_putn(out, pick->data, pick->len);
     }
@@ -427,7 +362,7 @@ static bool build_aot(Driver *dr, Arena *a, Diag *d, const Source *src, const No
                                      ir_launch_warps(f), f->shared_bytes};
                     if (dr->embed_cubin) {
                         Buf cubin = {0};
-                        if ((*rc = assemble(pa->name, &ptx, &cubin)) != EXIT_OK) {
+                        if ((*rc = assemble(pa->name, o.debug_info > 0, &ptx, &cubin)) != EXIT_OK) {
                             buf_free(&ptx);
                             buf_free(&vd.out);
                             return false;
@@ -512,7 +447,7 @@ static int run_source(Driver *dr, Arena *a, Diag *d, const Source *src, Buf *out
         if (compile_gpu(d, fs, n, arch, dr->opts.opt_level, dr->opts.debug_info, stop, &hooks, &ptx)) {
             const Buf *pick = dr->emit == EMIT_IR_GPU ? &ir_gpu : dr->emit == EMIT_LLVM ? &llvm : &ptx;
             if (dr->emit == EMIT_CUBIN)
-                rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, &ptx, out);
+                rc = assemble(arch ? arch->name : ptx_arch(NULL)->name, dr->opts.debug_info > 0, &ptx, out);
             else if (pick->len)
                 buf_putn(out, pick->data, pick->len);
         }

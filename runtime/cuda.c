@@ -1,11 +1,17 @@
-/* cuda.c: opening the CUDA driver with dlopen, and the PTX -> cubin link. */
+/* cuda.c: opening the CUDA driver with dlopen, and running ptxas (PTX -> cubin). */
 #include "cuda.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static CudaApi api;
 static Buf open_err;
@@ -100,40 +106,116 @@ void cuda_describe(const CudaApi *cu, CUresult r, Buf *out) {
     buf_printf(out, "%s: %s", name ? name : "CUDA_ERROR", str ? str : "unknown error");
 }
 
-CUresult cuda_link_ptx(const CudaApi *cu, const char *ptx, size_t ptx_len, void **cubin, size_t *cubin_len,
-                       Buf *log) {
-    char errlog[16384] = "";
-    int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog};
-    CUlinkState st;
-    CUresult r = cu->cuLinkCreate(2, opts, vals, &st);
-    if (r)
-        return r;
-    /* The driver wants the PTX NUL-terminated and the size to include the NUL. */
-    char *copy = malloc(ptx_len + 1);
-    if (!copy) {
-        cu->cuLinkDestroy(st);
-        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+bool cuda_find_ptxas(Buf *path) {
+    const char *env = getenv("TL_PTXAS");
+    path->len = 0;
+    if (env && !strcmp(env, "none"))
+        return false;
+    if (env && *env) {
+        buf_puts(path, env);
+        return true;
     }
-    memcpy(copy, ptx, ptx_len);
-    copy[ptx_len] = 0;
-    r = cu->cuLinkAddData(st, CU_JIT_INPUT_PTX, copy, ptx_len + 1, "kernel.ptx", 0, NULL, NULL);
-    void *out = NULL;
-    size_t out_len = 0;
-    if (!r)
-        r = cu->cuLinkComplete(st, &out, &out_len);
-    if (!r) {
-        *cubin = malloc(out_len);
-        if (*cubin) {
-            memcpy(*cubin, out, out_len);
-            *cubin_len = out_len;
-        } else {
-            r = 2;
+    const char *p = getenv("PATH");
+    while (p && *p) {
+        size_t n = strcspn(p, ":");
+        path->len = 0;
+        buf_printf(path, "%.*s/ptxas", (int)n, n ? p : ".");
+        struct stat st;
+        if (!stat(path->data, &st) && S_ISREG(st.st_mode) && !access(path->data, X_OK))
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+static bool put_file(const char *path, const char *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    return f && !fclose(f) && ok;
+}
+
+static bool get_file(const char *path, Buf *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_putn(out, chunk, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    return ok;
+}
+
+/* posix_spawn, not fork: the host may be a large multithreaded process
+ * (PyTorch); its stdout and stderr go to a file read back into log. */
+static PtxasResult spawn_ptxas(const char *ptxas, char **argv, const char *logpath, Buf *log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    extern char **environ;
+    int e = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e) {
+        buf_printf(log, "cannot run ptxas '%s': %s\n", ptxas, strerror(e));
+        return PTXAS_CANNOT_RUN;
+    }
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    get_file(logpath, log);
+    if (w < 0) {
+        buf_printf(log, "cannot run ptxas '%s': %s\n", ptxas, strerror(errno));
+        return PTXAS_CANNOT_RUN;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        buf_printf(log, "cannot run ptxas '%s'\n", ptxas);
+        return PTXAS_CANNOT_RUN;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        buf_printf(log, "ptxas '%s' rejected the PTX for %s (%s %d): a bug in tl, or a ptxas older than the PTX it "
+                        "emits\n",
+                   ptxas, argv[1] + strlen("-arch="), WIFEXITED(status) ? "exit status" : "signal",
+                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        return PTXAS_REJECTED;
+    }
+    return PTXAS_OK;
+}
+
+PtxasResult cuda_run_ptxas(const char *ptxas, const char *arch, bool lineinfo, const char *ptx, size_t ptx_len,
+                           Buf *cubin, Buf *log) {
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    Buf dir = {0}, in = {0}, out = {0}, lg = {0}, flag = {0};
+    buf_printf(&dir, "%s/tl-ptxas-XXXXXX", tmp);
+    if (!dir.data || !mkdtemp(dir.data)) {
+        buf_printf(log, "cannot make a temporary directory in '%s' for ptxas: %s\n", tmp, strerror(errno));
+        buf_free(&dir);
+        return PTXAS_CANNOT_RUN;
+    }
+    buf_printf(&in, "%s/kernel.ptx", dir.data);
+    buf_printf(&out, "%s/kernel.cubin", dir.data);
+    buf_printf(&lg, "%s/ptxas.log", dir.data);
+    buf_printf(&flag, "-arch=%s", arch);
+    PtxasResult r = PTXAS_CANNOT_RUN;
+    if (!put_file(in.data, ptx, ptx_len)) {
+        buf_printf(log, "cannot write '%s' for ptxas: %s\n", in.data, strerror(errno));
+    } else {
+        char *argv[7], **a = argv;
+        *a++ = (char *)ptxas, *a++ = flag.data;
+        if (lineinfo)
+            *a++ = "-lineinfo";
+        *a++ = "-o", *a++ = out.data, *a++ = in.data, *a = NULL;
+        r = spawn_ptxas(ptxas, argv, lg.data, log);
+        size_t before = cubin->len;
+        if (r == PTXAS_OK && (!get_file(out.data, cubin) || cubin->len == before)) {
+            buf_printf(log, "ptxas '%s' wrote no '%s'\n", ptxas, out.data);
+            r = PTXAS_REJECTED;
         }
     }
-    if (r && errlog[0])
-        buf_printf(log, "%s\n", errlog);
-    cu->cuLinkDestroy(st);
-    free(copy);
+    unlink(in.data), unlink(out.data), unlink(lg.data), rmdir(dir.data);
+    buf_free(&dir), buf_free(&in), buf_free(&out), buf_free(&lg), buf_free(&flag);
     return r;
 }

@@ -100,10 +100,17 @@ const CudaApi *cuda_open(Buf *err);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for a driver result. */
 void cuda_describe(const CudaApi *cu, CUresult r, Buf *out);
 
-/* Link PTX into a cubin with the driver's linker. On failure returns a
- * driver result != 0 and appends the JIT error log to log. The cubin is
- * malloc'd. */
-CUresult cuda_link_ptx(const CudaApi *cu, const char *ptx, size_t ptx_len, void **cubin, size_t *cubin_len,
-                       Buf *log);
+/* ptxas, as Triton runs it: PTX -> a cubin compiled as a whole program.
+ * (The driver's linker, cuLink, compiles PTX as relocatable code, `ptxas
+ * -c`, which costs registers: layer norm backward's dx kernel 140 against
+ * 127, and with them half its occupancy.) cuda_find_ptxas: $TL_PTXAS (a
+ * path; "none": do not use ptxas), else the first ptxas in PATH; false if
+ * none. cuda_run_ptxas runs `ptxas -arch=ARCH [-lineinfo] -o OUT IN` in a
+ * private temporary directory and returns PTXAS_OK with the cubin, else
+ * why in log (ptxas' own messages, then ours). */
+typedef enum { PTXAS_OK, PTXAS_CANNOT_RUN, PTXAS_REJECTED } PtxasResult;
+bool cuda_find_ptxas(Buf *path);
+PtxasResult cuda_run_ptxas(const char *ptxas, const char *arch, bool lineinfo, const char *ptx, size_t ptx_len,
+                           Buf *cubin, Buf *log);
 
 #endif

@@ -180,6 +180,35 @@ static TlStatus ptx_rejected(TlKernel *k, CUresult r, const char *jitlog) {
     return s;
 }
 
+/* The image the driver loads: ptxas' cubin where there is a ptxas (as
+ * Triton: compiled whole, and cached as machine code; dumped for cuobjdump),
+ * else the PTX itself, which the driver compiles whole at load (its JIT
+ * cache keeps the result for the next process). Not the driver's linker:
+ * cuLink compiles PTX as relocatable code (`ptxas -c`), which costs
+ * registers (layer norm backward's dx kernel: 140 against 127, half the
+ * occupancy) and makes warp-specialised consumers spill. A ptxas that fails
+ * leaves a note in the kernel's log and the driver compiles the PTX. */
+static void image_from_ptx(TlKernel *k, Variant *v, const Buf *ptx, Buf *image) {
+    Buf path = {0}, log = {0};
+    if (cuda_find_ptxas(&path)) {
+        PtxasResult r = cuda_run_ptxas(path.data, target_of(k)->name, k->opts.debug_info > 0, ptx->data, ptx->len,
+                                       image, &log);
+        if (r == PTXAS_OK && api_dump_enabled())
+            api_dump(k, v, "cubin", image);
+        if (r != PTXAS_OK) {
+            buf_printf(&k->log, "note: %s: the CUDA driver compiles the PTX instead:\n%s", k->name,
+                       log.data ? log.data : "");
+            image->len = 0;
+        }
+    }
+    if (!image->len) {
+        buf_putn(image, ptx->data, ptx->len);
+        buf_putn(image, "", 1); /* the driver wants PTX NUL-terminated */
+    }
+    buf_free(&path);
+    buf_free(&log);
+}
+
 /* IR -> PTX -> cubin, recording the compile log. */
 static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
     Buf ir_gpu = {0}, llvm = {0}, ptx = {0};
@@ -201,33 +230,15 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
             api_dump(k, v, "ll", &llvm);
             api_dump(k, v, "ptx", &ptx);
         }
-        Buf jitlog = {0};
         double t0 = compile_clock();
-        /* cuLink compiles PTX as relocatable code (`ptxas -c`, whatever
-         * CU_JIT_POSITION_INDEPENDENT_CODE says), and so a warp-specialised
-         * kernel's consumers spill, which ptxas proper keeps in the
-         * registers setmaxnreg gives them (attention at HEAD_DIM 128: 39
-         * spill instructions, 80 bytes of stack, against none; causal,
-         * 202 and 336). Such a kernel's image is its PTX, which load()
-         * gives the driver to compile whole (the driver's JIT cache keeps
-         * the result for the next process). */
-        bool whole = v->fn->producer_warps > 0;
-        CUresult r = 0;
-        if (whole && (*cubin = malloc(ptx.len + 1))) {
-            memcpy(*cubin, ptx.data, ptx.len);
-            ((char *)*cubin)[ptx.len] = 0;
-            *len = ptx.len + 1;
-        } else {
-            r = whole ? 2 /* CUDA_ERROR_OUT_OF_MEMORY */ : cuda_link_ptx(k->ctx->cu, ptx.data, ptx.len, cubin, len, &jitlog);
-        }
+        Buf image = {0};
+        image_from_ptx(k, v, &ptx, &image);
         compile_time(&times, STAGE_LINK, &t0);
-        if (!r && dump && !whole) { /* the driver's machine code, for cuobjdump -sass */
-            Buf b = {.data = *cubin, .len = *len};
-            api_dump(k, v, "cubin", &b);
+        if (image.data) {
+            *cubin = image.data, *len = image.len;
+        } else {
+            s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         }
-        if (r)
-            s = ptx_rejected(k, r, jitlog.data ? jitlog.data : "");
-        buf_free(&jitlog);
     }
     buf_free(&d.out);
     buf_free(&ir_gpu);

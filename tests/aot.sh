@@ -131,7 +131,7 @@ if want aot/cubin; then
     rc=$? ok=0
     [ $rc = 0 ] || { echo "exit $rc" >> $log; ok=1; }
     cmp $A/copy80.want $A/copy80.cubin >> $log 2>&1 || ok=1
-    grep -qx -- "-arch=sm_80 -o $A/tmp/tlc-[A-Za-z0-9]*/kernel.cubin $A/tmp/tlc-[A-Za-z0-9]*/kernel.ptx" $A/ptxas.args ||
+    grep -qx -- "-arch=sm_80 -o $A/tmp/tl-ptxas-[A-Za-z0-9]*/kernel.cubin $A/tmp/tl-ptxas-[A-Za-z0-9]*/kernel.ptx" $A/ptxas.args ||
         { echo "ptxas arguments: $(cat $A/ptxas.args)" >> $log; ok=1; }
     [ -z "$(ls $A/tmp)" ] || { echo "left in TMPDIR: $(ls $A/tmp)" >> $log; ok=1; }
     report "aot/cubin_ptxas_in_path" $ok $log

@@ -85,20 +85,28 @@ int cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
 
 static const char cubin[] = "fake cubin";
 int cuLinkCreate_v2(unsigned n, int *o, void **v, void **st) { (void)n, (void)o, (void)v; *st = &fake; return 0; }
-int cuLinkAddData_v2(void *st, int type, void *data, size_t n, const char *name, unsigned no, int *o, void **v) {
-    (void)st, (void)type, (void)n, (void)name, (void)no, (void)o, (void)v;
-    const char *t = strstr(data, ".target ");
+/* Records the .target of PTX text (NUL-terminated, as the driver wants it). */
+static void record_target(const char *ptx) {
+    const char *t = strstr(ptx, ".target ");
     fake.target[0] = 0;
     if (t)
         for (int i = 0; i < 31 && t[8 + i] && t[8 + i] != '\n' && t[8 + i] != ','; i++)
             fake.target[i] = t[8 + i], fake.target[i + 1] = 0;
+}
+int cuLinkAddData_v2(void *st, int type, void *data, size_t n, const char *name, unsigned no, int *o, void **v) {
+    (void)st, (void)type, (void)n, (void)name, (void)no, (void)o, (void)v;
+    record_target(data);
     return 0;
 }
 int cuLinkComplete(void *st, void **out, size_t *n) { (void)st; *out = (void *)cubin; *n = sizeof cubin; return 0; }
 int cuLinkDestroy(void *st) { (void)st; return 0; }
 int cuModuleLoadData(void **m, const void *img) { *m = (void *)img; return 0; }
+/* The image is the library's PTX (no ptxas here) or a fake ptxas' "cubin"
+ * (tests/aot/fake_ptxas.sh with FAKE_PTXAS_NUL: a first line, the PTX, a
+ * NUL): its .target is the arch the library chose. */
 int cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o, void **v) {
     (void)n, (void)o, (void)v;
+    record_target(img);
     *m = (void *)img;
     return 0;
 }

@@ -8,18 +8,33 @@ if want fakegpu/; then
     if cc -shared -fPIC -O1 -o $T/fake_libcuda.so tests/fake_libcuda.c > $T/fakegpu_build.log 2>&1; then
         for cc_arch in 80:sm_80 86:sm_86 87:sm_86 89:sm_89 90:sm_90a 100:sm_90 120:sm_90; do
             log=$T/fakegpu_${cc_arch%%:*}.log
-            TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=${cc_arch%%:*} timeout 120 build/tests/fakegpu_test \
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=${cc_arch%%:*} timeout 120 build/tests/fakegpu_test \
                 ${cc_arch%%:*} ${cc_arch#*:} > $log 2>&1
             rc=$?
             count_lines $log fakegpu
             [ $rc -gt 1 ] && report "fakegpu/cc${cc_arch%%:*} (exit $rc)" 1 $log
         done
+        # With a ptxas (the fake one): run as Triton runs it, on the arch the
+        # library chose, with -lineinfo (the library's default); the image
+        # it wrote is what the driver loads.
+        if want fakegpu/ptxas; then
+            log=$T/fakegpu_ptxas.log
+            rm -f $T/fg_ptxas.args
+            FAKE_PTXAS_NUL=1 FAKE_PTXAS_LOG=$PWD/$T/fg_ptxas.args TL_PTXAS=$PWD/tests/aot/fake_ptxas.sh \
+                TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=86 timeout 120 build/tests/fakegpu_test \
+                86 sm_86 > $log 2>&1
+            rc=$?
+            grep -q '^\[FAIL\]' $log && rc=1
+            grep -qx -- "-arch=sm_86 -lineinfo -o /.*/tl-ptxas-[A-Za-z0-9]*/kernel.cubin /.*/kernel.ptx" $T/fg_ptxas.args ||
+                { echo "ptxas arguments: $(cat $T/fg_ptxas.args 2>&1)" >> $log; rc=1; }
+            report fakegpu/ptxas_runs_whole $rc $log
+        fi
         for fg_off in 0 1; do
             n=fakegpu/lineinfo_default; [ $fg_off = 1 ] && n=fakegpu/lineinfo_disabled
             want $n || continue
             log=$T/fakegpu_lineinfo$fg_off.log
             rm -rf $T/fg_dump$fg_off && mkdir -p $T/fg_dump$fg_off
-            TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=80 TL_CACHE_DIR=$PWD/$T/fg_dump$fg_off/cache TL_DUMP=1 \
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=80 TL_CACHE_DIR=$PWD/$T/fg_dump$fg_off/cache TL_DUMP=1 \
                 TL_DUMP_DIR=$T/fg_dump$fg_off TL_DISABLE_LINE_INFO=$fg_off timeout 120 build/examples/copy > $log 2>&1
             ok=0
             ls $T/fg_dump$fg_off/*.ptx > /dev/null 2>&1 || { echo "no PTX dumped" >> $log; ok=1; }

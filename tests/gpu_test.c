@@ -215,17 +215,44 @@ int main(void) {
         check(name, s == TL_SUCCESS && ok, tl_last_error(ctx));
     }
 
-    /* PTX the driver rejects comes back with its JIT log. */
-    Buf err = {0}, log = {0};
-    const CudaApi *cu = cuda_open(&err);
-    void *cubin = NULL;
-    size_t len = 0;
-    const char *bad = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
-    CUresult r = cu ? cuda_link_ptx(cu, bad, strlen(bad), &cubin, &len, &log) : 1;
-    check("bad_ptx_rejected_with_log", r != 0 && log.len > 0, log.data);
-    free(cubin);
-    buf_free(&err);
-    buf_free(&log);
+    /* ptxas rejects bad PTX with its own messages; without a ptxas (none,
+     * or one that cannot run) the driver compiles the PTX, the same copy
+     * runs, and a ptxas that cannot run leaves a note. */
+    Buf ptxas = {0}, log = {0}, cubin = {0};
+    if (cuda_find_ptxas(&ptxas)) {
+        const char *bad = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
+        PtxasResult r = cuda_run_ptxas(ptxas.data, "sm_90", false, bad, strlen(bad), &cubin, &log);
+        check("bad_ptx_rejected_with_log", r == PTXAS_REJECTED && log.data && strstr(log.data, "bogus") &&
+              strstr(log.data, "rejected the PTX for sm_90"), log.data);
+    }
+    buf_free(&ptxas), buf_free(&log), buf_free(&cubin);
+    setenv("TL_ALWAYS_COMPILE", "1", 1);
+    const char *no_ptxas[] = {"none", "/nonexistent/ptxas"};
+    for (int i = 0; i < 2; i++) {
+        setenv("TL_PTXAS", no_ptxas[i], 1);
+        TlKernel *kc = NULL;
+        TlBuffer *xb = NULL, *yb = NULL;
+        unsigned g4[3] = {4, 1, 1};
+        float hx[1000], hy[1000];
+        for (int j = 0; j < 1000; j++)
+            hx[j] = (float)j * 0.25f - 7.0f;
+        s = tl_kernel_from_string(ctx, copy_src, "-D bs=256", &kc);
+        s = s ? s : tl_buffer_create(ctx, TL_F32, 1000, &xb);
+        s = s ? s : tl_buffer_create(ctx, TL_F32, 1000, &yb);
+        s = s ? s : tl_buffer_write(xb, 0, hx, sizeof hx);
+        TlArg ca[] = {tl_arg_buffer(xb), tl_arg_buffer(yb), tl_arg_i32(1000)};
+        s = s ? s : tl_launch(kc, g4, ca, 3);
+        s = s ? s : tl_buffer_read(yb, 0, hy, sizeof hy);
+        bool same = s == TL_SUCCESS && !memcmp(hx, hy, sizeof hx);
+        bool note = i == 0 || (tl_kernel_log(kc) && strstr(tl_kernel_log(kc), "the CUDA driver compiles the PTX"));
+        check(i ? "ptxas_cannot_run_driver_compiles" : "ptxas_none_driver_compiles", same && note,
+              s ? tl_last_error(ctx) : tl_kernel_log(kc));
+        tl_kernel_destroy(kc);
+        tl_buffer_destroy(xb);
+        tl_buffer_destroy(yb);
+    }
+    unsetenv("TL_PTXAS");
+    unsetenv("TL_ALWAYS_COMPILE");
 
     /* Launch errors. */
     TlKernel *k;
