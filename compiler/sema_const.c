@@ -620,6 +620,10 @@ bool sema_fold_scalar(Sema *s, ValueId v, Val *out) {
 }
 
 Val sema_const_unop(Sema *s, Op op, Val a, Span sp) {
+    /* Triton 3.6 evaluates `not x` of a non-tensor as x.__not__(), which its
+     * tuple lacks (a ValueError at the `not`); host code is plain Python */
+    if (op == OP_NOT && a.k == V_TUPLE && s->blk)
+        sema_fail(s, sp, "bad operand type for unary 'not' in a @jit function: 'tuple'");
     if (op == OP_NOT)
         return sema_bool(!sema_truthy(s, a, sp));
     if (!sema_is_number(a))
