@@ -984,12 +984,14 @@ static Type merge_type(Sema *s, Val a, Val b, Span sp, const char *name) {
         return tb;
     if (nb && !na)
         return ta;
-    if (!ir_type_eq(ta, tb)) {
+    /* in Triton's words (its tests match them); a const pointer is a type of its own */
+    const char *ca = sema_const_word(s, a), *cb = sema_const_word(s, b);
+    if (!ir_type_eq(ta, tb) || strcmp(ca, cb)) {
         if (name)
-            sema_fail(s, sp, "mismatched type for '%s' between then block (%s) and else block (%s)", name, TS(ta),
-                      TS(tb));
-        sema_fail(s, sp, "ternary expression with a runtime condition has inconsistent types %s and %s", TS(ta),
-                  TS(tb));
+            sema_fail(s, sp, "Mismatched type for %s between then block (%s%s) and else block (%s%s)", name, TS(ta),
+                      ca, TS(tb), cb);
+        sema_fail(s, sp, "Ternary expression with dynamic condition has inconsistent types %s%s and %s%s", TS(ta), ca,
+                  TS(tb), cb);
     }
     return ta;
 bad:
@@ -1005,9 +1007,16 @@ static ValueId as_type(Sema *s, Val v, Type t, Span sp) {
     return v.k == V_TENSOR ? v.id : sema_const_of(s, v, t, sp);
 }
 
+/* The IF op of a runtime if / ternary whose branches end in their yields:
+ * a result is a const pointer where the then branch yields one (merge_type
+ * made both branches agree). */
 static Inst *emit_if(Sema *s, ValueId cond, Block *tb, Block *eb, const Type *rt, int nres, Span sp) {
     Inst *in = sema_emit_inst(s, IR_IF, &cond, 1, rt, nres, sp);
     ir_set_regions(in, tb, eb);
+    const Inst *y = tb->ninsts ? tb->insts[tb->ninsts - 1] : NULL;
+    for (int i = 0; y && y->op == IR_YIELD && i < nres && i < y->nargs; i++)
+        if (sema_is_const_ptr(s, y->args[i]))
+            sema_mark_const_ptr(s, in->results[i]);
     return in;
 }
 
@@ -1476,12 +1485,15 @@ static Val merge_ret(Sema *s, Val tv, Val ev, ValueId **y, Type *rt, int *n, Ins
     if (en)
         eok = sema_number_type(s, ev, &et, esp);
     /* a number takes the other side's type, as for names (merge_type) */
-    if (!tok || !eok || (tn == en && !ir_type_eq(tt, et))) {
+    const char *tc = sema_const_word(s, tv), *ec = sema_const_word(s, ev);
+    if (!tok || !eok || (tn == en && !ir_type_eq(tt, et)) || strcmp(tc, ec)) {
         bool here_then = tv.k != V_NONE;
         sema_fail(s, here_then ? tsp : esp,
-                  "'return' inside a runtime 'if': '%s' returns %s here but %s on another path; the values a "
-                  "function returns from inside a runtime 'if' must have one type on every path",
-                  s->fr->fn->name, sema_describe(s, here_then ? tv : ev), sema_describe(s, here_then ? ev : tv));
+                  "Inconsistent return types: '%s' returns %s%s here but %s%s on another path (a 'return' inside a "
+                  "runtime 'if'); the values a function returns from inside a runtime 'if' must have one type on "
+                  "every path",
+                  s->fr->fn->name, sema_describe(s, here_then ? tv : ev), here_then ? tc : ec,
+                  sema_describe(s, here_then ? ev : tv), here_then ? ec : tc);
     }
     Type t = merge_type(s, tv, ev, tsp, NULL);
     Block *outer = s->blk;
@@ -1635,6 +1647,13 @@ static int carried_slots(const Carried *c, int nc) {
     return n;
 }
 
+/* A loop's results are const pointers where their initial values are. */
+static void carry_const(Sema *s, const Inst *loop, const ValueId *inits) {
+    for (int i = 0; i < loop->nresults; i++)
+        if (sema_is_const_ptr(s, inits[i]))
+            sema_mark_const_ptr(s, loop->results[i]);
+}
+
 /* Block arguments of blk for one carried value (one per field of a struct),
  * bound to its name; their initial values, types and ids are appended at *n
  * to inits, rt and argv (each may be NULL). */
@@ -1645,6 +1664,8 @@ static void bind_carried(Sema *s, const Carried *c, Block *blk, ValueId *inits, 
         ValueId init = c->nleaf ? c->leaves[j] : c->init;
         Type t = s->f->values[init].type;
         args[j] = ir_block_arg(s->f, blk, t);
+        if (sema_is_const_ptr(s, init)) /* a const pointer carried stays const */
+            sema_mark_const_ptr(s, args[j]);
         if (inits)
             inits[*n] = init;
         if (rt)
@@ -1925,6 +1946,7 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_FOR, inits, ni, rt, nr, n->span);
     ir_set_regions(in, body, NULL);
+    carry_const(s, in, inits + 3);
     in->attr.num_stages = range_stages(s, v[3], sp[3]); /* tl.range(..., num_stages=N): this loop's pipelining */
     in->attr.flatten = (v[6].k == V_INT || v[6].k == V_BOOL) && v[6].i; /* tl.range(..., flatten=True) */
     if (v[7].k == V_INT || v[7].k == V_BOOL) /* tl.range(..., warp_specialize=...): pipeline.c */
@@ -1966,6 +1988,7 @@ static void exec_while(Sema *s, const Node *n) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
     ir_set_regions(in, before, after);
+    carry_const(s, in, inits);
     rebind_after_loop(s, &live, c, nc, in->results, NULL, NULL);
 }
 

@@ -177,6 +177,12 @@ typedef struct Sema {
     ScopeUndo *undo;      /* in-place writes since the outermost recovery point began */
     int nundo, cap_undo;
     int recovering;       /* recovery points open (exec_stmt_recovering) */
+    /* cptr[v]: SSA value v is one of Triton's const pointers (a `tl.const`
+     * parameter or a pointer made from one): storing through it is an error,
+     * and a runtime merge with a plain pointer a type mismatch. Sema's alone:
+     * the IR has no const pointers. */
+    uint8_t *cptr;
+    int ncptr;
 } Sema;
 
 /* Call arguments after evaluation; spans point at each argument. */
@@ -291,6 +297,12 @@ bool sema_dtype_by_name(const char *name, Type *out);
 /* ---- sema_ops.c ---- */
 ValueId sema_emit(Sema *s, OpCode op, Type t, const ValueId *args, int nargs, Span sp);
 Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp);
+/* Triton's const pointers (Sema.cptr): marked at a `tl.const` parameter and
+ * kept by the ops that make a pointer from one (addptr, splat, broadcast ...). */
+bool sema_is_const_ptr(const Sema *s, ValueId v);
+void sema_mark_const_ptr(Sema *s, ValueId v);
+/* " const" after a const pointer's type in messages, else "". */
+const char *sema_const_word(const Sema *s, Val v);
 static inline Val sema_tensor(Sema *s, ValueId id) {
     return (Val){.k = V_TENSOR, .id = id, .ty = s->f->values[id].type};
 }

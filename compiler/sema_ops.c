@@ -27,6 +27,38 @@
 
 /* ---- emission ---- */
 
+bool sema_is_const_ptr(const Sema *s, ValueId v) { return v > 0 && v < s->ncptr && s->cptr[v]; }
+
+void sema_mark_const_ptr(Sema *s, ValueId v) {
+    if (v >= s->ncptr) { /* grown by doubling: one flag per SSA value of the kernel */
+        int n = s->ncptr ? s->ncptr : 64;
+        while (n <= v)
+            n *= 2;
+        uint8_t *c = arena_alloc(s->a, (size_t)n);
+        memset(c, 0, (size_t)n);
+        if (s->ncptr)
+            memcpy(c, s->cptr, (size_t)s->ncptr);
+        s->cptr = c, s->ncptr = n;
+    }
+    s->cptr[v] = 1;
+}
+
+const char *sema_const_word(const Sema *s, Val v) {
+    return v.k == V_TENSOR && sema_is_const_ptr(s, v.id) ? " const" : "";
+}
+
+/* The ops whose pointer result points where a pointer operand does: a const
+ * pointer's stays const (Triton keeps the pointer type, const included).
+ * Control flow (if, for, while) carries constness by its own rules (sema.c). */
+static bool keeps_const(OpCode op) {
+    switch (op) {
+    case IR_ADDPTR: case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE: case IR_TRANS:
+    case IR_SELECT: case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY: case IR_CONVERT_LAYOUT:
+        return true;
+    default: return false;
+    }
+}
+
 Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const Type *rt, int nres, Span sp) {
     if (!s->blk)
         sema_fail(s, sp, "this needs a runtime value, which a module-level constant cannot have");
@@ -41,7 +73,12 @@ Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const T
             sema_fail(s, sp, "the result %s has %.0f elements, more than the maximum block size (%d)", T(rt[i]),
                       numel, IR_MAX_NUMEL);
     }
-    return ir_inst_new(s->f, s->blk, op, args, nargs, rt, nres, sp);
+    Inst *in = ir_inst_new(s->f, s->blk, op, args, nargs, rt, nres, sp);
+    if (nres == 1 && rt[0].dtype == DT_PTR && keeps_const(op))
+        for (int i = 0; i < nargs; i++)
+            if (sema_is_const_ptr(s, args[i]))
+                sema_mark_const_ptr(s, in->results[0]);
+    return in;
 }
 
 ValueId sema_emit(Sema *s, OpCode op, Type t, const ValueId *args, int nargs, Span sp) {
@@ -901,11 +938,20 @@ static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     return tv(s, r);
 }
 
+/* Triton's store and atomic read-modify-write refuse its const pointers, in
+ * its words. */
+static void no_const_ptr(Sema *s, ValueId ptr, Span call) {
+    if (sema_is_const_ptr(s, ptr))
+        sema_fail(s, call, "Cannot store to a constant pointer (%s made from a parameter annotated tl.const)",
+                  T(ty_of(s, ptr)));
+}
+
 static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
     if (a[0].k == V_BLOCKPTR)
         return sema_blockptr_store(s, a, sp, call);
     ValueId ptr = need_pointer(s, a[0], sp[0], "tl.store");
+    no_const_ptr(s, ptr, call);
     ValueId val = need_tensor(s, a[1], sp[1]);
     bool has_mask = sema_given(a[2]);
     ValueId mask = has_mask ? need_mask(s, a[2], sp[2]) : 0;
@@ -940,6 +986,7 @@ static const char *rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor
 static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     const char *opn = rmw_names[bi->aux];
     ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
+    no_const_ptr(s, ptr, call);
     DType elem = (DType)ty_of(s, ptr).pointee;
     if (dt_is_fp8(elem))
         sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));

@@ -16,6 +16,16 @@ static const char *const sig_type_names[] = {"i1",  "i8",  "i16",  "i32",  "i64"
                                              "u32", "u64", "fp16", "bf16", "fp32", "fp64"};
 
 /* A signature type: *DTYPE or a scalar dtype, each with an optional :16 / :1 hint. */
+/* `x: tl.const` (or a string annotation naming const, not constexpr): a
+ * pointer parameter the kernel may only read, Triton's KernelParam.is_const. */
+static bool is_const_annotation(const Node *a) {
+    if (!a || sema_is_constexpr_annotation(a))
+        return false;
+    if (a->kind == N_NAME || a->kind == N_ATTR)
+        return !strcmp(a->name, "const");
+    return a->kind == N_STR && strstr(a->name, "const");
+}
+
 static bool sig_type(const char *e, Type *t, int *hint, bool *bad_hint) {
     bool ptr = *e == '*';
     if (ptr)
@@ -536,6 +546,8 @@ static void specialize(Sema *s, const Node *fn) {
         if (hint == 1 && t.dtype == DT_PTR)
             sema_fail(s, p->span, "hint ':1' in '%s' is only valid for integer parameters ('%s')", entry, p->name);
         ValueId pv = ir_param(s->f, p->name, t);
+        if (t.dtype == DT_PTR && is_const_annotation(p->a))
+            sema_mark_const_ptr(s, pv);
         Param *pp = &s->f->params[s->f->nparams - 1];
         record_param(s, p, true, t, hint, NULL);
         if (hint == 16)
