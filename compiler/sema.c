@@ -1487,7 +1487,10 @@ static Val merge_ret(Sema *s, Val tv, Val ev, ValueId **y, Type *rt, int *n, Ins
     /* a number takes the other side's type, as for names (merge_type) */
     const char *tc = sema_const_word(s, tv), *ec = sema_const_word(s, ev);
     if (!tok || !eok || (tn == en && !ir_type_eq(tt, et)) || strcmp(tc, ec)) {
-        bool here_then = tv.k != V_NONE;
+        /* at the later `return` in the source, as Triton (which checks each
+         * against those before it); at the value where the other is None */
+        bool later_then = tsp.line > esp.line || (tsp.line == esp.line && tsp.col > esp.col);
+        bool here_then = tv.k == V_NONE || ev.k == V_NONE ? tv.k != V_NONE : later_then;
         sema_fail(s, here_then ? tsp : esp,
                   "Inconsistent return types: '%s' returns %s%s here but %s%s on another path (a 'return' inside a "
                   "runtime 'if'); the values a function returns from inside a runtime 'if' must have one type on "
