@@ -244,6 +244,11 @@ def _at(source, line, col):
     return f"at {line}:{col - 1}:"
 
 
+# tl errors that Triton's code generator raises itself, outside any builtin: its CompilationError has no __cause__
+# (visit() re-raises a Python error `from None`), and test_compile_errors checks that
+_GENERATOR_ERRORS = ("bad operand type for unary", )
+
+
 def _compile_exception(message, source):
     """The Triton-typed exception for a tl compile error, shaped as Triton's CompilationError: its text starts with
     'at L:C:' of the kernel's line (the outermost call, as Triton reports a nested failure), and its __cause__ is
@@ -263,6 +268,8 @@ def _compile_exception(message, source):
     if "registers per thread" in message and "more than" in message:  # tl's per-value register cap
         return E["resources"](message, source)
     exc = E["compile"](text, source)
+    if err and err[3].startswith(_GENERATOR_ERRORS):
+        return exc
     if err and calls:
         exc.__cause__ = E["compile"](f"{_at(source, err[0], err[1])}\n{err[3]}", source)
     elif err:
