@@ -399,6 +399,8 @@ static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
     Val v;
     if (module_attr_try(s, mod, name, &v))
         return v;
+    if (is_tl_module(mod) && sema_amd_fp8(name))
+        sema_amd_fp8_fail(s, sp, name);
     /* a Triton function tl lacks is not a typo: say so, as users write it */
     if ((is_tl_module(mod) && sema_builtin_unsupported(name)) || !strncmp(mod, "triton.language.extra", 21))
         sema_fail(s, sp, "'tl%s.%s' is not supported by tl yet", mod + 15, name);

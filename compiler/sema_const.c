@@ -658,6 +658,28 @@ bool sema_dtype_by_name(const char *name, Type *out) {
     return true;
 }
 
+/* Triton's AMD-only fp8 types (float8e4b8, float8e5b16, with or without a
+ * tl. prefix): their names, which no CUDA target supports. Triton refuses
+ * them where they become a type; tl, which has no such dtype, where they
+ * are named. NULL for any other name. */
+const char *sema_amd_fp8(const char *name) {
+    if (!strncmp(name, "tl.", 3))
+        name += 3;
+    else if (!strncmp(name, "triton.language.", 16))
+        name += 16;
+    if (!strcmp(name, "fp8e4b8") || !strcmp(name, "float8e4b8"))
+        return "fp8e4b8";
+    if (!strcmp(name, "fp8e5b16") || !strcmp(name, "float8e5b16"))
+        return "fp8e5b16";
+    return NULL;
+}
+
+_Noreturn void sema_amd_fp8_fail(Sema *s, Span sp, const char *name) {
+    sema_fail(s, sp, "type %s not supported in this architecture (an AMD fp8 type). The supported fp8 dtypes are "
+                     "('fp8e4b15', 'fp8e4nv', 'fp8e5')",
+              sema_amd_fp8(name));
+}
+
 typedef struct LitParser {
     Sema *s;
     const char *p;

@@ -300,6 +300,10 @@ Inst *sema_emit_inst(Sema *s, OpCode op, const ValueId *args, int nargs, const T
 /* Triton's const pointers (Sema.cptr): marked at a `tl.const` parameter and
  * kept by the ops that make a pointer from one (addptr, splat, broadcast ...). */
 bool sema_is_const_ptr(const Sema *s, ValueId v);
+/* "fp8e4b8" / "fp8e5b16" for a name of Triton's AMD-only fp8 types, else
+ * NULL; the error naming one (sema_const.c). */
+const char *sema_amd_fp8(const char *name);
+_Noreturn void sema_amd_fp8_fail(Sema *s, Span sp, const char *name);
 void sema_mark_const_ptr(Sema *s, ValueId v);
 /* " const" after a const pointer's type in messages, else "". */
 const char *sema_const_word(const Sema *s, Val v);

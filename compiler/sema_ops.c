@@ -1044,6 +1044,11 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
         sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32, fp8 or int8)", D(dx));
     if (dx != dy && !(dt_is_fp8(dx) && dt_is_fp8(dy))) /* fp8e4nv x fp8e5 is allowed */
         sema_fail(s, call, "both operands of tl.dot must have the same type, got %s and %s", T(tx), T(ty));
+    /* Triton's deprecated_fp8_dot_operand_dtypes on sm_90 and later (when the
+     * arch is known: --arch, or the device in the library) */
+    if ((dx == DT_F8E4B15 || dy == DT_F8E4B15) && s->opt->arch >= 90)
+        diag_warning(s->d, s->src, call, "the use of fp8e4b15 is deprecated on Hopper and later architectures and can "
+                                         "cause significant slow down. It will be removed in a future triton release");
     int nd = tx.rank;
     if (tx.shape[nd - 1] != ty.shape[nd - 2])
         sema_fail(s, call, "incompatible shapes for tl.dot: %s and %s (K is %d and %d)", T(tx), T(ty), tx.shape[nd - 1],

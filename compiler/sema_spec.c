@@ -131,8 +131,24 @@ static bool is_identifier(const char *t) {
     return true;
 }
 
+/* An entry or -D value naming one of Triton's AMD fp8 types (tl.float8e4b8,
+ * *fp8e5b16:16): the error Triton gives where the type is made. */
+static void no_amd_fp8(Sema *s, const char *entry, Span sp) {
+    if (!entry)
+        return;
+    char name[32];
+    size_t n = strcspn(entry + (*entry == '*'), ":");
+    if (n >= sizeof name)
+        return;
+    memcpy(name, entry + (*entry == '*'), n);
+    name[n] = 0;
+    if (sema_amd_fp8(name))
+        sema_amd_fp8_fail(s, sp, name);
+}
+
 static Val parse_define(Sema *s, const char *name, const char *text, Span sp) {
     Val v;
+    no_amd_fp8(s, text, sp);
     /* the shell strips quotes: -D ACTIVATION=relu means the string when no
      * function or constant of the file is called relu */
     if (!sema_parse_literal(s, text ? text : "", &v) && is_identifier(text))
@@ -459,6 +475,7 @@ static void specialize(Sema *s, const Node *fn) {
         } else if (entry && !is_type) {
             if (!entry[0])
                 sema_fail(s, p->span, "empty signature entry for parameter '%s'", p->name);
+            no_amd_fp8(s, entry, p->span);
             bool lit = sema_parse_literal(s, entry, &v);
             if (!cx && (!lit || !sig_constant_ok(v))) {
                 const char *guess = sig_type_guess(s, entry);
@@ -528,6 +545,7 @@ static void specialize(Sema *s, const Node *fn) {
             sema_scope_set(s, &s->fr->scope, p->name, dv);
             continue;
         }
+        no_amd_fp8(s, entry, p->span);
         if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID)) {
             const char *guess = sig_type_guess(s, entry);
             if (guess)

@@ -16,6 +16,7 @@
 #include "api_int.h"
 #include "cache.h"
 #include "interp.h"
+#include "ptx.h"
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -312,6 +313,8 @@ TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *n
     }
     if (k->opts.auto_tma < 0)
         k->opts.auto_tma = 1; /* our launches pass the maps the tma pass asks for */
+    if (!k->opts.arch && ctx->kind == TL_DEVICE_CUDA) /* sema sees the device's arch, as Triton's target */
+        k->opts.arch = ptx_arch(ctx->arch);
     if (k->opts.debug_info < 0) { /* line tables, as Triton's (and its TRITON_DISABLE_LINE_INFO) */
         const char *off = getenv("TL_DISABLE_LINE_INFO");
         k->opts.debug_info = off && *off && strcmp(off, "0") ? 0 : 1;
