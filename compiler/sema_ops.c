@@ -1202,6 +1202,12 @@ static Val h_abs(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
         sema_fail(s, sp[0], "abs of a pointer");
     if (dt_is_int(dt) && !dt_is_signed(dt)) /* unsigned (and i1): abs is the identity */
         return tv(s, x);
+    if (dt_is_fp8(dt)) { /* as Triton: the bits with the sign bit cleared (the IR has no fp8 arithmetic) */
+        Type it = ir_with_dtype(ty_of(s, x), DT_I8);
+        ValueId bits = emit1(s, IR_BITCAST, it, x, call);
+        ValueId r = emit2(s, IR_AND, it, bits, sema_const_of(s, sema_int(0x7f), it, call), call);
+        return tv(s, emit1(s, IR_BITCAST, ty_of(s, x), r, call));
+    }
     return tv(s, emit1(s, IR_ABS, ty_of(s, x), x, call));
 }
 
