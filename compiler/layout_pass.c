@@ -367,8 +367,9 @@ static int mma_k_width(Pass *P, Inst *dot) {
         return 4; /* m16n8k32 e4m3/e5m2 on sm_89+ (an FMA loop on the same layouts before) */
     if (a != b)
         return 0;
-    /* The instructions llvm_dot.c issues: f32 (or s32) accumulators only. */
-    if ((a == DT_F16 || a == DT_BF16) && c == DT_F32)
+    /* The instructions llvm_dot.c issues: f32 (or s32) accumulators, and
+     * f16 for f16 operands (out_dtype=tl.float16: Triton's mma .f16.f16.f16.f16) */
+    if (((a == DT_F16 || a == DT_BF16) && c == DT_F32) || (a == DT_F16 && c == DT_F16))
         return 2;
     if (a == DT_F32 && c == DT_F32 && dot->attr.precision != PREC_IEEE)
         return 1; /* tf32 (tf32x3 is three of them) */

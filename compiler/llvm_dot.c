@@ -3,9 +3,12 @@
  * Tensor cores (mma.sync, sm_80+), when the layout pass gave the operands
  * DOT_OPERAND layouts and the accumulator the MMA layout:
  *   fp16 / bf16:  mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32
+ *   fp16 -> fp16: mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 (out_dtype=tl.float16;
+ *                 C and D are two .f16x2 registers: c0,c1 and c2,c3 packed)
  *   fp32 (tf32):  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, operands
  *                 rounded with cvt.rna.tf32.f32 (tf32x3: three mmas on hi/lo parts)
- *   int8:         mma.sync.aligned.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32
+ *   int8:         mma.sync.aligned.m16n8k32.row.col.satfinite.s32.{s8,u8}.{s8,u8}.s32
+ *                 (as Triton: a sum past the s32 range clamps instead of wrapping)
  *   fp8 (sm_89+): mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
  * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
  * kw = elements per 32-bit register, K16 = the instruction's K / 2):
@@ -37,7 +40,7 @@
 typedef struct Mma {
     const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
     int kw, kk;           /* elements per 32-bit register, instruction K */
-    bool tf32, acc_int;
+    bool tf32, acc_int, acc_f16; /* acc_f16: C / D packed two halves to a .b32 */
     int M, N, K, nmt, nnt, nkt; /* block sizes and tile counts */
     int *c;               /* [mt][nt][4] accumulator registers (-1: not here) */
     int *a;               /* [mt][kt][4][kw] */
@@ -60,6 +63,11 @@ static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     }
     if (at != bt || L->arch->sm < 80)
         return false;
+    if (at == DT_F16 && ct == DT_F16) {
+        m->asm_name = "m16n8k16.row.col.f16.f16.f16.f16";
+        m->kw = 2, m->kk = 16, m->acc_f16 = true;
+        return true;
+    }
     if ((at == DT_F16 || at == DT_BF16) && ct == DT_F32) {
         m->asm_name = at == DT_F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
         m->kw = 2, m->kk = 16;
@@ -71,7 +79,8 @@ static bool pick_instr(Lower *L, Inst *in, Mma *m) {
         return true;
     }
     if ((at == DT_I8 || at == DT_U8) && ct == DT_I32) {
-        m->asm_name = at == DT_I8 ? "m16n8k32.row.col.s32.s8.s8.s32" : "m16n8k32.row.col.s32.u8.u8.s32";
+        m->asm_name =
+            at == DT_I8 ? "m16n8k32.row.col.satfinite.s32.s8.s8.s32" : "m16n8k32.row.col.satfinite.s32.u8.u8.s32";
         m->kw = 4, m->kk = 32, m->acc_int = true;
         return true;
     }
@@ -188,28 +197,62 @@ static void split_tf32(Lower *L, LLVMValueRef x, LLVMValueRef *hi, LLVMValueRef 
     *lo = llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &rest, 1);
 }
 
+/* Two halves (low element first) as one .f16x2 register, and back. */
+static LLVMValueRef pack_f16x2(Lower *L, LLVMValueRef lo, LLVMValueRef hi) {
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
+    v = LLVMBuildInsertElement(L->b, v, lo, llvm_i32(L, 0), "");
+    v = LLVMBuildInsertElement(L->b, v, hi, llvm_i32(L, 1), "");
+    return LLVMBuildBitCast(L->b, v, L->t_i32, "");
+}
+
+static void unpack_f16x2(Lower *L, LLVMValueRef x, LLVMValueRef *out) {
+    LLVMValueRef v = LLVMBuildBitCast(L->b, x, LLVMVectorType(L->t_f16, 2), "");
+    for (int j = 0; j < 2; j++)
+        out[j] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
+}
+
+/* One mma.sync on acc[0..3] (c0..c3) in place; a f16 accumulator goes in
+ * and out as the two .f16x2 registers the instruction names. */
 static void mma_call(Lower *L, const Mma *m, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc) {
-    LLVMTypeRef et = m->acc_int ? L->t_i32 : L->t_f32;
+    LLVMTypeRef et = m->acc_int || m->acc_f16 ? L->t_i32 : L->t_f32;
+    int nc = m->acc_f16 ? 2 : 4;
+    LLVMValueRef c[4] = {acc[0], acc[1], acc[2], acc[3]};
+    if (m->acc_f16)
+        c[0] = pack_f16x2(L, acc[0], acc[1]), c[1] = pack_f16x2(L, acc[2], acc[3]);
     LLVMTypeRef rt4[4] = {et, et, et, et};
-    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, rt4, 4, 0);
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, rt4, (unsigned)nc, 0);
     LLVMTypeRef pt[10];
     LLVMValueRef args[10];
     for (int i = 0; i < 4; i++)
         pt[i] = L->t_i32, args[i] = a[i];
     for (int i = 0; i < 2; i++)
         pt[4 + i] = L->t_i32, args[4 + i] = b[i];
-    for (int i = 0; i < 4; i++)
-        pt[6 + i] = et, args[6 + i] = acc[i];
-    LLVMTypeRef fty = LLVMFunctionType(st, pt, 10, 0);
+    for (int i = 0; i < nc; i++)
+        pt[6 + i] = et, args[6 + i] = c[i];
+    unsigned nargs = (unsigned)(6 + nc);
+    LLVMTypeRef fty = LLVMFunctionType(st, pt, nargs, 0);
     char text[256];
-    snprintf(text, sizeof text,
-             "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", m->asm_name);
     /* outputs, then A and B, then C tied to the outputs (accumulate in place) */
-    const char *cons = m->acc_int ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
+    const char *cons;
+    if (m->acc_f16) {
+        snprintf(text, sizeof text, "mma.sync.aligned.%s {$0, $1}, {$2, $3, $4, $5}, {$6, $7}, {$8, $9};",
+                 m->asm_name);
+        cons = "=r,=r,r,r,r,r,r,r,0,1";
+    } else {
+        snprintf(text, sizeof text,
+                 "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+                 m->asm_name);
+        cons = m->acc_int ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
+    }
     LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 0, 0,
                                        LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, args, 10, "");
+    LLVMValueRef r = LLVMBuildCall2(L->b, fty, fn, args, nargs, "");
     convergent(L, r);
+    if (m->acc_f16) {
+        unpack_f16x2(L, LLVMBuildExtractValue(L->b, r, 0, ""), acc);
+        unpack_f16x2(L, LLVMBuildExtractValue(L->b, r, 1, ""), acc + 2);
+        return;
+    }
     for (int i = 0; i < 4; i++)
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }

@@ -93,7 +93,7 @@ cg_harness() {
     cg_harness_check copy_v1 "ld.global.b32"
     cg_harness_check mm_f16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
     cg_harness_check mm_tf32x3 "cvt.rna.tf32.f32" "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
-    cg_harness_check mm_i8 "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
+    cg_harness_check mm_i8 "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"
     cg_harness_check sum_rows "shfl.sync.bfly.b32"
     cg_harness_check max_cols "bar.sync" "st.shared"
     cg_harness_check offs64 "mul.wide.s32"

@@ -100,6 +100,7 @@ static const Dims SLOOP[] = {{{1, 5}}, {{127, 3}}, {{129, 1}}, {{1000, 4}}, {{0}
 static const Dims SPROG[] = {{{1}}, {{7}}, {{300}}, {{0}}};
 static const Dims SDOT32[] = {{{32, 32, 32}}, {{0}}};
 static const Dims SDOT64[] = {{{64, 32, 16}}, {{0}}};
+static const Dims SDOT32_64[] = {{{64, 32, 32}}, {{0}}};
 /* Triton's min_dot_size: M and N below the tensor cores' tiles (an FMA loop) */
 static const Dims SDOT_SMALL_MN[] = {{{2, 4, 16}}, {{0}}};
 static const Dims SDOT_ONE_ROW[] = {{{1, 16, 32}}, {{0}}};
@@ -740,21 +741,24 @@ static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], " expr ")\n"
 
 /* The tutorial's loop: BM x BN tiles, K in BK steps, masked at every edge,
- * the accumulator carried through tl.dot's acc argument. */
-static const char k_matmul[] =
-    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
-    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
-    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
-    "    rk = tl.arange(0, BK)\n"
-    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
-    "    for k0 in range(0, K, BK):\n"
-    "        ka = k0 + rk\n"
-    "        a_mask = (rm[:, None] < M) & (ka[None, :] < K)\n"
-    "        b_mask = (ka[:, None] < K) & (rn[None, :] < N)\n"
-    "        a = tl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=a_mask, other=0.0)\n"
-    "        b = tl.load(b_ptr + ka[:, None] * N + rn[None, :], mask=b_mask, other=0.0)\n"
-    "        acc = tl.dot(a, b, acc)\n"
-    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+ * the accumulator (of type ACC) carried through tl.dot's acc argument. */
+#define K_MATMUL(ACC, DOT_EXTRA) \
+    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n" \
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n" \
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n" \
+    "    rk = tl.arange(0, BK)\n" \
+    "    acc = tl.zeros((BM, BN), dtype=" ACC ")\n" \
+    "    for k0 in range(0, K, BK):\n" \
+    "        ka = k0 + rk\n" \
+    "        a_mask = (rm[:, None] < M) & (ka[None, :] < K)\n" \
+    "        b_mask = (ka[:, None] < K) & (rn[None, :] < N)\n" \
+    "        a = tl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=a_mask, other=0.0)\n" \
+    "        b = tl.load(b_ptr + ka[:, None] * N + rn[None, :], mask=b_mask, other=0.0)\n" \
+    "        acc = tl.dot(a, b, acc" DOT_EXTRA ")\n" \
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n"
+static const char k_matmul[] = K_MATMUL("tl.float32", "");
+/* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
+static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
 
 /* ------------------------------------------------------------------ fp8 */
 
@@ -1231,6 +1235,10 @@ static const Case cases[] = {
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f16_64x32x16_out_f16", DOTK("tl.dot(a, b).to(tl.float16)"), "-D M=64 -D N=32 -D K=16", SDOT64, {0, 0}, 0,
      0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 1e-3, 1e-3},
+    /* out_dtype=float16: accumulated in fp16 (rounded after every k16 step) */
+    {"dot_f16_acc_f16_64x32x32", DOTK("tl.dot(a, b, out_dtype=tl.float16)"), "-D M=64 -D N=32 -D K=32", SDOT32_64,
+     {0, 0}, 0, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL,
+     2e-2, 1e-2},
     {"dot_f16_2x4x16", DOTK("tl.dot(a, b)"), "-D M=2 -D N=4 -D K=16", SDOT_SMALL_MN, {0, 0}, 0, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f16_1x16x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=16 -D K=32", SDOT_ONE_ROW, {0, 0}, 0, 0,
@@ -1244,6 +1252,8 @@ static const Case cases[] = {
      0, {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f16_k_loop_ragged", k_matmul, "-D BM=32 -D BN=32 -D BK=16", SMM, {32, 32}, 3, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    {"dot_f16_acc_f16_k_loop_ragged_w8", k_matmul_f16acc, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8", SMM, {64, 32},
+     3, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2, 1e-2},
     /* other layouts and pipelining of the same loop */
     {"dot_f16_k_loop_ragged_w8_s3", k_matmul, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8 --num-stages 3", SMM,
      {64, 32}, 3, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL,
