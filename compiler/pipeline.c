@@ -473,12 +473,13 @@ static ValueId stage_view(Pipe *P, Cursor *c, ValueId buf, ValueId stage, Span s
 
 /* The copies of one iteration: each load's pointer and mask through the map,
  * the mask and-ed with `valid` (is the iteration in the loop?), into stage
- * `stage` of its ring; then one commit. TMA loads instead: one expect of
+ * `stage` of its ring, each load its own commit group as Triton's (so the
+ * loop's wait counts cp_groups() a iteration). TMA loads instead: one expect of
  * their bytes on mbarrier `stage` of bars and a tma_load each, at their
  * coordinates through the map, all predicated on `valid`. */
 static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId stage, ValueId bars, Span sp) {
     Function *f = P->f;
-    int tma_bytes = 0, ncp = 0;
+    int tma_bytes = 0;
     for (int i = 0; i < n; i++)
         tma_bytes += cs[i].tile ? cs[i].bytes : 0;
     if (tma_bytes) {
@@ -496,7 +497,6 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
     for (int i = 0; i < n; i++) {
         if (cs[i].tile)
             continue;
-        ncp++;
         Inst *ld = cs[i].load;
         ValueId ptr = mapped(P, ld->args[0]);
         Type pt = vtype(P, ptr);
@@ -509,9 +509,17 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
         ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
         Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
         cp->attr.has_mask = true;
-    }
-    if (ncp)
         put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
+    }
+}
+
+/* The cp.async commit groups issue() makes per iteration: one a load that
+ * TMA does not copy. */
+static int cp_groups(const Cand *cs, int n) {
+    int g = 0;
+    for (int i = 0; i < n; i++)
+        g += !cs[i].tile;
+    return g;
 }
 
 /* A ring stored as its column-major load is (qT = Q + m[None, :] * S + k[:, None]):
@@ -1378,7 +1386,7 @@ retry:
         first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
     Cursor c = {B, first};
     if (n > ntma)
-        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = D - 1;
+        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = (D - 1) * cp_groups(cs, n);
     if (ntma) {
         ValueId bar = stage_view(P, &c, bars, ext, sp);
         put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, ph}, 2, NULL, 0, sp);
