@@ -153,7 +153,7 @@ void ir_type_print(Buf *b, Type t);
     X(ATOMIC_RMW, "atomic_rmw", -1, 0) /* attr.rmw, sem, scope; ptr, value [, mask]; old values */  \
     X(ATOMIC_CAS, "atomic_cas", 3, 0)  /* ptr, cmp, value; attr.sem, scope; returns old values */   \
     /* tensor ops */                                                                               \
-    X(DOT, "dot", 3, OPF_PURE)     /* a <MxK>, b <KxN>, acc <MxN>; attr.precision */                 \
+    X(DOT, "dot", 3, OPF_PURE)     /* a <MxK>, b <KxN>, acc <MxN>; attr.precision, num */                 \
     X(REDUCE, "reduce", 1, OPF_PURE) /* attr.reduce, attr.axis, attr.keep_dims; argmax/argmin -> i32 */ \
     /* scans, reductions with a combine function, gathers, histograms */                       \
     X(SCAN, "scan", -1, OPF_PURE)           /* x1..xn of one shape; attr.axis, attr.reverse; region */ \
@@ -272,7 +272,10 @@ typedef struct Attr {
                           (fp_downcast_rounding='rtz'); else to nearest, ties to even */
     int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
     int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes;
-                          MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps */
+                          MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps;
+                          DOT (IR `imprecise`): an fp8 dot's max_num_imprecise_acc, the K
+                          elements summed by the tensor cores before their partial sum is
+                          added to the accumulator (0: no partial sums) */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
     bool flatten;      /* FOR: tl.range(..., flatten=True): one loop with the loop it

@@ -970,7 +970,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int32_of(P, l, &a->axis);
     if (!strcmp(k, "offset"))
         return int32_of(P, l, &a->offset);
-    if (!strcmp(k, "num") || !strcmp(k, "bytes") || !strcmp(k, "count") || !strcmp(k, "warps"))
+    if (!strcmp(k, "num") || !strcmp(k, "bytes") || !strcmp(k, "count") || !strcmp(k, "warps") ||
+        !strcmp(k, "imprecise"))
         return int32_of(P, l, &a->num);
     if (!strcmp(k, "warp_specialize")) {
         bool on = false;

@@ -56,7 +56,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_STORE] = "cache evict",
     [IR_ATOMIC_RMW] = "kind sem scope", /* sem and scope printed only when not the default */
     [IR_ATOMIC_CAS] = "sem scope",
-    [IR_DOT] = "precision",
+    [IR_DOT] = "precision imprecise", /* imprecise printed only when set */
     [IR_REDUCE] = "kind axis keep_dims",
     [IR_PRINT] = "prefix hex",
     [IR_ASSERT] = "msg",
@@ -215,7 +215,7 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->rtz ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
-    } else if (IS("num") || IS("bytes") || IS("count") || IS("warps")) {
+    } else if (IS("num") || IS("bytes") || IS("count") || IS("warps") || IS("imprecise")) {
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
@@ -237,8 +237,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
 #undef IS
 }
 
-/* tl.range's attributes, an mbarrier's count and the memory ops' hints print
- * only when set. */
+/* tl.range's attributes, an mbarrier's count, a dot's imprecise and the
+ * memory ops' hints print only when set. */
 static bool attr_unset(const Inst *in, const char *key, size_t n) {
     const Attr *a = &in->attr;
 #define IS(k) (n == sizeof k - 1 && !memcmp(key, k, n))
@@ -252,6 +252,8 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->sem;
     if (IS("scope"))
         return !a->scope;
+    if (IS("imprecise"))
+        return !a->num;
 #undef IS
     if (in->op == IR_MBAR_INIT)
         return !in->attr.num;

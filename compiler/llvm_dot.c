@@ -271,6 +271,19 @@ static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMVa
     }
 }
 
+/* x + y as `add.f32`, Triton's text for a partial sum's add: LLVM 19 prints
+ * a lone fadd `add.rn.f32` unless the target machine allows fusion, which
+ * the C API cannot set (the contract flag only fuses a multiply into it). */
+static LLVMValueRef add_f32(Lower *L, LLVMValueRef x, LLVMValueRef y) {
+    LLVMTypeRef pt[2] = {L->t_f32, L->t_f32};
+    LLVMTypeRef fty = LLVMFunctionType(L->t_f32, pt, 2, 0);
+    const char *text = "add.f32 $0, $1, $2;", *cons = "=f,f,f";
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 0, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {x, y};
+    return LLVMBuildCall2(L->b, fty, fn, args, 2, "");
+}
+
 static void lower_mma(Lower *L, Inst *in, Mma *m) {
     LLVMValueRef *A = llvm_val(L, in->args[0])->r, *B = llvm_val(L, in->args[1])->r;
     LVal *C = llvm_val(L, in->args[2]);
@@ -281,6 +294,14 @@ static void lower_mma(Lower *L, Inst *in, Mma *m) {
     int na = m->nmt * m->nkt * 4, nb = m->nkt * m->nnt * 2;
     LLVMValueRef *fa = llvm_new_regs(L, na), *fb = llvm_new_regs(L, nb);
     LLVMValueRef *la = x3 ? llvm_new_regs(L, na) : NULL, *lb = x3 ? llvm_new_regs(L, nb) : NULL;
+    /* an fp8 dot's max_num_imprecise_acc (Triton's rule for Hopper's fp8
+     * wgmma, WGMMA.cpp): the mmas of each `chunk` K tiles sum into fresh
+     * zeros, and that partial sum is added to the accumulator, one add.f32
+     * a register a chunk (test_dot_max_num_imprecise_acc counts them); a
+     * zero accumulator is the first chunk's sum, with no add */
+    int chunk = in->attr.num > 0 && !m->acc_int && !m->acc_f16 ? (in->attr.num + m->kk - 1) / m->kk : 0;
+    bool zero_acc = chunk && ir_is_zero(L->f, in->args[2]);
+    LLVMValueRef *part = chunk ? llvm_new_regs(L, C->n) : acc, zero = LLVMConstReal(L->t_f32, 0);
     for (int kt = 0; kt < m->nkt; kt++)
         for (int mt = 0; mt < m->nmt; mt++)
             for (int nt = 0; nt < m->nnt; nt++) {
@@ -292,14 +313,19 @@ static void lower_mma(Lower *L, Inst *in, Mma *m) {
                     fragment(L, m, &m->a[ia * m->kw], 4, A, &fa[ia], x3 ? &la[ia] : NULL);
                 if (!fb[ib])
                     fragment(L, m, &m->b[ib * m->kw], 2, B, &fb[ib], x3 ? &lb[ib] : NULL);
-                LLVMValueRef d[4] = {acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
+                LLVMValueRef d[4] = {part[c[0]], part[c[1]], part[c[2]], part[c[3]]};
+                if (chunk && kt % chunk == 0)
+                    d[0] = d[1] = d[2] = d[3] = zero;
                 if (x3) { /* small terms first: lo*hi + hi*lo, then hi*hi */
                     mma_call(L, m, &la[ia], &fb[ib], d);
                     mma_call(L, m, &fa[ia], &lb[ib], d);
                 }
                 mma_call(L, m, &fa[ia], &fb[ib], d);
                 for (int i = 0; i < 4; i++)
-                    acc[c[i]] = d[i];
+                    part[c[i]] = d[i];
+                if (chunk && (kt % chunk == chunk - 1 || kt == m->nkt - 1))
+                    for (int i = 0; i < 4; i++)
+                        acc[c[i]] = zero_acc && kt < chunk ? d[i] : add_f32(L, acc[c[i]], d[i]);
             }
     const ThreadMap *tc = llvm_tm(L, in->args[2]), *tr = llvm_tm(L, in->results[0]);
     if (!llvm_tm_equal(tc, tr)) {

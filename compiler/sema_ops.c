@@ -1065,8 +1065,9 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
                   M, N, K);
     if (sema_given(a[3]) && sema_given(a[4]))
         sema_fail(s, call, "only one of input_precision and allow_tf32 can be specified");
+    int64_t imprecise = 0;
     if (sema_given(a[5]) && dt_is_fp8(dx) && dt_is_fp8(dy)) { /* Triton checks it for fp8 dots (the rest ignore it) */
-        int64_t imprecise = sema_need_int(s, a[5], sp[5], "max_num_imprecise_acc");
+        imprecise = sema_need_int(s, a[5], sp[5], "max_num_imprecise_acc");
         if (imprecise > K)
             sema_fail(s, sp[5], "max_num_imprecise_acc (%lld) must be <= K (%d)", (long long)imprecise, K);
     }
@@ -1116,6 +1117,10 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     ValueId args[3] = {x, y, acc};
     ValueId r = sema_emit(s, IR_DOT, rt, args, 3, call);
     s->f->values[r].def->attr.precision = prec;
+    /* the tensor cores' partial sums go into the accumulator every
+     * `imprecise` of K (llvm_dot.c); 0 (Triton: a sum after every
+     * instruction) is taken as no limit, mma.sync summing in fp32 */
+    s->f->values[r].def->attr.num = imprecise > 0 ? (int)imprecise : 0;
     return tv(s, r);
 }
 

@@ -627,6 +627,8 @@ static void check_dot(Verifier *V, const Inst *in) {
         fail(V, in, "%s inputs cannot accumulate in %s", dt_name(a.dtype), dt_name(c.dtype));
     if (in->attr.precision < PREC_IEEE || in->attr.precision > PREC_TF32X3)
         fail(V, in, "unknown precision %d", in->attr.precision);
+    if (in->attr.num && (!dt_is_fp8(a.dtype) || in->attr.num < 0 || in->attr.num > a.shape[r - 1]))
+        fail(V, in, "imprecise %d needs fp8 operands and 1 .. K (%d)", in->attr.num, a.shape[r - 1]);
     want_type(V, in, "the result", res(V, in, 0), c);
 }
 

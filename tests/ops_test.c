@@ -759,6 +759,8 @@ static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
 /* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
 static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
+/* fp8 partial sums added to the accumulator every 32 of K (two per BK = 64) */
+static const char k_matmul_imprecise[] = K_MATMUL("tl.float32", ", max_num_imprecise_acc=32");
 
 /* ------------------------------------------------------------------ fp8 */
 
@@ -1279,6 +1281,9 @@ static const Case cases[] = {
      1e-5},
     {"dot_fp8_k_loop_ragged", k_matmul, "-D BM=32 -D BN=32 -D BK=32", SMM, {32, 32}, 3, 0,
      {IN(TL_F8E4M3, D0 | D2, -8, 8), IN(TL_F8E4M3, D1 | D2, -8, 8)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
+     1e-5},
+    {"dot_fp8_k_loop_imprecise", k_matmul_imprecise, "-D BM=64 -D BN=64 -D BK=64 --num-warps 8", SMM, {64, 64}, 3, 0,
+     {IN(TL_F8E5M2, D0 | D2, -8, 8), IN(TL_F8E5M2, D1 | D2, -8, 8)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
      1e-5},
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
