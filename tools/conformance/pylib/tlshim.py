@@ -1087,6 +1087,13 @@ def tl_run(self, *args, grid, warmup, **kwargs):
         for n in s.notes:
             emit("note", once=(s.name, n), kernel=self.__name__, msg=f"{s.name}: {n}")
     asm = _assembly(self, ph.fns)
+    tuples = any(s.kind == "tuple" for s in specs)
+    if tuples:  # tuples of tensors: a wrapper kernel takes their leaves (the fast path does not remember these)
+        try:
+            asm, specs = tlsrc.tuple_wrapper(asm, self.params, specs, ph, kd)
+        except tlsrc.Unsupported as e:
+            emit("unsupported", once=str(e), kernel=self.__name__, reason=str(e))
+            raise TlShimUnsupported(f"tl shim: {e}") from None
     sig = ", ".join(ph.fill(s.entry, asm.names) for s in specs)
     entry = _compile(asm.source, asm.kernel_name, sig, flags)
     by_name = {s.name: s for s in specs if s.runtime}
@@ -1106,7 +1113,9 @@ def tl_run(self, *args, grid, warmup, **kwargs):
             return
         b = self.signature.bind(*args_)
         b.apply_defaults()
-        sp, _ = _specs_for(self, dict(b.arguments), kd)
+        sp, ph2 = _specs_for(self, dict(b.arguments), kd)
+        if tuples:
+            sp = tlsrc.tuple_wrapper(asm, self.params, sp, ph2, kd)[1]
         rt = [s for s in sp if s.runtime]
         _launch(entry, {s.name: s for s in rt}, _grid_dims(grid_, dict(b.arguments)))
         if len(args_) == len(names) and STATE.ctx is not None and STATE.ctx.is_cuda:
@@ -1117,7 +1126,7 @@ def tl_run(self, *args, grid, warmup, **kwargs):
     if not warmup:
         _launch(entry, by_name, _grid_dims(grid, bound_args))
     kernel = TlCompiledKernel(entry, self, launcher, num_ctas, name=_repr_name(self, specs, entry.name))
-    if not ph.fns:  # a warmup too: tutorial 02 warms up before each launch of the kernel it returns
+    if not ph.fns and not tuples:  # a warmup too: tutorial 02 warms up before each launch of the kernel it returns
         _remember(self, args, kwargs, kd, asm, entry, specs, kernel)
     return kernel
 
