@@ -26,6 +26,7 @@ Environment: TL_SHIM=1 (patch), TL_LIB (libtl.so), TL_SHIM_DEVICE=auto|cuda|cpu,
 TL_SHIM_SOURCES=N (keep at most N failing sources per process under $TL_RESULTS_DIR/sources; default 100),
 TL_SHIM_KEEP_ALL_SOURCES=1 (keep every assembled source).
 """
+import ast
 import collections
 import glob
 import inspect
@@ -35,6 +36,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import types
@@ -882,6 +884,16 @@ def _assembly(fn, extra):
     return asm
 
 
+def _unused_param(fn, name):
+    """True if the @jit function's body never names the parameter (a cache-busting constexpr, say)."""
+    try:
+        tree = ast.parse(textwrap.dedent(getattr(fn, "src", "") or ""))
+        fdef = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    except Exception:
+        return False
+    return not any(isinstance(n, ast.Name) and n.id == name for stmt in fdef.body for n in ast.walk(stmt))
+
+
 def _specs_for(fn, bound_args, kd):
     ph = _Placeholders()
     specs = []
@@ -890,6 +902,11 @@ def _specs_for(fn, bound_args, kd):
         try:
             specs.append(tlsrc.make_spec(p, v, ph, kd))
         except tlsrc.Unsupported as e:
+            if getattr(p, "is_constexpr", False) and _unused_param(fn, p.name):
+                # Triton keys its cache on it and nothing else reads it: any value compiles the same kernel
+                specs.append(tlsrc.Spec(p.name, "None", False, "const", "constexpr", v,
+                                        [f"unused constexpr of type {type(v).__name__} passed as None"]))
+                continue
             emit("unsupported", once=str(e), kernel=fn.__name__, reason=str(e))
             raise TlShimUnsupported(f"tl shim: {e}") from None
     return specs, ph
