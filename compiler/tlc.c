@@ -23,7 +23,7 @@
 #include "sema.h"
 #include "ptx.h"
 
-enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 4 };
+enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 4, EXIT_DONE = -1 /* --help, --version: nothing more to do */ };
 
 typedef enum { EMIT_AST, EMIT_IR, EMIT_IR_GPU, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN, EMIT_C } Emit;
 
@@ -532,16 +532,12 @@ static bool set_archs(Driver *dr, Arena *a, const char *arg, Buf *err) {
     }
 }
 
-int main(int argc, char **argv) {
-    install_crash_handler();
-    Driver dr = {.emit = EMIT_PTX};
-    options_init(&dr.opts);
-    Arena arena = {0};
-
+/* The command line into dr: EXIT_OK, a usage error's code, or EXIT_DONE
+ * after --help or --version. */
+static int parse_args(Driver *dr, Arena *arena, CompileTimes *times, int argc, char **argv) {
     /* Long options: the driver's own, then the shared compile options. */
     enum { OPT_EMIT = 256, OPT_VERSION, OPT_IR_IN, OPT_DUMP_AFTER, OPT_EMBED, OPT_TIME_PASSES, OPT_PASSES,
            OPT_SHARED = 512 };
-    CompileTimes times = {0};
     struct option longopts[32];
     int n = 0;
     longopts[n++] = (struct option){"emit", required_argument, NULL, OPT_EMIT};
@@ -570,15 +566,17 @@ int main(int argc, char **argv) {
         err.len = 0;
         switch (c) {
         case 'o':
-            dr.out_path = strcmp(optarg, "-") ? optarg : NULL; /* -o -: standard output, as with cc */
+            dr->out_path = strcmp(optarg, "-") ? optarg : NULL; /* -o -: standard output, as with cc */
             break;
         case 'h':
             usage(stdout);
-            return EXIT_OK;
+            rc = EXIT_DONE;
+            break;
         case OPT_VERSION:
             printf("tlc %s (LLVM %s, NVPTX backend %s)\n", TL_VERSION, ptx_llvm_version(),
                    ptx_target_available() ? "available" : "missing");
-            return EXIT_OK;
+            rc = EXIT_DONE;
+            break;
         case OPT_EMIT: {
             size_t i, ne = sizeof emits / sizeof emits[0];
             for (i = 0; i < ne && strcmp(emits[i].name, optarg); i++)
@@ -586,19 +584,19 @@ int main(int argc, char **argv) {
             if (i == ne)
                 rc = usage_error("unknown --emit form '%s' (expected: ast, ir, ir-gpu, llvm, ptx, cubin, c)", optarg);
             else
-                dr.emit = emits[i].emit;
+                dr->emit = emits[i].emit;
             break;
         }
         case OPT_EMBED:
             if (strcmp(optarg, "ptx") && strcmp(optarg, "cubin"))
                 rc = usage_error("unknown --embed form '%s' (expected: ptx, cubin)", optarg);
-            dr.embed_cubin = !strcmp(optarg, "cubin");
+            dr->embed_cubin = !strcmp(optarg, "cubin");
             break;
         case OPT_IR_IN:
-            dr.ir_in = true;
+            dr->ir_in = true;
             break;
         case OPT_TIME_PASSES:
-            dr.times = &times;
+            dr->times = times;
             break;
         case OPT_DUMP_AFTER: {
             int i;
@@ -606,18 +604,18 @@ int main(int argc, char **argv) {
                 ;
             if (!compile_pass_names[i])
                 rc = usage_error("unknown pass '%s' for --dump-after", optarg);
-            dr.dump_after = optarg;
+            dr->dump_after = optarg;
             break;
         }
         case OPT_PASSES:
-            dr.passes = optarg;
+            dr->passes = optarg;
             break;
         case 'g':
-            options_set(&dr.opts, &arena, "g", NULL, &err);
+            options_set(&dr->opts, arena, "g", NULL, &err);
             break;
         case 'D':
         case 'O':
-            if (!options_set(&dr.opts, &arena, c == 'D' ? "D" : "O", optarg, &err))
+            if (!options_set(&dr->opts, arena, c == 'D' ? "D" : "O", optarg, &err))
                 rc = usage_error("%s", err.data);
             break;
         case ':':
@@ -626,42 +624,59 @@ int main(int argc, char **argv) {
             break;
         default:
             if (c >= OPT_SHARED && !strcmp(option_specs[c - OPT_SHARED].name, "arch")) {
-                if (!set_archs(&dr, &arena, optarg, &err))
+                if (!set_archs(dr, arena, optarg, &err))
                     rc = usage_error("%s", err.data);
             } else if (c >= OPT_SHARED &&
-                       !options_set(&dr.opts, &arena, option_specs[c - OPT_SHARED].name, optarg, &err)) {
+                       !options_set(&dr->opts, arena, option_specs[c - OPT_SHARED].name, optarg, &err)) {
                 rc = usage_error("%s", err.data);
             }
             break;
         }
     }
     buf_free(&err);
-    if (rc != EXIT_OK) {
-        arena_free(&arena);
-        return rc;
-    }
-    if (dr.opts.debug_info < 0)
-        dr.opts.debug_info = 0; /* tlc's PTX has no line tables unless asked (the C API's has) */
+    return rc;
+}
+
+/* What the options cannot be together, and the one input file. */
+static int check_args(Driver *dr, int argc, char **argv) {
+    if (dr->opts.debug_info < 0)
+        dr->opts.debug_info = 0; /* tlc's PTX has no line tables unless asked (the C API's has) */
     if (optind >= argc)
         return usage_error("%s", "no input file");
     if (argc - optind > 1)
         return usage_error("more than one input file ('%s' is extra)", argv[optind + 1]);
-    if (dr.passes && !dr.ir_in)
+    if (dr->passes && !dr->ir_in)
         return usage_error("%s", "--passes runs passes on IR text: use it with --ir-in");
     /* --emit=c specialises each kernel again from its source for every hint
      * variant of the signature: IR text is one specialisation, already made */
-    if (dr.ir_in && (dr.emit == EMIT_AST || dr.emit == EMIT_C))
+    if (dr->ir_in && (dr->emit == EMIT_AST || dr->emit == EMIT_C))
         return usage_error("--ir-in reads IR, which has no %s: use --emit=ir, ir-gpu, llvm, ptx or cubin",
-                           dr.emit == EMIT_AST ? "syntax tree (--emit=ast)"
+                           dr->emit == EMIT_AST ? "syntax tree (--emit=ast)"
                                                : "source to specialise the launcher's variants from (--emit=c)");
-    if (dr.narchs > 1 && dr.emit != EMIT_C)
+    if (dr->narchs > 1 && dr->emit != EMIT_C)
         return usage_error("%s", "several architectures in --arch need --emit=c (one image each)");
-    if (dr.embed_cubin && dr.emit != EMIT_C)
+    if (dr->embed_cubin && dr->emit != EMIT_C)
         return usage_error("%s", "--embed is for --emit=c");
-    if (dr.opts.auto_tma > 0 && dr.emit == EMIT_C)
+    if (dr->opts.auto_tma > 0 && dr->emit == EMIT_C)
         return usage_error("%s", "--auto-tma on is not for --emit=c: its launchers pass no tensor maps");
-    if (dr.emit == EMIT_CUBIN && !dr.out_path && isatty(1))
+    if (dr->emit == EMIT_CUBIN && !dr->out_path && isatty(1))
         return usage_error("%s", "not writing a cubin to a terminal: give -o FILE.cubin");
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    install_crash_handler();
+    Driver dr = {.emit = EMIT_PTX};
+    options_init(&dr.opts);
+    Arena arena = {0};
+    CompileTimes times = {0};
+    int rc = parse_args(&dr, &arena, &times, argc, argv);
+    if (rc == EXIT_OK)
+        rc = check_args(&dr, argc, argv);
+    if (rc != EXIT_OK) {
+        arena_free(&arena);
+        return rc == EXIT_DONE ? EXIT_OK : rc;
+    }
     const char *path = dr.input = argv[optind];
     if (dr.emit == EMIT_C && (rc = aot_paths(&dr, path, &arena, &dr.c_path, &dr.h_path)) != EXIT_OK) {
         arena_free(&arena);
