@@ -134,14 +134,8 @@ static void print_items(Buf *b, const NodeList *l, int level) {
         print_child(b, l->items[i], level);
 }
 
-static void print_node(Buf *b, const Node *n, int level) {
-    if (!n) {
-        buf_puts(b, "(null)");
-        return;
-    }
-    int k = level + 1;
-    buf_printf(b, "(%s", ast_kind_name(n->kind));
-    /* key fields */
+/* A node's own fields, after its kind: its name, value or operator. */
+static void print_fields(Buf *b, const Node *n) {
     switch (n->kind) {
     case N_NAME:
     case N_ATTR:
@@ -208,6 +202,16 @@ static void print_node(Buf *b, const Node *n, int level) {
     default:
         break;
     }
+}
+
+static void print_node(Buf *b, const Node *n, int level) {
+    if (!n) {
+        buf_puts(b, "(null)");
+        return;
+    }
+    int k = level + 1;
+    buf_printf(b, "(%s", ast_kind_name(n->kind));
+    print_fields(b, n);
     if (n->paren)
         buf_puts(b, " paren");
     put_span(b, n->span);
