@@ -1093,231 +1093,278 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     return put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, sp);
 }
 
-static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
-    Function *f = P->f;
-    Block *B = loop->regions[0];
-    int S = loop->attr.num_stages > 0 ? loop->attr.num_stages : f->num_stages;
-    if (S < 2 || !B || B->ninsts < 1 || B->insts[B->ninsts - 1]->op != IR_YIELD)
-        return;
+/* ---- one loop: the plan ---- */
+
+/* What pipeline_loop decides for a loop before it rewrites anything: which
+ * loads get rings (cs, with the loop-carried values their address slices
+ * read), which dots become wgmma, which rings TMA fills, how deep the rings
+ * are (S stages, R slots, copies D iterations ahead) and whether a producer
+ * warpgroup runs the copies. */
+typedef struct Plan {
     Cand cs[MAX_LOADS];
-    int n = 0, ncar = loop->nresults;
-    uint8_t *carried = calloc((size_t)ncar + 1, 1);
-    if (!carried)
-        return;
+    int n, ncar;
+    uint8_t *carried; /* per carried value (ncar): read by an address slice */
+    Inst *wg[MAX_WG];
+    int nwg, ntma;
+    int64_t per_stage, scratch, staged[MAX_WG];
+    int S, R, D, extra;
+    bool ws;
+    uint8_t *wmark, *wpre, *wcar; /* ws_plan's marks */
+} Plan;
+
+static void plan_free(Plan *pl) {
+    free(pl->carried), free(pl->wmark), free(pl->wpre), free(pl->wcar);
+}
+
+/* Try one candidate's address slices; undo their marks if they cannot run
+ * ahead. False only when out of memory. */
+static bool try_slices(Pipe *P, Block *B, Inst *loop, Inst *in, Plan *pl, bool *ok) {
+    uint8_t *save = malloc((size_t)P->n0), *csave = malloc((size_t)pl->ncar + 1);
+    if (!save || !csave) {
+        free(save), free(csave);
+        return false;
+    }
+    memcpy(save, P->in_slice, (size_t)P->n0);
+    memcpy(csave, pl->carried, (size_t)pl->ncar + 1);
+    *ok = slice_of(P, B, loop, in->args[0], pl->carried) &&
+          (in->nargs < 2 || slice_of(P, B, loop, in->args[1], pl->carried));
+    if (!*ok) {
+        memcpy(P->in_slice, save, (size_t)P->n0);
+        memcpy(pl->carried, csave, (size_t)pl->ncar + 1);
+    }
+    free(save), free(csave);
+    return true;
+}
+
+/* The loads that get rings: candidates whose address slices can run ahead.
+ * An FMA dot reads its rings only in pairs: a lone one is a plain ring in a
+ * tl.range loop, else it is skipped and the slices start over. */
+static void plan_loads(Pipe *P, Block *B, Inst *loop, Plan *pl) {
     Inst *skip[MAX_LOADS]; /* FMA operands whose partner's address slice cannot run ahead */
     int nskip = 0;
-again:
-    n = 0;
-    memset(carried, 0, (size_t)ncar + 1);
-    memset(P->in_slice, 0, (size_t)P->n0);
-    for (int i = 0; i < B->ninsts && n < MAX_LOADS; i++) {
-        Inst *in = B->insts[i];
-        bool skipped = false;
-        for (int q = 0; q < nskip; q++)
-            skipped |= skip[q] == in;
-        if (skipped || !candidate(P, B, loop, in, loop->attr.num_stages > 0, &cs[n]))
-            continue;
-        /* the address slice must run ahead; undo the marks of a failed try */
-        uint8_t *save = malloc((size_t)P->n0), *csave = malloc((size_t)ncar + 1);
-        if (!save || !csave) {
-            free(save);
-            free(csave);
-            break;
+    bool again = true;
+    while (again) {
+        again = false;
+        pl->n = 0;
+        memset(pl->carried, 0, (size_t)pl->ncar + 1);
+        memset(P->in_slice, 0, (size_t)P->n0);
+        for (int i = 0; i < B->ninsts && pl->n < MAX_LOADS; i++) {
+            Inst *in = B->insts[i];
+            bool skipped = false, ok;
+            for (int q = 0; q < nskip; q++)
+                skipped |= skip[q] == in;
+            if (skipped || !candidate(P, B, loop, in, loop->attr.num_stages > 0, &pl->cs[pl->n]))
+                continue;
+            if (!try_slices(P, B, loop, in, pl, &ok))
+                break;
+            pl->n += ok;
         }
-        memcpy(save, P->in_slice, (size_t)P->n0);
-        memcpy(csave, carried, (size_t)ncar + 1);
-        bool ok = slice_of(P, B, loop, in->args[0], carried) && (in->nargs < 2 || slice_of(P, B, loop, in->args[1], carried));
-        if (ok) {
-            n++;
-        } else {
-            memcpy(P->in_slice, save, (size_t)P->n0);
-            memcpy(carried, csave, (size_t)ncar + 1);
-        }
-        free(save);
-        free(csave);
-    }
-    /* an FMA dot reads its rings only in pairs: a lone one is a plain ring
-     * in a tl.range loop, else not pipelined (the slices start over) */
-    for (int i = 0; i < n; i++) {
-        bool pair = false;
-        for (int j = 0; j < n && cs[i].fma; j++)
-            pair |= j != i && cs[j].dot == cs[i].dot && cs[j].fma == 3 - cs[i].fma;
-        if (!cs[i].fma || pair)
-            continue;
-        if (loop->attr.num_stages > 0 || nskip == MAX_LOADS) {
-            cs[i].fma = 0;
-            cs[i].dot = NULL;
-        } else {
-            skip[nskip++] = cs[i].load;
-            goto again;
+        Cand *cs = pl->cs;
+        for (int i = 0; i < pl->n && !again; i++) {
+            bool pair = false;
+            for (int j = 0; j < pl->n && cs[i].fma; j++)
+                pair |= j != i && cs[j].dot == cs[i].dot && cs[j].fma == 3 - cs[i].fma;
+            if (!cs[i].fma || pair)
+                continue;
+            if (loop->attr.num_stages > 0 || nskip == MAX_LOADS) {
+                cs[i].fma = 0;
+                cs[i].dot = NULL;
+            } else {
+                skip[nskip++] = cs[i].load;
+                again = true;
+            }
         }
     }
-    if (!n) {
-        free(carried);
-        return;
-    }
-    for (int i = 0; i < n; i++)
+}
+
+/* Which dots become wgmma and which rings TMA fills. A transposed or shared
+ * operand other than wgmma's stays as it was; TMA fills a descriptor's ring
+ * only when it is a wgmma operand's (#nvmma of the map's swizzle), and a
+ * load only TMA could copy is left to itself otherwise (its address slice,
+ * already marked, dies unused). When an operand's ring goes, the dots stay
+ * mma.sync. False when no ring is left. */
+static bool plan_operands(Pipe *P, Block *B, Plan *pl) {
+    Function *f = P->f;
+    Cand *cs = pl->cs;
+    for (int i = 0; i < pl->n; i++)
         cs[i].nvmma = 0;
-    Inst *wg[MAX_WG];
-    int nwg = wgmma_dots(P, B, cs, n, wg);
-retry:
-    for (int i = 0; i < n; i++) /* a transposed or shared operand other than wgmma's stays as it was */
-        if ((cs[i].trans[0] || cs[i].nuse > 1) && !cs[i].nvmma)
-            cs[i--] = cs[--n];
-    /* TMA fills a descriptor's ring only when it is a wgmma operand's
-     * (#nvmma of the map's swizzle); a load only TMA could copy is left to
-     * itself otherwise (its address slice, already marked, dies unused) */
-    int ntma = 0;
-    for (int i = 0; i < n; i++) {
-        Cand *c = &cs[i];
-        if (c->tile && (!c->nvmma || ring_colmajor(P, c) ||
-                        c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
-            c->tile = NULL;
-        if (!c->tile && !c->cp_ok) {
-            cs[i--] = cs[--n];
-            continue;
+    pl->nwg = wgmma_dots(P, B, cs, pl->n, pl->wg);
+    for (;;) {
+        int n = pl->n;
+        for (int i = 0; i < n; i++)
+            if ((cs[i].trans[0] || cs[i].nuse > 1) && !cs[i].nvmma)
+                cs[i--] = cs[--n];
+        pl->ntma = 0;
+        for (int i = 0; i < n; i++) {
+            Cand *c = &cs[i];
+            if (c->tile && (!c->nvmma || ring_colmajor(P, c) ||
+                            c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
+                c->tile = NULL;
+            if (!c->tile && !c->cp_ok) {
+                cs[i--] = cs[--n];
+                continue;
+            }
+            pl->ntma += c->tile != NULL;
         }
-        ntma += c->tile != NULL;
-    }
-    bool gone = false; /* an operand's ring went: the dots stay mma.sync */
-    for (int w = 0; w < nwg; w++)
-        gone |= cand_of(cs, n, wg[w]->args[1]) < 0 ||
-                (cand_of(cs, n, wg[w]->args[0]) < 0 && !wgmma_reg_a(f, wg[w]->args[0], f->values[wg[w]->results[0]].layout));
-    if (gone) {
-        nwg = 0;
+        pl->n = n;
+        bool gone = false;
+        for (int w = 0; w < pl->nwg; w++) {
+            Inst *d = pl->wg[w];
+            gone |= cand_of(cs, n, d->args[1]) < 0 ||
+                    (cand_of(cs, n, d->args[0]) < 0 && !wgmma_reg_a(f, d->args[0], f->values[d->results[0]].layout));
+        }
+        if (!gone)
+            return n > 0;
+        pl->nwg = 0;
         for (int i = 0; i < n; i++)
             cs[i].nvmma = 0;
-        goto retry;
     }
-    if (!n) {
-        free(carried);
-        return;
-    }
-    /* rings that fit: fewer stages until they do */
-    int64_t per_stage = ntma ? 8 : 0; /* and an mbarrier per slot */
-    for (int i = 0; i < n; i++) {
-        Type t = vtype(P, cs[i].load->results[0]);
-        cs[i].bytes = (int)(ir_numel(t) * (dt_bits(t.dtype) / 8));
-        per_stage += (cs[i].bytes + 127) & ~127;
-    }
-    int64_t scratch = 0; /* what the loop's own ops need beside the rings */
+}
+
+/* Shared memory the loop's own ops need beside the rings. An FMA dot that
+ * reads its operands from the rings, the wgmma dots (they read them from
+ * there too), and the loads' operand converts, which the local_loads
+ * replace, need none. */
+static int64_t loop_scratch(Pipe *P, const Block *B, const Plan *pl) {
+    int64_t scratch = 0;
     for (int i = 0; i < B->ninsts; i++) {
-        /* an FMA dot that will read its operands from the rings, the wgmma
-         * dot (it reads them from there too), and the loads' operand
-         * converts, which the local_loads replace, need none */
+        const Inst *in = B->insts[i];
         bool reads_rings = false;
-        for (int w = 0; w < nwg; w++)
-            reads_rings |= B->insts[i] == wg[w];
-        for (int j = 0; j < n; j++) {
-            reads_rings |= cs[j].fma && cs[j].dot == B->insts[i];
-            for (int u = 0; u < cs[j].nuse; u++)
-                reads_rings |= cs[j].convert[u] == B->insts[i] || cs[j].trans[u] == B->insts[i];
+        for (int w = 0; w < pl->nwg; w++)
+            reads_rings |= in == pl->wg[w];
+        for (int j = 0; j < pl->n; j++) {
+            reads_rings |= pl->cs[j].fma && pl->cs[j].dot == in;
+            for (int u = 0; u < pl->cs[j].nuse; u++)
+                reads_rings |= pl->cs[j].convert[u] == in || pl->cs[j].trans[u] == in;
         }
-        int64_t s = reads_rings ? 0 : smem_scratch_bound(f, B->insts[i]);
-        for (int r = 0; r < B->insts[i]->nregions; r++) { /* a flattened loop's epilogue, under its if */
-            int64_t sr = region_scratch(f, B->insts[i]->regions[r]);
+        int64_t s = reads_rings ? 0 : smem_scratch_bound(P->f, in);
+        for (int r = 0; r < in->nregions; r++) { /* a flattened loop's epilogue, under its if */
+            int64_t sr = region_scratch(P->f, in->regions[r]);
             s = sr > s ? sr : s;
         }
         scratch = s > scratch ? s : scratch;
     }
-    /* A wgmma dot keeps one group in flight past its iteration (llvm_dot.c),
-     * still reading its stage: its rings get one slot more than the stages
-     * (R = S + 1), so the copies still run D = S - 1 iterations ahead and
-     * refill the slot read two iterations ago (R - 2 ahead: the invariant
-     * the lowering relies on for rings of 3+ slots). */
-    int extra = 0; /* (a dot with A in registers waits for its group at once) */
-    for (int w = 0; w < nwg; w++)
-        extra |= cand_of(cs, n, wg[w]->args[0]) >= 0;
-    /* a loop-invariant A in shared memory, where two stages still fit beside it */
-    int64_t staged[MAX_WG] = {0}, nstaged = 0;
-    for (int w = 0; w < nwg; w++) {
-        staged[w] = staged_a_bytes(P, B, cs, n, wg[w]);
-        if (staged[w] && per_stage * (2 + extra) + scratch + nstaged + staged[w] > P->max_shared)
-            staged[w] = 0;
-        nstaged += staged[w];
+    return scratch;
+}
+
+/* Rings that fit: fewer stages until they do. A wgmma dot keeps one group
+ * in flight past its iteration (llvm_dot.c), still reading its stage: its
+ * rings get one slot more than the stages (R = S + 1), so the copies still
+ * run D = S - 1 iterations ahead and refill the slot read two iterations ago
+ * (R - 2 ahead: the invariant the lowering relies on for rings of 3+
+ * slots); a dot with A in registers waits for its group at once. A
+ * loop-invariant A goes to shared memory where two stages still fit beside
+ * it. False when not even two stages fit. */
+static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
+    pl->per_stage = pl->ntma ? 8 : 0; /* and an mbarrier per slot */
+    for (int i = 0; i < pl->n; i++) {
+        Type t = vtype(P, pl->cs[i].load->results[0]);
+        pl->cs[i].bytes = (int)(ir_numel(t) * (dt_bits(t.dtype) / 8));
+        pl->per_stage += (pl->cs[i].bytes + 127) & ~127;
     }
-    scratch += nstaged;
-    while (S >= 2 && per_stage * (S + extra) + scratch > P->max_shared)
+    pl->scratch = loop_scratch(P, B, pl);
+    pl->extra = 0;
+    for (int w = 0; w < pl->nwg; w++)
+        pl->extra |= cand_of(pl->cs, pl->n, pl->wg[w]->args[0]) >= 0;
+    int64_t nstaged = 0;
+    for (int w = 0; w < pl->nwg; w++) {
+        pl->staged[w] = staged_a_bytes(P, B, pl->cs, pl->n, pl->wg[w]);
+        if (pl->staged[w] && pl->per_stage * (2 + pl->extra) + pl->scratch + nstaged + pl->staged[w] > P->max_shared)
+            pl->staged[w] = 0;
+        nstaged += pl->staged[w];
+    }
+    pl->scratch += nstaged;
+    while (S >= 2 && pl->per_stage * (S + pl->extra) + pl->scratch > P->max_shared)
         S--;
-    if (S < 2 && extra && 2 * per_stage + scratch <= P->max_shared)
-        S = 2, extra = 0; /* two slots, the wgmma waited for in its iteration, beat none */
-    if (S < 2) {
-        free(carried);
+    if (S < 2 && pl->extra && 2 * pl->per_stage + pl->scratch <= P->max_shared)
+        S = 2, pl->extra = 0; /* two slots, the wgmma waited for in its iteration, beat none */
+    pl->S = S, pl->R = S + pl->extra, pl->D = S - 1;
+    return S >= 2;
+}
+
+/* Warp specialisation: when every ring is TMA's and feeds the wgmma dot, a
+ * producer warpgroup runs the copies (ws_build) and the loop only waits,
+ * computes and releases each slot on its empty barrier. Its rings then live
+ * from the kernel's start, beside what the ops before the loop need (and
+ * not beside an earlier loop's rings, for which no room was counted). */
+static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
+    pl->ws = false;
+    if (!pl->nwg || pl->ntma != pl->n || !ws_wanted(P, parent, loop))
         return;
-    }
-    int R = S + extra, D = S - 1;
-    Span sp = loop->span;
-    ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
-    Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
-    /* Warp specialisation: when every ring is TMA's and feeds the wgmma dot,
-     * a producer warpgroup runs the copies (ws_build) and the loop only
-     * waits, computes and releases each slot on its empty barrier. Its rings
-     * then live from the kernel's start, beside what the ops before the loop
-     * need. */
-    bool ws = false;
-    uint8_t *wmark = NULL, *wpre = NULL, *wcar = NULL;
-    if (nwg && ntma == n && ws_wanted(P, parent, loop)) {
-        wmark = calloc((size_t)P->n0, 1), wpre = calloc((size_t)P->n0, 1), wcar = calloc((size_t)ncar + 1, 1);
-        int64_t before = 0;
-        bool rings = false; /* an earlier loop's, which would live beside these: no room was counted */
-        for (int i = 0; i < index_of(parent, loop); i++) {
-            rings |= parent->insts[i]->op == IR_LOCAL_ALLOC;
-            int64_t sb = smem_scratch_bound(f, parent->insts[i]);
-            for (int r = 0; r < parent->insts[i]->nregions; r++) {
-                int64_t sr = region_scratch(f, parent->insts[i]->regions[r]);
-                sb = sr > sb ? sr : sb;
-            }
-            before = sb > before ? sb : before;
+    pl->wmark = calloc((size_t)P->n0, 1), pl->wpre = calloc((size_t)P->n0, 1);
+    pl->wcar = calloc((size_t)pl->ncar + 1, 1);
+    int64_t before = 0;
+    bool rings = false;
+    for (int i = 0; i < index_of(parent, loop); i++) {
+        rings |= parent->insts[i]->op == IR_LOCAL_ALLOC;
+        int64_t sb = smem_scratch_bound(P->f, parent->insts[i]);
+        for (int r = 0; r < parent->insts[i]->nregions; r++) {
+            int64_t sr = region_scratch(P->f, parent->insts[i]->regions[r]);
+            sb = sr > sb ? sr : sb;
         }
-        ws = wmark && wpre && wcar && !rings && (per_stage + 8) * R + (before > scratch ? before : scratch) <= P->max_shared &&
-             ws_plan(P, parent, loop, cs, n, wmark, wcar, wpre);
+        before = sb > before ? sb : before;
     }
-    for (int w = 0; w < nwg; w++) {
-        if (!staged[w])
+    pl->ws = pl->wmark && pl->wpre && pl->wcar && !rings &&
+             (pl->per_stage + 8) * pl->R + (before > pl->scratch ? before : pl->scratch) <= P->max_shared &&
+             ws_plan(P, parent, loop, pl->cs, pl->n, pl->wmark, pl->wcar, pl->wpre);
+}
+
+/* ---- one loop: the rewrite ---- */
+
+/* The rings (R slots of each load's tile), the staged wgmma A operands, and
+ * TMA's mbarriers (one per slot; warp-specialised, one more to release it),
+ * before the loop (warp-specialised: at the kernel's start, where the
+ * producer is built). */
+static void alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId *bars, ValueId *empties) {
+    Function *f = P->f;
+    Span sp = loop->span;
+    int R = pl->R;
+    for (int w = 0; w < pl->nwg; w++) {
+        if (!pl->staged[w])
             continue;
         Cursor sc = {parent, index_of(parent, loop)};
-        wg[w]->args[0] = stage_a(P, &sc, wg[w]->args[0], sp);
+        pl->wg[w]->args[0] = stage_a(P, &sc, pl->wg[w]->args[0], sp);
         P->staged = true;
     }
-    Cursor top = {parent, ws ? 0 : index_of(parent, loop)};
-    for (int i = 0; i < n; i++) {
-        Type t = vtype(P, cs[i].load->results[0]);
+    Cursor top = {parent, pl->ws ? 0 : index_of(parent, loop)};
+    for (int i = 0; i < pl->n; i++) {
+        Type t = vtype(P, pl->cs[i].load->results[0]);
         Type bt = t;
         bt.mem = IR_MEM_SHARED;
         bt.rank++;
         memmove(bt.shape + 1, t.shape, sizeof t.shape[0] * (size_t)t.rank);
         bt.shape[0] = R;
-        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, &cs[i]), sp);
+        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, ring_layout(P, &pl->cs[i]), sp);
         al->attr.offset = -1;
-        cs[i].buf = al->results[0];
+        pl->cs[i].buf = al->results[0];
     }
-    ValueId bars = 0, empties = 0; /* TMA: one mbarrier per slot; warp-specialised, one more to release it */
-    for (int q = 0; q < (ws ? 2 : ntma ? 1 : 0); q++) {
+    *bars = *empties = 0;
+    for (int q = 0; q < (pl->ws ? 2 : pl->ntma ? 1 : 0); q++) {
         Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
         bt.mem = IR_MEM_SHARED;
         Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
         Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
         al->attr.offset = -1;
-        *(q ? &empties : &bars) = al->results[0];
+        *(q ? empties : bars) = al->results[0];
         Inst *in = put(P, &top, IR_MBAR_INIT, &al->results[0], 1, NULL, 0, sp);
         in->attr.num = q ? f->num_warps : 0; /* one thread of each consumer warp releases a slot */
     }
-    if (ws)
-        ws_build(P, &top, parent, loop, cs, n, wmark, wcar, wpre, bars, empties, R, sp);
-    free(wmark), free(wpre), free(wcar);
-    if (ws)
-        D = 0; /* no prologue, nothing runs ahead: the producer does */
+    if (pl->ws)
+        ws_build(P, &top, parent, loop, pl->cs, pl->n, pl->wmark, pl->wcar, pl->wpre, *bars, *empties, R, sp);
+}
+
+/* Iterations 0 .. D-1's copies before the loop; cur[] ends as the carried
+ * values the address slices reach at iteration D. */
+static void emit_prologue(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId bars, ValueId *cur) {
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
+    Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
     Cursor pre = {parent, index_of(parent, loop)};
-    /* prologue: iterations 0 .. D-1 */
-    ValueId *cur = calloc((size_t)ncar + 1, sizeof *cur), *ahead = calloc((size_t)ncar + 1, sizeof *ahead);
-    if (!cur || !ahead) {
-        free(cur), free(ahead), free(carried);
-        return;
-    }
-    for (int k = 0; k < ncar; k++)
-        cur[k] = loop->args[3 + k];
     Inst *y = B->insts[B->ninsts - 1];
-    for (int j = 0; j < D; j++) {
+    for (int k = 0; k < pl->ncar; k++)
+        cur[k] = loop->args[3 + k];
+    for (int j = 0; j < pl->D; j++) {
         memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
         ValueId iv = lb;
         if (j) {
@@ -1327,30 +1374,40 @@ retry:
         }
         ValueId valid = put_cmp(P, &pre, CMP_LT, iv, ub, sp);
         P->map[B->args[0]] = iv;
-        for (int k = 0; k < ncar; k++)
-            if (carried[k])
+        for (int k = 0; k < pl->ncar; k++)
+            if (pl->carried[k])
                 P->map[B->args[k + 1]] = cur[k];
         clone_slice(P, B, &pre);
-        issue(P, &pre, cs, n, valid, put_const(P, &pre, i32, j, sp), bars, sp);
-        for (int k = 0; k < ncar; k++)
-            if (carried[k])
+        issue(P, &pre, pl->cs, pl->n, valid, put_const(P, &pre, i32, j, sp), bars, sp);
+        for (int k = 0; k < pl->ncar; k++)
+            if (pl->carried[k])
                 cur[k] = mapped(P, y->args[k]);
     }
-    if (ws)
-        memset(carried, 0, (size_t)ncar + 1); /* the loop runs nothing ahead */
-    /* the loop carries the running-ahead values and the two ring indices */
+}
+
+/* The loop carries the running-ahead values (from cur[]; ahead[] gets their
+ * block arguments) and the ring indices: the slot read (idx[0]), the slot
+ * filled (idx[1]) and, with TMA, the phase bit (idx[2]). Returns how many
+ * indices. The drain goes after the loop. */
+static int extend_loop(Pipe *P, Block *parent, Inst *loop, Plan *pl, const ValueId *cur, ValueId *ahead,
+                       ValueId idx[3], ValueId bars, ValueId empties) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    Type i32 = ir_scalar(DT_I32);
+    Cursor pre = {parent, index_of(parent, loop)};
     int nextra = 0;
-    for (int k = 0; k < ncar; k++)
-        nextra += carried[k];
-    int nidx = ntma ? 3 : 2; /* the ring indices, and TMA's phase bit */
+    for (int k = 0; k < pl->ncar; k++)
+        nextra += pl->carried[k];
+    int nidx = pl->ntma ? 3 : 2;
     int nargs = loop->nargs + nextra + nidx, nres = loop->nresults + nextra + nidx;
     ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)nargs);
     ValueId *res = arena_alloc(f->arena, sizeof *res * (size_t)nres);
     memcpy(args, loop->args, sizeof *args * (size_t)loop->nargs);
     memcpy(res, loop->results, sizeof *res * (size_t)loop->nresults);
     int a = loop->nargs, r = loop->nresults;
-    for (int k = 0; k < ncar; k++) {
-        if (!carried[k])
+    for (int k = 0; k < pl->ncar; k++) {
+        if (!pl->carried[k])
             continue;
         ValueId orig = B->args[k + 1];
         args[a++] = cur[k];
@@ -1362,123 +1419,190 @@ retry:
         f->values[res[r++]].def = loop;
     }
     args[a++] = put_const(P, &pre, i32, 0, sp);
-    args[a++] = put_const(P, &pre, i32, D % R, sp);
-    if (ntma)
+    args[a++] = put_const(P, &pre, i32, pl->D % pl->R, sp);
+    if (pl->ntma)
         args[a++] = put_const(P, &pre, i32, 0, sp);
-    ValueId ext = ir_block_arg(f, B, i32), ins = ir_block_arg(f, B, i32), ph = ntma ? ir_block_arg(f, B, i32) : 0;
+    idx[0] = ir_block_arg(f, B, i32), idx[1] = ir_block_arg(f, B, i32);
+    idx[2] = pl->ntma ? ir_block_arg(f, B, i32) : 0;
     for (int q = 0; q < nidx; q++) {
         res[r] = ir_value_new(f, i32);
         f->values[res[r++]].def = loop;
     }
     loop->args = args, loop->nargs = nargs, loop->results = res, loop->nresults = nres;
-    /* drain after the loop */
     Cursor post = {parent, index_of(parent, loop) + 1};
     put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
     if (bars)
         put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
     if (empties)
         put(P, &post, IR_MBAR_INVAL, &empties, 1, NULL, 0, sp);
-    /* the body: wait for this iteration's stage, prefetch D ahead (into the
-     * stage the last iteration read), then read this iteration's (warp-
-     * specialised: the producer fills it; nothing to prefetch) */
-    int first = B->ninsts;
-    for (int i = 0; i < n; i++)
-        first = index_of(B, cs[i].load) < first ? index_of(B, cs[i].load) : first;
-    Cursor c = {B, first};
-    if (n > ntma)
-        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = (D - 1) * cp_groups(cs, n);
-    if (ntma) {
-        ValueId bar = stage_view(P, &c, bars, ext, sp);
-        put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, ph}, 2, NULL, 0, sp);
+    return nidx;
+}
+
+/* A stage's tile as one use reads it: transposed for B = x.T (the other
+ * major-ness), in the dot's DOT_OPERAND layout for an FMA dot (which the
+ * lowering leaves in shared memory for the dot to read). */
+static void read_stage(Pipe *P, Cursor *c, Cand *cd, int u, ValueId stage, Span sp) {
+    Function *f = P->f;
+    Block *B = c->b;
+    ValueId view = stage;
+    if (cd->trans[u]) {
+        Type tt = vtype(P, view);
+        int32_t s0 = tt.shape[0];
+        tt.shape[0] = tt.shape[1], tt.shape[1] = s0;
+        Layout tl_ = f->layouts[f->values[view].layout];
+        tl_.transposed = !tl_.transposed;
+        view = put1(P, c, IR_MEMDESC_TRANS, &view, 1, tt, layout_intern(f, &tl_), sp);
     }
-    if (!ws) {
+    ValueId out = cd->out[u];
+    int ll = f->values[out].layout;
+    if (cd->fma) {
+        Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = f->values[cd->dot->results[0]].layout,
+                     .op_idx = cd->fma - 1};
+        ll = layout_intern(f, &op);
+    }
+    ValueId v = put1(P, c, IR_LOCAL_LOAD, &view, 1, vtype(P, out), ll, cd->load->span);
+    f->values[v].name = f->values[out].name;
+    ir_replace_uses(B, out, v);
+}
+
+/* The body: wait for this iteration's stage, prefetch D ahead (into the
+ * stage the last iteration read), then read this iteration's (warp-
+ * specialised: the producer fills it; nothing to prefetch). */
+static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars) {
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    ValueId ub = loop->args[1], step = loop->args[2];
+    Type ivt = vtype(P, loop->args[0]);
+    int first = B->ninsts;
+    for (int i = 0; i < pl->n; i++)
+        first = index_of(B, pl->cs[i].load) < first ? index_of(B, pl->cs[i].load) : first;
+    Cursor c = {B, first};
+    if (pl->n > pl->ntma)
+        put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = (pl->D - 1) * cp_groups(pl->cs, pl->n);
+    if (pl->ntma) {
+        ValueId bar = stage_view(P, &c, bars, idx[0], sp);
+        put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, idx[2]}, 2, NULL, 0, sp);
+    }
+    if (!pl->ws) {
         memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
-        ValueId cd = put_const(P, &c, ivt, D, sp);
+        ValueId cd = put_const(P, &c, ivt, pl->D, sp);
         ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
         ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
         ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
         P->map[B->args[0]] = ivn;
-        for (int k = 0; k < ncar; k++)
-            if (carried[k])
+        for (int k = 0; k < pl->ncar; k++)
+            if (pl->carried[k])
                 P->map[B->args[k + 1]] = ahead[k];
         clone_slice(P, B, &c);
-        issue(P, &c, cs, n, valid, ins, bars, sp);
+        issue(P, &c, pl->cs, pl->n, valid, idx[1], bars, sp);
     }
-    for (int i = 0; i < n; i++) {
-        ValueId stage = stage_view(P, &c, cs[i].buf, ext, sp);
-        for (int u = 0; u < (cs[i].nuse ? cs[i].nuse : 1); u++) {
-            ValueId view = stage;
-            if (cs[i].trans[u]) { /* the stage read transposed: B = x.T, the other major-ness */
-                Type tt = vtype(P, view);
-                int32_t s0 = tt.shape[0];
-                tt.shape[0] = tt.shape[1], tt.shape[1] = s0;
-                Layout tl_ = f->layouts[f->values[view].layout];
-                tl_.transposed = !tl_.transposed;
-                view = put1(P, &c, IR_MEMDESC_TRANS, &view, 1, tt, layout_intern(f, &tl_), sp);
-            }
-            /* an FMA dot's operand: the dot's DOT_OPERAND layout, which the
-             * lowering leaves in shared memory for the dot to read */
-            ValueId out = cs[i].out[u];
-            int ll = f->values[out].layout;
-            if (cs[i].fma) {
-                Layout op = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .parent = f->values[cs[i].dot->results[0]].layout,
-                             .op_idx = cs[i].fma - 1};
-                ll = layout_intern(f, &op);
-            }
-            ValueId v = put1(P, &c, IR_LOCAL_LOAD, &view, 1, vtype(P, out), ll, cs[i].load->span);
-            f->values[v].name = f->values[out].name;
-            ir_replace_uses(B, out, v);
-        }
+    for (int i = 0; i < pl->n; i++) {
+        ValueId stage = stage_view(P, &c, pl->cs[i].buf, idx[0], sp);
+        for (int u = 0; u < (pl->cs[i].nuse ? pl->cs[i].nuse : 1); u++)
+            read_stage(P, &c, &pl->cs[i], u, stage, sp);
     }
-    /* the next ring indices, and the running-ahead values, go to the yield */
+}
+
+/* The yield: warp-specialised, release the slot the producer may refill;
+ * then the next ring indices (the phase flips each time the read index
+ * wraps) and the running-ahead values. */
+static void emit_yield(Pipe *P, Inst *loop, Plan *pl, const ValueId idx[3], int nidx, ValueId empties) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    Type i32 = ir_scalar(DT_I32);
+    Inst *y = B->insts[B->ninsts - 1];
     Cursor yc = {B, B->ninsts - 1};
-    ValueId one = put_const(P, &yc, i32, 1, sp), cs_ = put_const(P, &yc, i32, R, sp), zero = put_const(P, &yc, i32, 0, sp);
-    if (ws && extra) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c waits
-                          for all but this iteration's), so each consumer warp releases it to the producer */
-        ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){ext, one}, 2, i32, 0, sp);
-        ValueId at0 = put_cmp(P, &yc, CMP_EQ, ext, zero, sp);
-        last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, R - 1, sp), last}, 3, i32, 0, sp);
-        ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], lb, sp);
+    ValueId one = put_const(P, &yc, i32, 1, sp), slots = put_const(P, &yc, i32, pl->R, sp);
+    ValueId zero = put_const(P, &yc, i32, 0, sp);
+    if (pl->ws && pl->extra) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c
+                                  waits for all but this iteration's), so each consumer warp releases it */
+        ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){idx[0], one}, 2, i32, 0, sp);
+        ValueId at0 = put_cmp(P, &yc, CMP_EQ, idx[0], zero, sp);
+        last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, pl->R - 1, sp), last}, 3, i32, 0, sp);
+        ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], loop->args[0], sp);
         put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
-    } else if (ws) { /* no dot keeps a group past the iteration, and the arrive retires those still in flight
-                        (llvm_dot.c): this iteration's slot is free */
+    } else if (pl->ws) { /* no dot keeps a group past the iteration, and the arrive retires those still in
+                            flight (llvm_dot.c): this iteration's slot is free */
         ValueId yes = put_const(P, &yc, ir_scalar(DT_I1), 1, sp);
-        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, ext, sp), yes}, 2, NULL, 0, sp);
+        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, idx[0], sp), yes}, 2, NULL, 0, sp);
     }
     ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {
-        ValueId x = q ? ins : ext;
-        ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){x, one}, 2, i32, 0, sp);
-        ValueId wrap = put_cmp(P, &yc, CMP_EQ, x1, cs_, sp);
+        ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){idx[q], one}, 2, i32, 0, sp);
+        ValueId wrap = put_cmp(P, &yc, CMP_EQ, x1, slots, sp);
         wrap0 = q ? wrap0 : wrap;
         nxt[q] = put1(P, &yc, IR_SELECT, (ValueId[]){wrap, zero, x1}, 3, i32, 0, sp);
     }
-    if (ntma) { /* the phase flips each time the read index wraps */
+    if (pl->ntma) {
         ValueId flip = put1(P, &yc, IR_SELECT, (ValueId[]){wrap0, one, zero}, 3, i32, 0, sp);
-        nxt[2] = put1(P, &yc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
+        nxt[2] = put1(P, &yc, IR_XOR, (ValueId[]){idx[2], flip}, 2, i32, 0, sp);
     }
+    int nextra = 0;
+    for (int k = 0; k < pl->ncar; k++)
+        nextra += pl->carried[k];
     ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(y->nargs + nextra + nidx));
     memcpy(yargs, y->args, sizeof *yargs * (size_t)y->nargs);
     int ya = y->nargs;
-    for (int k = 0; k < ncar; k++)
-        if (carried[k])
+    for (int k = 0; k < pl->ncar; k++)
+        if (pl->carried[k])
             yargs[ya++] = mapped(P, y->args[k]);
     for (int q = 0; q < nidx; q++)
         yargs[ya++] = nxt[q];
     y->args = yargs, y->nargs = ya;
-    /* the old loads and converts go */
-    for (int i = 0; i < n; i++) {
-        for (int u = 0; u < cs[i].nuse; u++) {
-            remove_at(B, index_of(B, cs[i].convert[u]));
-            if (cs[i].trans[u])
-                remove_at(B, index_of(B, cs[i].trans[u]));
+}
+
+/* The old loads and converts go; the dots chosen become wgmma. */
+static void retire_loads(Pipe *P, Block *B, Plan *pl) {
+    for (int i = 0; i < pl->n; i++) {
+        for (int u = 0; u < pl->cs[i].nuse; u++) {
+            remove_at(B, index_of(B, pl->cs[i].convert[u]));
+            if (pl->cs[i].trans[u])
+                remove_at(B, index_of(B, pl->cs[i].trans[u]));
         }
-        remove_at(B, index_of(B, cs[i].load));
+        remove_at(B, index_of(B, pl->cs[i].load));
     }
-    for (int w = 0; w < nwg; w++)
-        make_wgmma(P, B, wg[w]);
-    hoist_wgmmas(P, B, wg, nwg);
-    free(cur), free(ahead), free(carried);
+    for (int w = 0; w < pl->nwg; w++)
+        make_wgmma(P, B, pl->wg[w]);
+    hoist_wgmmas(P, B, pl->wg, pl->nwg);
+}
+
+/* One loop: plan (loads, operands, stages, warp specialisation), then
+ * rewrite (rings, prologue, the loop's new carried values and drain, body,
+ * yield, the old loads gone). */
+static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
+    Block *B = loop->regions[0];
+    int S = loop->attr.num_stages > 0 ? loop->attr.num_stages : P->f->num_stages;
+    if (S < 2 || !B || B->ninsts < 1 || B->insts[B->ninsts - 1]->op != IR_YIELD)
+        return;
+    Plan pl = {.ncar = loop->nresults};
+    pl.carried = calloc((size_t)pl.ncar + 1, 1);
+    if (!pl.carried)
+        return;
+    plan_loads(P, B, loop, &pl);
+    if (!pl.n || !plan_operands(P, B, &pl) || !plan_stages(P, B, &pl, S)) {
+        plan_free(&pl);
+        return;
+    }
+    plan_ws(P, parent, loop, &pl);
+    ValueId bars, empties;
+    alloc_rings(P, parent, loop, &pl, &bars, &empties);
+    if (pl.ws)
+        pl.D = 0; /* no prologue, nothing runs ahead: the producer does */
+    ValueId *cur = calloc((size_t)pl.ncar + 1, sizeof *cur), *ahead = calloc((size_t)pl.ncar + 1, sizeof *ahead);
+    if (!cur || !ahead) {
+        free(cur), free(ahead), plan_free(&pl);
+        return;
+    }
+    emit_prologue(P, parent, loop, &pl, bars, cur);
+    if (pl.ws)
+        memset(pl.carried, 0, (size_t)pl.ncar + 1); /* the loop runs nothing ahead */
+    ValueId idx[3];
+    int nidx = extend_loop(P, parent, loop, &pl, cur, ahead, idx, bars, empties);
+    emit_body(P, loop, &pl, ahead, idx, bars);
+    emit_yield(P, loop, &pl, idx, nidx, empties);
+    retire_loads(P, B, &pl);
+    free(cur), free(ahead), plan_free(&pl);
     sweep_loop(P, loop);
 }
 
