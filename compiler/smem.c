@@ -59,8 +59,21 @@ static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
 
 /* A block moved between thread maps through shared memory: its elements and
- * at most 16 bytes of padding per row. */
+ * at most 16 bytes of padding per row, where llvm.c's smem_pad pads: rows
+ * that span the 32 banks a whole number of times. (A row of two fp32, as
+ * an epilogue's split of the accumulator makes, is never padded: counting
+ * 16 bytes for it tripled the bound and cost a matmul its pipeline.) */
 static int64_t move_bound(Type t) {
+    int64_t numel = ir_numel(t), last = t.rank ? t.shape[t.rank - 1] : 1;
+    int bytes = mem_bytes((DType)t.dtype);
+    bool padded = t.rank >= 2 && last > 1 && last * bytes % 128 == 0;
+    return align_up(numel * bytes + (padded ? numel / last * 16 : 0), 16);
+}
+
+/* A dot operand staged for ldmatrix (llvm_dot.c's ld_bytes): 16 bytes of
+ * padding on every row whose bytes are a multiple of 32. Bounded by 16 a
+ * row. */
+static int64_t ldmatrix_bound(Type t) {
     int64_t numel = ir_numel(t), rows = t.rank >= 2 ? numel / t.shape[t.rank - 1] : 1;
     return align_up(numel * mem_bytes((DType)t.dtype) + (t.rank >= 2 ? rows * 16 : 0), 16);
 }
@@ -83,7 +96,9 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         Type t = f->values[s].type;
         if (!t.rank || layout_same_map(f, f->values[s].layout, f->values[r].layout, t, f->num_warps))
             return 0;
-        return move_bound(t);
+        int rl = f->values[r].layout; /* into a dot operand: perhaps staged for ldmatrix (llvm_dot.c) */
+        bool op = rl > 0 && rl < f->nlayouts && f->layouts[rl].kind == LAYOUT_DOT_OPERAND;
+        return op ? ldmatrix_bound(t) : move_bound(t);
     }
     case IR_TRANS: { /* the permuted blocked layout keeps every register where it is */
         int a = f->values[in->args[0]].layout, r = f->values[in->results[0]].layout;
@@ -136,7 +151,7 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         for (int k = 0; k < 2; k++) { /* operand converts the dot does itself (ldmatrix) */
             const Inst *def = f->values[in->args[k]].def;
             if (def && def->op == IR_CONVERT_LAYOUT)
-                ops += move_bound(f->values[in->args[k]].type);
+                ops += ldmatrix_bound(f->values[in->args[k]].type);
         }
         /* a dot whose operands are not both laid out for it runs as the FMA
          * loop that stages them (llvm_lower_dot): an FMA dot, and an mma one
