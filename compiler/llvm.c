@@ -395,6 +395,8 @@ static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType
 }
 
 void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off) {
+    if (llvm_stmatrix_stage(L, tm, regs, dt, pad, byte_off))
+        return;
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
     int sv = smem_vec(tm, strides, llvm_dt_bytes(dt)), last = tm->rank ? tm->shape[tm->rank - 1] : 1;
@@ -423,7 +425,11 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
     int sv = smem_vec(src, strides, bytes), dv = smem_vec(dst, coef, bytes);
     int pad = smem_pad(src, bytes, &row_log2, &sv, &dv);
     llvm_smem_use(L, (numel + (numel >> row_log2) * pad) * bytes, sp);
-    stage(L, src, sregs, dt, sv, pad, 0);
+    /* an mma fragment of 16-bit elements on sm_90: stmatrix, where the
+     * padding keeps rows 16-byte aligned (not under the 4-byte padding that
+     * column-wise reads want: their bank conflicts would cost more) */
+    if (!llvm_stmatrix_stage(L, src, sregs, dt, pad, 0))
+        stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
     for (int r = 0; r < dst->nregs; r += dv)
         smem_load(L, dt, &dregs[r], dv, llvm_smem_index(L, llvm_linear(L, dst, r, coef), pad, row_log2));

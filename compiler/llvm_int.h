@@ -190,6 +190,12 @@ void llvm_lower_histogram(Lower *L, Inst *in);
 
 /* ---- llvm_shared.c: local_alloc, memdesc_index, local_load / store, async copies ---- */
 void llvm_lower_shared(Lower *L, Inst *in);
+/* Stage a block in the row-major scratch as llvm_smem_stage does, with
+ * stmatrix (sm_90) where its registers are 16-bit mma fragments (the
+ * accumulator's, or transposed) and pad keeps rows 16-byte aligned; false
+ * (nothing emitted) otherwise. */
+bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad,
+                         int64_t byte_off);
 /* The element offset (i32) of the element at idx (per dim, i32) of a buffer of
  * type t in shared layout li (layout_shared_offset at run time). */
 LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx);

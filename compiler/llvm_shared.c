@@ -19,7 +19,8 @@
  *                buffer: ldmatrix (llvm_dot.c); otherwise each thread loads
  *                its elements, in vectors along the buffer's contiguous dim
  *                as far as the swizzle keeps them together.
- *   local_store  the same, storing.
+ *   local_store  the same, storing; a 16-bit block in an mma fragment on
+ *                sm_90 with stmatrix (below).
  *   tma_load     thread 0's warp, where the predicate holds, issues (one
  *                lane elect.sync picks: tma_asm_elect)
  *                cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::
@@ -181,6 +182,236 @@ static void lower_copy(Lower *L, Inst *in) {
         llvm_call(L, name, L->t_void, args, 3);
         llvm_guard_end(L, cont);
     }
+}
+
+/* ---- stmatrix: mma fragments into shared memory (sm_90) ----
+ *
+ * stmatrix.sync.aligned.m8n8.x4.shared.b16 stores four 8x8 matrices of
+ * 16-bit elements, each matrix row 16 contiguous bytes: lane l gives the
+ * address of row l%8 of matrix l/8, and register q of every lane holds two
+ * elements of matrix q, (row l/4, cols 2(l%4)+{0,1}). That is the fragment
+ * of an mma accumulator (v2 and v3: c0,c1 and c2,c3 of each m16n8 tile) and
+ * of a 16-bit A operand, so such a block is stored with one instruction per
+ * 32 of its elements a thread instead of one st.shared.b32 per pair (Triton
+ * does the same for a convert_layout or a local_store of such a block on
+ * Hopper). `.trans` stores each register pair down a column, (rows
+ * 2(l%4)+{0,1}, col l/4): a fragment whose pairs run along the dim the
+ * memory is not contiguous in (a transposed accumulator, or a buffer stored
+ * column-major). The places written are exactly the element-wise store's:
+ * only the instruction changes.
+ *
+ * A thread's 8x8 blocks go four to an instruction, in order of (dim 1,
+ * dim 0), when the four sit at o, o + d1, o + d2, o + d1 + d2: lane l's
+ * address is then that of row l%8 of the block at o + (q&1) d1 + (q>>1) d2,
+ * q = l/8. */
+typedef struct StPlan {
+    int inner;       /* the dim a matrix row's 16 contiguous bytes run along */
+    bool trans;      /* the register pairs run along the other dim */
+    int n;           /* instructions (groups of four blocks) */
+    int (*regs)[8];  /* per group: matrix q's pair in registers 2q, 2q+1 */
+    int (*at)[3][2]; /* per group: o, d1, d2 (elements, per dim) */
+} StPlan;
+
+static bool lane_term(const ThreadMap *tm, int d, int ldiv, int lmod, int lmul) {
+    return tm->dim[d].ldiv == ldiv && tm->dim[d].lmod == lmod && tm->dim[d].lmul == lmul;
+}
+
+/* Compile-time twin of emit_stmatrix's addresses, over every thread: by
+ * stmatrix's rule each register must land on the element it holds, each
+ * lane's row on 8 elements that are 16 aligned, contiguous bytes (in buf's
+ * layout when buf is not 0). A plan that fails is not used. */
+static bool stmatrix_exact(Lower *L, const ThreadMap *tm, const StPlan *p, ValueId buf) {
+    int outer = 1 - p->inner;
+    Type bt = buf ? L->f->values[buf].type : (Type){0};
+    int bl = buf ? L->f->values[buf].layout : 0;
+    for (int warp = 0; warp < L->f->num_warps; warp++) {
+        int wb[2];
+        for (int d = 0; d < 2; d++) {
+            const typeof(tm->dim[0]) *w = &tm->dim[d];
+            wb[d] = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
+        }
+        for (int g = 0; g < p->n; g++) {
+            int32_t at[32][2];
+            for (int lane = 0; lane < 32; lane++) {
+                int q = lane / 8;
+                for (int d = 0; d < 2; d++)
+                    at[lane][d] = (wb[d] + p->at[g][0][d] + (q & 1) * p->at[g][1][d] + (q >> 1) * p->at[g][2][d] +
+                                   (d == outer ? lane % 8 : 0)) & (tm->shape[d] - 1);
+                if (at[lane][p->inner] % 8)
+                    return false;
+                int64_t o = buf ? layout_shared_offset(L->f, bl, bt, at[lane]) : 0;
+                for (int c = 1; buf && c < 8; c++) {
+                    int32_t e[2] = {at[lane][0], at[lane][1]};
+                    e[p->inner] += c;
+                    if (o % 8 || layout_shared_offset(L->f, bl, bt, e) != o + c)
+                        return false;
+                }
+            }
+            for (int lane = 0; lane < 32; lane++)
+                for (int k = 0; k < 4; k++)
+                    for (int j = 0; j < 2; j++) {
+                        /* the element of matrix k this half holds: (row, col) in memory */
+                        int row = p->trans ? 2 * (lane % 4) + j : lane / 4;
+                        int col = p->trans ? lane / 4 : 2 * (lane % 4) + j;
+                        int32_t want[2], held[2];
+                        want[outer] = at[8 * k + row][outer], want[p->inner] = at[8 * k + row][p->inner] + col;
+                        layout_elem_index(tm, lane, warp, p->regs[g][2 * k + j], held);
+                        if (want[0] != held[0] || want[1] != held[1])
+                            return false;
+                    }
+        }
+    }
+    return true;
+}
+
+static bool plan_stmatrix(Lower *L, const ThreadMap *tm, DType dt, int inner, ValueId buf, StPlan *p) {
+    if (L->arch->sm < 90 || dt_bits(dt) != 16 || tm->rank != 2 || inner < 0 || inner > 1)
+        return false;
+    int S[2] = {tm->shape[0], tm->shape[1]}, nb[2] = {S[0] / 8, S[1] / 8};
+    /* pd: the dim of the pairs (lane part 2 (l%4)); the other one's is l/4 */
+    int pd = lane_term(tm, 1, 1, 4, 2) && lane_term(tm, 0, 4, 8, 1)   ? 1
+             : lane_term(tm, 0, 1, 4, 2) && lane_term(tm, 1, 4, 8, 1) ? 0
+                                                                      : -1;
+    const typeof(tm->dim[0]) *w = &tm->dim[inner];
+    if (pd < 0 || S[0] % 8 || S[1] % 8 || (w->wmod > 1 && w->wmul % 8)) /* rows start 16-byte aligned */
+        return false;
+    int od = 1 - pd, *blk = arena_alloc(L->f->arena, sizeof(int) * 2 * (size_t)(nb[0] * nb[1]));
+    if (!blk)
+        return false;
+    for (int i = 0; i < 2 * nb[0] * nb[1]; i++)
+        blk[i] = -1;
+    for (int r = 0; r < tm->nregs; r++) {
+        int off[2] = {tm->reg_off[r][0] & (S[0] - 1), tm->reg_off[r][1] & (S[1] - 1)}, j = off[pd] % 8;
+        if (off[od] % 8 || j > 1)
+            return false;
+        blk[((off[0] / 8) * nb[1] + off[1] / 8) * 2 + j] = r; /* a copy of a held element overwrites */
+    }
+    int held = 0;
+    for (int b = 0; b < nb[0] * nb[1]; b++) {
+        if ((blk[2 * b] < 0) != (blk[2 * b + 1] < 0))
+            return false;
+        held += blk[2 * b] >= 0;
+    }
+    if (!held || held % 4)
+        return false;
+    p->inner = inner, p->trans = pd != inner, p->n = held / 4;
+    p->regs = arena_alloc(L->f->arena, sizeof *p->regs * (size_t)p->n);
+    p->at = arena_alloc(L->f->arena, sizeof *p->at * (size_t)p->n);
+    if (!p->regs || !p->at)
+        return false;
+    int k = 0, pos[4][2];
+    for (int b1 = 0; b1 < nb[1]; b1++)
+        for (int b0 = 0; b0 < nb[0]; b0++) {
+            int b = b0 * nb[1] + b1, g = k / 4, q = k % 4;
+            if (blk[2 * b] < 0)
+                continue;
+            p->regs[g][2 * q] = blk[2 * b], p->regs[g][2 * q + 1] = blk[2 * b + 1];
+            pos[q][0] = 8 * b0, pos[q][1] = 8 * b1;
+            if (++k % 4)
+                continue;
+            for (int d = 0; d < 2; d++) {
+                p->at[g][0][d] = pos[0][d], p->at[g][1][d] = pos[1][d] - pos[0][d];
+                p->at[g][2][d] = pos[2][d] - pos[0][d];
+                if (pos[3][d] - pos[0][d] != p->at[g][1][d] + p->at[g][2][d])
+                    return false;
+            }
+        }
+    return stmatrix_exact(L, tm, p, buf);
+}
+
+/* Where lanes point: the scratch (row-major, rows padded by pad elements,
+ * at byte_off of the op's area) or, when buf is not 0, that buffer at base. */
+typedef struct StDest {
+    ValueId buf;
+    LLVMValueRef base;
+    int pad;
+    int64_t byte_off;
+} StDest;
+
+static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const LLVMValueRef *regs, DType dt,
+                          const StDest *to) {
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef et = llvm_type(L, dt), vt = LLVMVectorType(et, 2);
+    LLVMValueRef q = LLVMBuildLShr(b, L->lane, llvm_i32(L, 3), ""), r8 = LLVMBuildAnd(b, L->lane, llvm_i32(L, 7), "");
+    LLVMValueRef qlo = LLVMBuildAnd(b, q, llvm_i32(L, 1), ""), qhi = LLVMBuildLShr(b, q, llvm_i32(L, 1), "");
+    LLVMValueRef wb[2];
+    for (int d = 0; d < 2; d++) { /* the warp's part of base_d: the lanes' is the matrix row */
+        ThreadMap w = *tm;
+        w.dim[d].lmod = 1;
+        wb[d] = llvm_base(L, &w, d);
+    }
+    const char *text = p->trans ? "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], {$1, $2, $3, $4};"
+                                : "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};";
+    LLVMTypeRef at[5] = {L->t_i64, L->t_i32, L->t_i32, L->t_i32, L->t_i32};
+    LLVMTypeRef fty = LLVMFunctionType(L->t_void, at, 5, 0);
+    const char *cons = "l,r,r,r,r,~{memory}";
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
+    for (int g = 0; g < p->n; g++) {
+        LLVMValueRef idx[2];
+        for (int d = 0; d < 2; d++) {
+            const int (*a)[2] = p->at[g];
+            LLVMValueRef x = LLVMBuildAdd(b, wb[d], llvm_i32(L, a[0][d]), "");
+            if (a[1][d])
+                x = LLVMBuildAdd(b, x, LLVMBuildMul(b, qlo, llvm_i32(L, a[1][d]), ""), "");
+            if (a[2][d])
+                x = LLVMBuildAdd(b, x, LLVMBuildMul(b, qhi, llvm_i32(L, a[2][d]), ""), "");
+            if (d != p->inner)
+                x = LLVMBuildAdd(b, x, r8, "");
+            idx[d] = LLVMBuildAnd(b, x, llvm_i32(L, tm->shape[d] - 1), "");
+        }
+        LLVMValueRef ptr;
+        if (to->buf) {
+            LLVMValueRef off = llvm_shared_offset(L, L->f->values[to->buf].layout, L->f->values[to->buf].type, idx);
+            ptr = LLVMBuildGEP2(b, et, to->base, &off, 1, "");
+        } else {
+            LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, idx[0], llvm_i32(L, tm->shape[1]), ""), idx[1], "");
+            lin = llvm_smem_index(L, lin, to->pad, __builtin_ctz((unsigned)tm->shape[1]));
+            ptr = llvm_smem_ptr(L, et, lin, to->byte_off);
+        }
+        LLVMValueRef args[5] = {LLVMBuildPtrToInt(b, ptr, L->t_i64, "")};
+        for (int k = 0; k < 4; k++) {
+            LLVMValueRef v = LLVMGetUndef(vt);
+            for (int j = 0; j < 2; j++)
+                v = LLVMBuildInsertElement(b, v, regs[p->regs[g][2 * k + j]], llvm_i32(L, j), "");
+            args[1 + k] = LLVMBuildBitCast(b, v, L->t_i32, "");
+        }
+        LLVMValueRef call = LLVMBuildCall2(b, fty, fn, args, 5, "");
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, conv, 0));
+    }
+}
+
+bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad,
+                         int64_t byte_off) {
+    StPlan p;
+    if (pad % 8 || !plan_stmatrix(L, tm, dt, 1, 0, &p))
+        return false;
+    StDest to = {.pad = pad, .byte_off = byte_off};
+    emit_stmatrix(L, tm, &p, regs, dt, &to);
+    return true;
+}
+
+/* A local_store of such a block into a buffer whose layout keeps each run
+ * of 8 elements along its contiguous dim in one 16-byte group (the #nvmma
+ * swizzles, a #shared one of vec 8 or none). */
+static bool store_stmatrix(Lower *L, ValueId buf, ValueId val) {
+    const Layout *l = &L->f->layouts[L->f->values[buf].layout];
+    Type t = L->f->values[buf].type;
+    const ThreadMap *tm = llvm_tm(L, val);
+    int inner = -1;
+    if (t.rank != 2 || !tm)
+        return false;
+    if (l->kind == LAYOUT_NVMMA && l->elem_bits == 16)
+        inner = l->transposed ? 0 : 1;
+    else if (l->kind == LAYOUT_SHARED && l->rank == 2 && (l->max_phase <= 1 || l->vec % 8 == 0))
+        inner = l->order[0];
+    StPlan p;
+    if (!plan_stmatrix(L, tm, dtype_of(L, val), inner, buf, &p))
+        return false;
+    StDest to = {.buf = buf, .base = llvm_val(L, buf)->r[0]};
+    emit_stmatrix(L, tm, &p, llvm_val(L, val)->r, dtype_of(L, val), &to);
+    return true;
 }
 
 /* local_load / local_store element-wise, in vectors where the swizzle allows. */
@@ -463,7 +694,8 @@ void llvm_lower_shared(Lower *L, Inst *in) {
             move_elems(L, in->args[0], in->results[0], true);
         return;
     case IR_LOCAL_STORE:
-        move_elems(L, in->args[0], in->args[1], false);
+        if (!store_stmatrix(L, in->args[0], in->args[1]))
+            move_elems(L, in->args[0], in->args[1], false);
         /* an #nvmma buffer is read by the async proxy (wgmma, a TMA store):
          * each thread's writes are made visible to it, before the barrier */
         if (L->f->layouts[L->f->values[in->args[0]].layout].kind == LAYOUT_NVMMA)

@@ -5,7 +5,9 @@
  * 4 stages, 4 and 8 warps and the 64- and 128-byte swizzles; on sm_90a the
  * PTX of every variant (dumped through TL_DUMP_DIR into a fresh directory)
  * must hold cp.async.bulk.tensor, elsewhere not; mm_desc_store also writes
- * C through a descriptor (C's row padding must stay untouched); mm_desc_kt
+ * C through a descriptor (C's row padding must stay untouched; its
+ * accumulator staged by stmatrix on Hopper, from wgmma's and mma.sync's
+ * fragments: 64x64 blocks at 4 and 8 warps, 128x128, 128x256); mm_desc_kt
  * reads B^T (N x K) and multiplies by its .T: on sm_90a its PTX must hold
  * wgmma with a K-major B (no transpose bit).
  * Then, unless TL_TMA_TIMING=0, the median time of both and of the same
@@ -268,6 +270,9 @@ static void correctness(bool hopper) {
         {128, 128, 64, 4, 3, DESC_STORE, false}, /* C through its descriptor too (a pointer store) */
         {128, 256, 64, 8, 3, DESC_STORE, false},
         {64, 32, 32, 4, 2, DESC_STORE, false},   /* C's 32 columns: the 64-byte swizzle */
+        {64, 64, 32, 4, 4, DESC_STORE, false},   /* wgmma m64n64: stmatrix of v3 fragments */
+        {64, 64, 32, 8, 3, DESC_STORE, false},   /* mma.sync, warps along N too: v2 fragments */
+        {128, 128, 64, 8, 3, DESC_STORE, false},
         {128, 128, 64, 4, 3, DESC_KT, false},    /* B^T's rows of 64 fp16: one 128-byte box each */
         {128, 256, 64, 8, 3, DESC_KT, false},
         {64, 64, 32, 4, 4, DESC_KT, false},      /* 32 columns of K: the 64-byte swizzle */
@@ -321,6 +326,13 @@ static void correctness(bool hopper) {
     if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
         ex_result("descriptor stores: no variant's PTX stores with bulk tensor copies", have == 0,
                   "%d of %d mm_desc_store variants do", have, total);
+    /* the fp16 / bf16 accumulator goes to shared memory by stmatrix on
+     * Hopper (the convert before the store), by st.shared elsewhere */
+    have = ptx_count("mm_desc_store", "stmatrix.sync.aligned.m8n8.x4.shared.b16", &total);
+    if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
+        ex_result("descriptor stores: the epilogue's convert stores with stmatrix on sm_90 only",
+                  have == (hopper ? total : 0), "%d of %d mm_desc_store variants do on %s", have, total,
+                  tl_context_device_name(ctx));
 }
 
 static double time_ms(Mm *m, int reps) {
