@@ -273,9 +273,23 @@ int main(void) {
         TlArg fa[] = {tl_arg_buffer(foreign), tl_arg_buffer(b), tl_arg_i32(256)};
         check("launch_foreign_buffer", tl_launch(k, g1, fa, 3) == TL_ERROR_LAUNCH, tl_last_error(ctx));
     }
-    TlArg floats[] = {tl_arg_buffer(b), tl_arg_buffer(b), tl_arg_f32(1.0f)};
-    s = tl_launch(k, g1, floats, 3);
-    check("launch_float_for_int_param_ok_or_error", s == TL_SUCCESS || s == TL_ERROR_COMPILE, tl_last_error(ctx));
+    /* Without a signature the launch types n: a float n compiles `offs < n`
+     * as Triton does (the offsets promoted to fp32), so n = 2.5 copies 3. */
+    TlBuffer *dst = NULL;
+    float src_h[256], dst_h[256] = {0};
+    for (int i = 0; i < 256; i++)
+        src_h[i] = (float)i * 0.5f + 1.0f;
+    bool copied = false;
+    if (tl_buffer_create(ctx, TL_F32, 256, &dst) == TL_SUCCESS && tl_buffer_write(b, 0, src_h, sizeof src_h) == TL_SUCCESS &&
+        tl_buffer_write(dst, 0, dst_h, sizeof dst_h) == TL_SUCCESS) {
+        TlArg floats[] = {tl_arg_buffer(b), tl_arg_buffer(dst), tl_arg_f32(2.5f)};
+        s = tl_launch(k, g1, floats, 3);
+        copied = s == TL_SUCCESS && tl_buffer_read(dst, 0, dst_h, sizeof dst_h) == TL_SUCCESS;
+        for (int i = 0; copied && i < 256; i++)
+            copied = dst_h[i] == (i < 3 ? src_h[i] : 0.0f);
+    }
+    check("launch_float_for_int_param_typed_by_the_launch", copied, tl_last_error(ctx));
+    tl_buffer_destroy(dst);
     tl_kernel_destroy(k);
 
     /* Too much shared memory: a source-located compile error, not a crash. */
