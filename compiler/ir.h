@@ -137,6 +137,9 @@ void ir_type_print(Buf *b, Type t);
     X(EXTERN, "extern", -1, OPF_PURE | OPF_MAP) /* attr.str = libdevice symbol (libdevice.h) */    \
     X(INLINE_ASM, "inline_asm", -1, OPF_MAP)   /* attr.str = asm, .str2 = constraints, .pack, */   \
                                                /* .pure; one or more results */                  \
+    X(MAP_FN, "map_fn", -1, OPF_PURE | OPF_MAP) /* x1..xn of one shape; attr.pack; region fn */     \
+                                            /* (x1 elems 1..pack, ..., xn's) yields m * pack   */ \
+                                            /* scalars, result-major; m results (tl.map_elementwise) */ \
     /* hints for axis analysis: identity on the value */                                           \
     X(MULTIPLE_OF, "multiple_of", 1, OPF_PURE)    /* attr.vals[rank]: divisibility per dim */       \
     X(MAX_CONTIGUOUS, "max_contiguous", 1, OPF_PURE) /* attr.vals[rank] */                          \
@@ -263,7 +266,7 @@ typedef struct Attr {
     bool hex;          /* PRINT */
     const char *str;   /* PRINT prefix, ASSERT message, EXTERN symbol, INLINE_ASM asm, INTRINSIC name */
     const char *str2;  /* INLINE_ASM constraints */
-    int pack;          /* INLINE_ASM: elements per asm invocation */
+    int pack;          /* INLINE_ASM, MAP_FN: elements per asm invocation / region run */
     bool pure;         /* INLINE_ASM: no side effects (may be removed when unused) */
     bool reverse;      /* SCAN: from the last element to the first */
     bool rn;           /* DIV: rounded to nearest (tl.div_rn); else Triton's `/`, which on

@@ -72,6 +72,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_FOR] = "num_stages flatten warp_specialize", /* each printed only when set (tl.range's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
+    [IR_MAP_FN] = "pack",
     [IR_DIV] = "rn", /* printed only when set: tl.div_rn */
     [IR_CAST] = "rtz", /* printed only when set: fp_downcast_rounding='rtz' */
 };
@@ -86,6 +87,7 @@ const char *const ir_region_labels[IR__NUM][2] = {
     [IR_SCAN] = {"combine"},
     [IR_WARP_SPEC] = {"producer"},
     [IR_REDUCE_FN] = {"combine"},
+    [IR_MAP_FN] = {"fn"},
 };
 
 /* Names print only when the parser can read them back. */

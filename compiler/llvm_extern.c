@@ -7,6 +7,8 @@
  *               group filled with undef when the thread holds fewer); as in
  *               Triton, inputs and outputs narrower than 32 bits travel packed
  *               into 32-bit registers (4 x i8, 2 x f16) when pack allows it
+ *   map_fn      tl.map_elementwise: its region lowered once per `pack`
+ *               registers of a thread (the last group repeating its first)
  *   linking     after every kernel is lowered: tl's device math library
  *               (compiler/device/math.c, embedded as bitcode by the build) if
  *               a __tl_ function is called, NVIDIA's libdevice.10.bc if a
@@ -208,6 +210,68 @@ void llvm_lower_inline_asm(Lower *L, Inst *in) {
     /* every result was computed in the first one's layout */
     const ThreadMap *tm0 = llvm_tm(L, res);
     for (int j = 0; j < in->nresults; j++) {
+        const ThreadMap *tm = llvm_tm(L, in->results[j]);
+        if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
+            llvm_set(L, in->results[j], outs[j], n);
+            continue;
+        }
+        Type t = L->f->values[res].type;
+        int64_t coef[IR_MAX_RANK];
+        llvm_row_major(t.rank, t.shape, coef);
+        LLVMValueRef *r = llvm_new_regs(L, tm->nregs);
+        llvm_move(L, tm0, outs[j], dtype_of(L, in->results[j]), tm, r, coef, in->span);
+        llvm_set(L, in->results[j], r, tm->nregs);
+    }
+}
+
+/* ---- map_fn: tl.map_elementwise ---- */
+
+/* The region lowered once per group of pack registers of a thread, on those
+ * registers of each operand (in the first result's layout); a last group of
+ * fewer repeats its first register, and its extra results are dropped. The
+ * region's own control flow becomes branches around each run. */
+void llvm_lower_map_fn(Lower *L, Inst *in) {
+    ValueId res = in->results[0];
+    Block *blk = in->regions[0];
+    int n = nregs_of(L, res), pack = in->attr.pack > 0 ? in->attr.pack : 1, na = in->nargs, m = in->nresults;
+    if (blk->nargs != na * pack) {
+        diag_internal(L->d, "map_fn: %d region arguments for %d operands and pack %d", blk->nargs, na, pack);
+        L->failed = true;
+        return;
+    }
+    LLVMValueRef **ops = arena_alloc(L->f->arena, sizeof(LLVMValueRef *) * (size_t)na);
+    int *step = arena_alloc(L->f->arena, sizeof(int) * (size_t)na);
+    for (int a = 0; a < na; a++)
+        ops[a] = operand(L, in->args[a], res, in->span, &step[a]);
+    LLVMValueRef **outs = arena_alloc(L->f->arena, sizeof(LLVMValueRef *) * (size_t)m);
+    for (int j = 0; j < m; j++)
+        outs[j] = llvm_new_regs(L, n + pack);
+    for (int g = 0; g < n; g += pack) {
+        for (int a = 0; a < na; a++)
+            for (int q = 0; q < pack; q++) {
+                LLVMValueRef *r = llvm_new_regs(L, 1);
+                r[0] = ops[a][(g + q < n ? g + q : g) * step[a]];
+                llvm_set(L, blk->args[a * pack + q], r, 1);
+            }
+        Inst *saved = L->term;
+        L->term = NULL;
+        llvm_lower_block(L, blk);
+        Inst *y = L->term;
+        L->term = saved;
+        if (L->failed)
+            return;
+        if (!y || y->op != IR_YIELD || y->nargs != m * pack) {
+            diag_internal(L->d, "the fn region of map_fn does not yield %d values", m * pack);
+            L->failed = true;
+            return;
+        }
+        for (int j = 0; j < m; j++)
+            for (int q = 0; q < pack && g + q < n; q++)
+                outs[j][g + q] = llvm_val(L, y->args[j * pack + q])->r[0];
+    }
+    /* every result was computed in the first one's layout */
+    const ThreadMap *tm0 = llvm_tm(L, res);
+    for (int j = 0; j < m; j++) {
         const ThreadMap *tm = llvm_tm(L, in->results[j]);
         if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
             llvm_set(L, in->results[j], outs[j], n);

@@ -157,6 +157,7 @@ LLVMValueRef llvm_binop(Lower *L, OpCode op, DType dt, LLVMValueRef a, LLVMValue
 /* ---- llvm_extern.c: libdevice calls, inline asm, linking the libraries ---- */
 void llvm_lower_extern(Lower *L, Inst *in);
 void llvm_lower_inline_asm(Lower *L, Inst *in);
+void llvm_lower_map_fn(Lower *L, Inst *in);
 /* Link tl's device math library and libdevice when the module calls them. */
 bool llvm_link_libraries(Lower *L);
 

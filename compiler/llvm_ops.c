@@ -620,6 +620,7 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_BARRIER: llvm_barrier(L); return true;
     case IR_EXTERN: llvm_lower_extern(L, in); return true;
     case IR_INLINE_ASM: llvm_lower_inline_asm(L, in); return true;
+    case IR_MAP_FN: llvm_lower_map_fn(L, in); return true;
     default: break;
     }
     if ((ir_ops[in->op].flags & OPF_ELEM) || in->op == IR_CMP || in->op == IR_SELECT || in->op == IR_ADDPTR ||

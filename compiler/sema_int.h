@@ -405,6 +405,7 @@ const Builtin *sema_libdevice_builtin(Sema *s, const char *name);
 /* ---- sema_std.c: builtin handlers (in sema_ops.c's table) ---- */
 Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_map_elementwise(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_cum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_bitreduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_histogram(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -1866,6 +1866,7 @@ static const Builtin builtins[] = {
     /* scans, reductions with a combine function, sorting (sema_std.c) */
     {"associative_scan", "input axis combine_fn reverse?", sema_h_scan, 0, TLM},
     {"reduce", "input axis combine_fn keep_dims?", sema_h_reduce_fn, 0, TLM},
+    {"map_elementwise", "scalar_fn *args pack?", sema_h_map_elementwise, 0, TL},
     {"cumsum", "input axis? reverse? dtype?", sema_h_cum, OP_ADD, TLM},
     {"cumprod", "input axis? reverse?", sema_h_cum, OP_MUL, TLM},
     {"xor_sum", "input axis? keep_dims?", sema_h_bitreduce, OP_BITXOR, TLM},
@@ -1965,8 +1966,6 @@ enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 static const char *const unsupported[] = {
     /* fp8 types of AMD's GPUs */
     "float8e4b8", "float8e5b16",
-    /* elementwise maps */
-    "map_elementwise",
 };
 
 void sema_suggest_unsupported(Suggest *sg) {

@@ -167,6 +167,116 @@ Val sema_h_scan(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     return results(s, a[0], emit_scan(s, xs, n, axis, rev, a[2], OP_NONE, sp[2], call)->results, n);
 }
 
+/* ---- map_elementwise ---- */
+
+/* An op in a map_fn region that runs other than as per-element pure code: a
+ * store, atomic, print, assert, barrier, inline asm ... (loads may stay). */
+static const Inst *region_effect(const Block *b) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        switch (in->op) {
+        case IR_IF: case IR_FOR: case IR_WHILE: case IR_YIELD: case IR_CONDITION: case IR_LOAD:
+            break;
+        default:
+            if (!(ir_ops[in->op].flags & OPF_PURE))
+                return in;
+        }
+        for (int r = 0; r < in->nregions; r++) {
+            const Inst *e = region_effect(in->regions[r]);
+            if (e)
+                return e;
+        }
+    }
+    return NULL;
+}
+
+/* tl.map_elementwise(scalar_fn, *args, pack=1) (core.map_elementwise): the
+ * operands broadcast to one shape; scalar_fn is inlined once into the
+ * region of a map_fn op, on pack scalars of each operand (the first
+ * operand's pack, then the next one's), and runs per group of pack elements,
+ * its own control flow included. It returns one scalar per result, or
+ * m * pack of them result-major (Triton's order: results r*pack .. r*pack+
+ * pack-1 are result r's); a Python number takes to_tensor's type. One result
+ * is a block, several a tuple. */
+Val sema_h_map_elementwise(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi;
+    Val fn = a[0], xs = a[1];
+    if (fn.k != V_FUNC && fn.k != V_BUILTIN)
+        sema_fail(s, sp[0], "map_elementwise's scalar_fn must be a @triton.jit function, got %s",
+                  sema_describe(s, fn));
+    int pack = 1;
+    if (sema_given(a[2])) {
+        if (a[2].k != V_INT || a[2].i < 1 || a[2].i > 16)
+            sema_fail(s, sp[2], "pack must be an int from 1 to 16, got %s", sema_describe(s, a[2]));
+        pack = (int)a[2].i;
+    }
+    int n = xs.n;
+    if (n < 1 || n > 16)
+        sema_fail(s, call, "map_elementwise takes 1 to 16 tensors, got %d", n);
+    ValueId *ids = arena_alloc(s->a, sizeof(ValueId) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        ids[i] = sema_to_tensor(s, xs.items[i], sp[1]);
+        Type t = ty_of(s, ids[i]);
+        if (t.dtype == DT_PTR)
+            sema_fail(s, sp[1], "map_elementwise's argument %d is a pointer (%s); pass numbers", i + 1, T(t));
+    }
+    /* semantic.broadcast_tensors: the first against each, then each against it */
+    for (int i = 1; i < n; i++)
+        sema_broadcast_pair(s, &ids[0], &ids[i], sp[1]);
+    for (int i = 1; i < n; i++)
+        ids[i] = sema_broadcast_to(s, ids[i], ty_of(s, ids[0]), sp[1]);
+    Type shape = ty_of(s, ids[0]);
+    Block *outer = s->blk, *body = ir_block_new(s->f);
+    Args args = {0};
+    args.npos = n * pack;
+    args.pos = arena_alloc(s->a, sizeof(Val) * (size_t)(n * pack));
+    args.pos_sp = arena_alloc(s->a, sizeof(Span) * (size_t)(n * pack));
+    for (int i = 0; i < n * pack; i++) {
+        args.pos[i] = sema_tensor(s, ir_block_arg(s->f, body, ir_elem(ty_of(s, ids[i / pack]))));
+        args.pos_sp[i] = sp[0];
+    }
+    s->blk = body;
+    Val r = sema_call(s, fn, &args, call, "scalar_fn");
+    const Val *items = r.k == V_TUPLE ? r.items : &r;
+    int ny = r.k == V_TUPLE ? r.n : 1;
+    if (!ny || ny % pack)
+        sema_fail(s, call, "map_elementwise's scalar_fn returns %d value%s, not a multiple of pack=%d", ny,
+                  ny == 1 ? "" : "s", pack);
+    int m = ny / pack;
+    ValueId *ys = arena_alloc(s->a, sizeof(ValueId) * (size_t)ny);
+    Type *rt = arena_alloc(s->a, sizeof(Type) * (size_t)m);
+    for (int k = 0; k < ny; k++) {
+        if (items[k].k == V_NONE || items[k].k == V_TUPLE || !(sema_is_number(items[k]) || items[k].k == V_TENSOR))
+            sema_fail(s, call, "map_elementwise's scalar_fn must return scalars, got %s for value %d",
+                      sema_describe(s, items[k]), k + 1);
+        ys[k] = sema_to_tensor(s, items[k], call);
+        Type t = ty_of(s, ys[k]);
+        if (t.rank || t.dtype == DT_PTR)
+            sema_fail(s, call, "map_elementwise's scalar_fn must return scalars, got %s for value %d", T(t), k + 1);
+        if (k % pack == 0)
+            rt[k / pack] = ir_with_dtype(shape, (DType)t.dtype);
+        else if (t.dtype != rt[k / pack].dtype) /* core.py's "type mismatch in unpacked results" */
+            sema_fail(s, call, "map_elementwise's scalar_fn returns %s and %s for the elements of result %d",
+                      T(ir_elem(rt[k / pack])), T(t), k / pack + 1);
+    }
+    sema_emit_inst(s, IR_YIELD, ys, ny, NULL, 0, call);
+    s->blk = outer;
+    const Inst *e = region_effect(body);
+    if (e)
+        sema_fail(s, e->span, "'%s' in the scalar_fn of tl.map_elementwise is not supported by tl: it runs the "
+                              "function per element as pure code",
+                  ir_ops[e->op].name);
+    Inst *in = sema_emit_inst(s, IR_MAP_FN, ids, n, rt, m, call);
+    in->attr.pack = pack;
+    ir_set_regions(in, body, NULL);
+    if (m == 1)
+        return sema_tensor(s, in->results[0]);
+    Val *out = arena_alloc(s->a, sizeof(Val) * (size_t)m);
+    for (int i = 0; i < m; i++)
+        out[i] = sema_tensor(s, in->results[i]);
+    return sema_tuple(s, out, m);
+}
+
 /* tl.reduce(input, axis, combine_fn, keep_dims=False) */
 Val sema_h_reduce_fn(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId *xs;

@@ -176,7 +176,7 @@ static int region_count(int op) {
 /* -1: as many as the op carries (checked by its rule). */
 static int want_results(int op) {
     switch (op) {
-    case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN: case IR_INLINE_ASM:
+    case IR_FOR: case IR_IF: case IR_WHILE: case IR_SCAN: case IR_REDUCE_FN: case IR_INLINE_ASM: case IR_MAP_FN:
     case IR_INTRINSIC:
         return -1;
     case IR_STORE: case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_ASSUME:
@@ -200,7 +200,7 @@ static void nargs_range(int op, int *lo, int *hi) {
     case IR_FOR: *lo = 3; *hi = INT_MAX; break;
     case IR_CONDITION: *lo = 1; *hi = INT_MAX; break;
     case IR_WHILE: case IR_YIELD: case IR_PRINT: *lo = 0; *hi = INT_MAX; break;
-    case IR_SCAN: case IR_REDUCE_FN: *lo = 1; *hi = INT_MAX; break;
+    case IR_SCAN: case IR_REDUCE_FN: case IR_MAP_FN: *lo = 1; *hi = INT_MAX; break;
     case IR_HISTOGRAM: *lo = 1; *hi = 2; break;
     case IR_EXTERN: *lo = 1; *hi = LIBDEVICE_MAX_ARGS; break;
     case IR_INLINE_ASM: *lo = 0; *hi = INT_MAX; break;
@@ -712,6 +712,47 @@ static void check_reduce_fn(Verifier *V, const Inst *in) {
     }
 }
 
+/* map_fn: operands of one shape (numbers or i1); the region fn takes pack
+ * scalars per operand (operand 1's, then 2's ...) and yields pack per
+ * result, result-major; each result has the operands' shape and the element
+ * type of its yields. */
+static void check_map_fn(Verifier *V, const Inst *in) {
+    int n = in->nargs, m = in->nresults, pack = in->attr.pack;
+    Type x = arg(V, in, 0);
+    if (pack < 1 || pack > 64 || !m) {
+        fail(V, in, "needs a result and pack in 1..64 (pack = %d)", pack);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        Type t = arg(V, in, i);
+        if (!same_shape(t, x) || !(dtype_class(t.dtype) & (C_BOOL | C_INT | C_FLOAT))) {
+            fail(V, in, "operand %d has type %s; want numbers of the shape of %s", i + 1, ty(V, t), ty(V, x));
+            return;
+        }
+    }
+    const Block *blk = in->regions[0];
+    if (blk->nargs != n * pack) {
+        fail(V, in, "region fn has %d arguments, want %d", blk->nargs, n * pack);
+        return;
+    }
+    for (int i = 0; i < n * pack; i++)
+        if (valid_id(V, blk->args[i]))
+            want_type(V, in, "an fn argument", type_of(V, blk->args[i]), ir_elem(arg(V, in, i / pack)));
+    const Inst *t = blk->ninsts > 0 ? blk->insts[blk->ninsts - 1] : NULL;
+    if (!t || t->op != IR_YIELD || t->nargs != m * pack) {
+        fail(V, in, "fn must end in a yield of %d values", m * pack);
+        return;
+    }
+    for (int r = 0; r < m; r++) {
+        Type rt = res(V, in, r);
+        if (!same_shape(rt, x) || !(dtype_class(rt.dtype) & (C_BOOL | C_INT | C_FLOAT)))
+            fail(V, in, "result %d has type %s; want numbers of the shape of %s", r + 1, ty(V, rt), ty(V, x));
+        for (int j = 0; j < pack; j++)
+            if (valid_id(V, t->args[r * pack + j]))
+                want_type(V, in, "a yielded value", type_of(V, t->args[r * pack + j]), ir_elem(rt));
+    }
+}
+
 /* gather: out[i] = src[i with i[axis] replaced by index[i]]; index has src's
  * rank and its dims off the axis. */
 static void check_gather(Verifier *V, const Inst *in) {
@@ -1011,6 +1052,7 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_REDUCE: check_reduce(V, in); break;
     case IR_SCAN: check_scan(V, in); break;
     case IR_REDUCE_FN: check_reduce_fn(V, in); break;
+    case IR_MAP_FN: check_map_fn(V, in); break;
     case IR_GATHER: check_gather(V, in); break;
     case IR_HISTOGRAM: check_histogram(V, in); break;
     case IR_EXTERN: case IR_INLINE_ASM: check_map(V, in); break;

@@ -733,6 +733,44 @@ static InterpStatus do_combine_op(Interp *I, const Inst *in) {
     return INTERP_OK;
 }
 
+/* map_fn: the region runs once per group of pack consecutive elements (in
+ * row-major order), on pack scalars of each operand; a last group that is
+ * short repeats its first element, whose extra results are dropped. */
+static InterpStatus do_map_fn(Interp *I, const Inst *in) {
+    int n = in->nargs, m = in->nresults, pack = in->attr.pack;
+    if (n < 1 || n > 64 || m < 1 || m > 64 || pack < 1 || pack > 64 || in->nregions != 1 ||
+        !block_args_ok(I, in->regions[0], n * pack))
+        return internal(I, in, "operands, results and the fn region disagree");
+    const Block *blk = in->regions[0];
+    int64_t numel = ir_numel(type_of(I, in->args[0]));
+    const Elem *x[64];
+    Elem *out[64];
+    for (int i = 0; i < n; i++)
+        x[i] = use(I, in->args[i]);
+    for (int r = 0; r < m; r++)
+        if (!(out[r] = def(I, in->results[r])))
+            return report(I, INTERP_NO_MEMORY, in, "out of memory");
+    for (int64_t g = 0; g < numel; g += pack) {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < pack; j++) {
+                Elem *d = def(I, blk->args[i * pack + j]);
+                if (!d)
+                    return report(I, INTERP_NO_MEMORY, in, "out of memory");
+                *d = x[i][g + j < numel ? g + j : g];
+            }
+        const Inst *term;
+        InterpStatus st = exec_block(I, blk, &term);
+        if (st)
+            return st;
+        if (I->returned || !term || term->op != IR_YIELD || term->nargs != m * pack)
+            return internal(I, in, "the fn region does not yield pack values per result");
+        for (int r = 0; r < m; r++)
+            for (int j = 0; j < pack && g + j < numel; j++)
+                out[r][g + j] = use(I, term->args[r * pack + j])[0];
+    }
+    return INTERP_OK;
+}
+
 /* ---- ops ---- */
 
 /* An integer cast to a pointer: a host address inside one of the launch's
@@ -793,6 +831,7 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     case IR_WHILE: return do_while(I, in);
     case IR_SCAN:
     case IR_REDUCE_FN: return do_combine_op(I, in);
+    case IR_MAP_FN: return do_map_fn(I, in);
     case IR_RETURN:
         I->returned = true;
         return INTERP_OK;

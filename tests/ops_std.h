@@ -449,7 +449,75 @@ static const char k_core_arith[] =
     ST(x, "tl.add(tl.mul(a, 3), tl.sub(a, 1.5), sanitize_overflow=False)")
     ST(y, "tl.sub(tl.mul(b, 7), 5)") ST(z, "tl.mul(b, 0.5) + two + tl.to_tensor(0.5)");
 
+/* ------------------------------------------------------ map_elementwise */
+
+/* core.map_elementwise: a three-way compare with early returns (test_core's
+ * test_map_elementwise), divmod with two results and pack = 2 / 3 (pack = 3:
+ * a last group short in the interpreter, one register per thread on a GPU),
+ * and a scalar while loop (Collatz steps) with n broadcast from a scalar. */
+static int collatz(long x) {
+    int k = 0;
+    for (; x > 1; k++)
+        x = x % 2 == 0 ? x / 2 : 3 * x + 1;
+    return k;
+}
+REF(r_map_cmp, want[0][i] = (a > b) - (a < b))
+REF(r_map_divmod, want[0][i] = (uint32_t)a / (uint32_t)b; want[1][i] = (uint32_t)a % (uint32_t)b;
+    want[2][i] = (uint32_t)a / (uint32_t)b; want[3][i] = (uint32_t)a % (uint32_t)b)
+REF(r_map_collatz, want[0][i] = collatz(labs((long)a)) + (d[0] > 100 ? 1.5f : 0.0f))
+static const char k_map_cmp[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def compare(x, y):\n"
+    "    if x < y:\n"
+    "        return -1\n"
+    "    elif x == y:\n"
+    "        return 0\n"
+    "    else:\n"
+    "        return 1\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    z = tl.map_elementwise(compare, a, b)\n"
+    "    tl.static_assert(z.dtype == tl.int32)\n" ST(out, "z");
+static const char k_map_divmod[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def divmod(a, b):\n"
+    "    return a // b, a % b\n\n\n"
+    "@triton.jit\n"
+    "def divmod3(a0, a1, a2, b0, b1, b2):\n"
+    "    return a0 // b0, a1 // b1, a2 // b2, a0 % b0, a1 % b1, a2 % b2\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, q_ptr, r_ptr, q3_ptr, r3_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
+    "    q, r = tl.map_elementwise(divmod, a, b)\n" ST(q, "q") ST(r, "r")
+    "    q3, r3 = tl.map_elementwise(divmod3, a, b, pack=3)\n" ST(q3, "q3") ST(r3, "r3");
+static const char k_map_collatz[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def steps(x, n):\n"
+    "    k = 0\n"
+    "    x = tl.abs(x)\n"
+    "    while x > 1:\n"
+    "        if x % 2 == 0:\n"
+    "            x = x // 2\n"
+    "        else:\n"
+    "            x = 3 * x + 1\n"
+    "        k += 1\n"
+    "    if n > 100:\n"
+    "        return k + 1.5\n"
+    "    return k.to(tl.float32)\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, out_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a)
+    "    z = tl.map_elementwise(steps, a, n)\n" ST(out, "z");
+
 #define STD_CASES                                                                                                    \
+    {"map_elementwise_compare", k_map_cmp, B128, S1D, G1D, 1, 0, {I1D(-3, 3), I1D(-3, 3)}, {OUT(TL_I32, D0)},       \
+     r_map_cmp, NULL, EXACT},                                                                                        \
+    {"map_elementwise_divmod_pack", k_map_divmod, B128, S1D, G1D, 1, 0,                                              \
+     {IN(TL_U32, D0, 1, 4000000000.0), IN(TL_U32, D0, 1, 100000)},                                                   \
+     {OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0), OUT(TL_U32, D0)}, r_map_divmod, NULL, EXACT},               \
+    {"map_elementwise_while", k_map_collatz, B128, S1D, G1D, 1, 0, {I1D(-100, 100)}, {OUT(TL_F32, D0)},             \
+     r_map_collatz, NULL, EXACT},                                                                                    \
     {"core_add_sub_mul_to_tensor", k_core_arith, B128 " --fp-fusion off", S1D, G1D, 1, 0,                           \
      {F1D(-100, 100), I1D(-100000, 100000)}, {OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_core_arith,    \
      NULL, EXACT},                                                                                                   \
