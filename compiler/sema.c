@@ -818,6 +818,8 @@ static Val eval_attr(Sema *s, Val x, const char *name, Span sp) {
             suggest_add(&sg, attrs[i]);
         sema_suggest_builtins(&sg, B_METHOD);
     }
+    for (int i = 0; x.k == V_TUPLE && x.keys && i < x.n; i++) /* a named tuple's fields */
+        suggest_add(&sg, x.keys[i]);
     if (x.k == V_TENSORDESC) {
         static const char *const attrs[] = {"load",       "store",      "atomic_add", "atomic_min", "atomic_max",
                                             "atomic_and", "atomic_or",  "atomic_xor", "shape",      "strides",

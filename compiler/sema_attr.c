@@ -78,6 +78,35 @@ bool sema_dtype_pred(Type t, const char *name, bool *res) {
     return true;
 }
 
+/* A value Triton holds as a tl.constexpr: a Python number (not one assigned
+ * to a name, which is a tensor), str or None, or a tuple of them. */
+static bool is_constexpr_value(Val v) {
+    if (v.k == V_TUPLE) {
+        for (int i = 0; i < v.n; i++)
+            if (!is_constexpr_value(v.items[i]))
+                return false;
+        return true;
+    }
+    return (sema_is_number(v) && !v.as_tensor) || v.k == V_STR || v.k == V_NONE;
+}
+
+/* Triton's constexpr_type(v) (core.py): the type of the constexpr v. */
+Val sema_constexpr_type(Sema *s, Val v) {
+    Val t = {.k = V_DICT, .i = SEMA_DICT_CTYPE, .n = 1};
+    t.keys = arena_alloc(s->a, sizeof(char *));
+    t.items = arena_alloc(s->a, sizeof(Val));
+    t.keys[0] = "value";
+    t.items[0] = v;
+    return t;
+}
+
+Val sema_h_constexpr_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
+    (void)bi, (void)call;
+    if (!is_constexpr_value(a[0]))
+        sema_fail(s, sp[0], "constexpr_type takes a compile-time value, got %s", sema_describe(s, a[0]));
+    return sema_constexpr_type(s, a[0]);
+}
+
 bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
     x = sema_materialize(s, x, sp);
     if (sema_is_struct(x))
@@ -117,6 +146,21 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
         } else {
             return false;
         }
+        return true;
+    }
+    if (x.k == V_TUPLE && x.keys) { /* a named tuple's field */
+        for (int i = 0; i < x.n; i++)
+            if (!strcmp(x.keys[i], name)) {
+                *out = x.items[i];
+                return true;
+            }
+    }
+    if (!strcmp(name, "type") && is_constexpr_value(x)) { /* constexpr.type */
+        *out = sema_constexpr_type(s, x);
+        return true;
+    }
+    if (x.k == V_DICT && x.i == SEMA_DICT_CTYPE && !strcmp(name, "value")) {
+        *out = x.items[0];
         return true;
     }
     if (x.k == V_DTYPE) {

@@ -108,7 +108,9 @@ bool sema_const_eq(Val a, Val b) {
             if (!sema_const_eq(a.items[i], b.items[i]))
                 return false;
         return true;
-    default: return false; /* dicts, configs: identity unknown, never equal */
+    case V_DICT: /* constexpr_type: by value; other dicts, identity unknown, never equal */
+        return a.i == SEMA_DICT_CTYPE && b.i == SEMA_DICT_CTYPE && sema_const_eq(a.items[0], b.items[0]);
+    default: return false; /* configs: identity unknown, never equal */
     }
 }
 
@@ -168,6 +170,15 @@ void sema_repr(Buf *b, Val v) {
         break;
     case V_DTYPE: ir_type_print(b, v.ty); break;
     case V_TUPLE:
+        if (v.keys) { /* a named tuple */
+            buf_printf(b, "%s(", v.s ? v.s : "");
+            for (int i = 0; i < v.n; i++) {
+                buf_printf(b, "%s%s=", i ? ", " : "", v.keys[i]);
+                sema_repr(b, v.items[i]);
+            }
+            buf_putc(b, ')');
+            break;
+        }
         buf_putc(b, '(');
         for (int i = 0; i < v.n; i++) {
             if (i)
@@ -177,6 +188,12 @@ void sema_repr(Buf *b, Val v) {
         buf_puts(b, v.n == 1 ? ",)" : ")");
         break;
     case V_DICT:
+        if (v.i == SEMA_DICT_CTYPE) { /* Triton's repr */
+            buf_puts(b, "constexpr_type[");
+            sema_repr(b, v.items[0]);
+            buf_putc(b, ']');
+            break;
+        }
         buf_putc(b, '{');
         for (int i = 0; i < v.n; i++) {
             buf_printf(b, "%s'%s': ", i ? ", " : "", v.keys[i]);
@@ -770,6 +787,45 @@ static bool lit_number(LitParser *lp, Val *out) {
     return true;
 }
 
+/* Name(field=value, ...): a typing.NamedTuple instance (the conformance
+ * shim spells one so). A tuple whose items also have names: keys[i] is
+ * item i's field, s the class name. */
+static bool lit_named_tuple(LitParser *lp, const char *cls, Val *out, int depth) {
+    Val items[64];
+    const char *keys[64];
+    int n = 0;
+    lp->p++;
+    for (;;) {
+        lit_space(lp);
+        if (*lp->p == ')') {
+            lp->p++;
+            break;
+        }
+        const char *k = lp->p;
+        while (isalnum((unsigned char)*lp->p) || *lp->p == '_')
+            lp->p++;
+        if (n == 64 || lp->p == k || isdigit((unsigned char)*k))
+            return false;
+        keys[n] = arena_strndup(lp->s->a, k, (size_t)(lp->p - k));
+        lit_space(lp);
+        if (*lp->p != '=')
+            return false;
+        lp->p++;
+        if (!lit_value(lp, &items[n++], depth + 1))
+            return false;
+        lit_space(lp);
+        if (*lp->p == ',')
+            lp->p++;
+        else if (*lp->p != ')')
+            return false;
+    }
+    *out = sema_tuple(lp->s, items, n);
+    out->keys = arena_alloc(lp->s->a, sizeof(char *) * (size_t)(n + 1));
+    memcpy(out->keys, keys, sizeof(char *) * (size_t)n);
+    out->s = cls;
+    return true;
+}
+
 static bool lit_value(LitParser *lp, Val *out, int depth) {
     lit_space(lp);
     char c = *lp->p;
@@ -821,6 +877,8 @@ static bool lit_value(LitParser *lp, Val *out, int depth) {
     }
     if (w != word)
         return false;
+    if (*lp->p == '(' && !strchr(word, '.'))
+        return lit_named_tuple(lp, word, out, depth);
     if (!strcmp(word, "True") || !strcmp(word, "False")) {
         *out = sema_bool(word[0] == 'T');
         return true;

@@ -77,6 +77,9 @@ typedef enum {
 typedef struct Builtin Builtin;
 enum { SEMA_DICT_OBJECT = 2 }; /* Val.i of a V_DICT read by attribute: x.backend */
 enum { SEMA_DICT_ARGS = 3 };   /* Val.i of the `args` dict of a @triton.heuristics lambda (sema_heur.c) */
+/* Val.i of Triton's constexpr_type(v), the .type of a compile-time value:
+ * one key "value" -> v; equal when the values are (sema_constexpr_type) */
+enum { SEMA_DICT_CTYPE = 4 };
 
 typedef struct Val {
     VKind k;
@@ -382,6 +385,8 @@ Val sema_h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
 
 /* ---- sema_attr.c: Python's isinstance / hasattr / getattr (sema_ops.c's table) ---- */
 Val sema_h_isinstance(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_constexpr_type(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_constexpr_type(Sema *s, Val v);
 Val sema_h_hasattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 Val sema_h_getattr(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
 /* A tensor method's name (x.sum, x.to): tensors have it as an attribute. */

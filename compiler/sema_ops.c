@@ -1927,6 +1927,7 @@ static const Builtin builtins[] = {
     {"constexpr", "value", h_constexpr, 0, TL},
     {"tensor", "*args", h_class, 0, TL},
     {"tuple", "args?", h_tl_tuple, 0, TL},
+    {"constexpr_type", "value", sema_h_constexpr_type, 0, TL},
     {"dtype", "*args", h_class, 0, TL},
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
