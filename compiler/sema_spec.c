@@ -392,6 +392,229 @@ static bool match_signature(Sema *s, const Node *fn, int nnamed, int nruntime, c
               want, rt_sig ? "runtime " : "", want == 1 ? "" : "s");
 }
 
+/* A -D that sets nothing is a typo, as an unknown keyword argument is in
+ * Triton (with **meta every -D goes there). */
+static void check_defines(Sema *s, const Node *fn) {
+    const NodeList *ps = &fn->l0;
+    const SemaOptions *o = s->opt;
+    for (int i = 0; i < o->ndefines; i++) {
+        const char *name = o->defines[i].name;
+        if (!name)
+            continue;
+        Suggest sg;
+        suggest_init(&sg, name);
+        bool param = false;
+        for (int j = 0; j < ps->len; j++) {
+            param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
+            suggest_add(&sg, ps->items[j]->name);
+        }
+        if (!param)
+            sema_soft_fail(s, fn->span, "-D %s names no parameter of kernel '%s'%s", name, fn->name,
+                           sema_did_you_mean(s, &sg));
+    }
+}
+
+/* A signature entry that is not a type: the constant it spells, or the
+ * error saying what it should have been. */
+static Val entry_constant(Sema *s, const Node *p, const char *entry, bool cx) {
+    Val v;
+    if (!entry[0])
+        sema_fail(s, p->span, "empty signature entry for parameter '%s'", p->name);
+    no_amd_fp8(s, entry, p->span);
+    bool lit = sema_parse_literal(s, entry, &v);
+    if (!cx && (!lit || !sig_constant_ok(v))) {
+        const char *guess = sig_type_guess(s, entry);
+        if (guess && !strcmp(guess, entry)) /* a dtype, but not one a scalar may have (fp8) */
+            sema_fail(s, p->span, "signature entry '%s' for parameter '%s': %s scalars cannot be kernel "
+                      "arguments (pass a pointer, or a wider type)", entry, p->name, entry);
+        if (guess)
+            sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type; did you mean '%s'?",
+                      entry, p->name, guess);
+        sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type (*DTYPE or one of i1, "
+                              "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64) nor a constant",
+                  entry, p->name);
+    }
+    if (!lit) {
+        Suggest sg;
+        suggest_init(&sg, entry);
+        for (int g = 0; g < s->nglobals; g++)
+            if (s->globals[g].def->kind != N_ALIAS)
+                suggest_add(&sg, s->globals[g].name);
+        const char *dym = sema_did_you_mean(s, &sg);
+        if (!dym[0] && is_identifier(entry))
+            dym = arena_printf(s->a, "; a string is quoted: '%s'", entry);
+        sema_fail(s, p->span, "bad signature entry '%s' for constexpr parameter '%s': expected a literal "
+                              "(128, 1.5, 'text', True, None), a dtype or the name of a @jit function of the "
+                              "file%s",
+                  entry, p->name, dym);
+    }
+    return v;
+}
+
+/* A parameter's compile-time value, if it has one: a -D, a constant in the
+ * signature, or for a constexpr the autotune config's value or its
+ * default. */
+static bool param_value(Sema *s, const Node *fn, const Node *p, const char *entry, bool cx, Val cfg, Val *v) {
+    const char *def = define_of(s, p->name); /* a runtime parameter's: match_signature left it no entry */
+    Type t;
+    int hint = 0;
+    bool bad_hint = false, found;
+    bool is_type = entry && (entry[0] == '*' || sema_desc_entry(entry) || sig_type(entry, &t, &hint, &bad_hint));
+    if (def) {
+        *v = parse_define(s, p->name, def, p->span);
+        return true;
+    }
+    if (entry && !is_type) {
+        *v = entry_constant(s, p, entry, cx);
+        return true;
+    }
+    if (cx && entry)
+        sema_fail(s, p->span, "parameter '%s' is a tl.constexpr: the signature must give its value, not the type "
+                              "'%s'",
+                  p->name, entry);
+    if (!cx)
+        return false;
+    *v = config_value(cfg, p->name, &found);
+    if (!found && p->b) {
+        *v = sema_eval_in_module(s, p->b);
+        found = true;
+    }
+    if (!found)
+        sema_fail(s, p->span, "constexpr parameter '%s' of kernel '%s' has no value (give it in the "
+                              "signature, with -D %s=VALUE, or as a default)",
+                  p->name, fn->name, p->name);
+    return true;
+}
+
+/* A runtime parameter typed by its signature entry: a host descriptor, or
+ * a scalar or pointer with its :16 / :1 hint. */
+static void bind_typed(Sema *s, const Node *p, const char *entry) {
+    if (sema_desc_entry(entry)) { /* a descriptor from the host (sema_desc.c) */
+        DType elem;
+        int rank, dhint;
+        int32_t block[IR_MAX_RANK];
+        Val dv = sema_desc_param(s, p->name, entry, p->span, &elem, &rank, block, &dhint);
+        record_param(s, p, true, ir_ptr(elem), dhint, NULL);
+        if (s->info) {
+            KernelParam *kp = &s->info->params[s->info->nparams - 1];
+            kp->desc_rank = rank;
+            memcpy(kp->desc_block, block, sizeof(int32_t) * (size_t)rank);
+        }
+        sema_scope_set(s, &s->fr->scope, p->name, dv);
+        return;
+    }
+    Type t;
+    int hint = 0;
+    bool bad_hint = false;
+    no_amd_fp8(s, entry, p->span);
+    if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID)) {
+        const char *guess = sig_type_guess(s, entry);
+        if (guess)
+            sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s'; did you mean '%s'?", entry,
+                      p->name, guess);
+        sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s' (expected *DTYPE or one of i1, "
+                              "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64)",
+                  entry, p->name);
+    }
+    if (bad_hint)
+        sema_fail(s, p->span, "bad hint in signature entry '%s' for parameter '%s' (only :16 and :1 are valid)",
+                  entry, p->name);
+    if (hint && t.dtype != DT_PTR && (!dt_is_int((DType)t.dtype) || t.dtype == DT_I1))
+        sema_fail(s, p->span, "hint ':%d' in '%s' is only valid for integer and pointer parameters ('%s')", hint,
+                  entry, p->name);
+    if (hint == 1 && t.dtype == DT_PTR)
+        sema_fail(s, p->span, "hint ':1' in '%s' is only valid for integer parameters ('%s')", entry, p->name);
+    ValueId pv = ir_param(s->f, p->name, t);
+    if (t.dtype == DT_PTR && is_const_annotation(p->a))
+        sema_mark_const_ptr(s, pv);
+    Param *pp = &s->f->params[s->f->nparams - 1];
+    record_param(s, p, true, t, hint, NULL);
+    if (hint == 16)
+        pp->divisibility = 16;
+    if (hint == 1) {
+        pp->equal_to_1 = true; /* specialised like Triton: the value is the constant 1 */
+        sema_scope_set(s, &s->fr->scope, p->name, sema_int(1));
+    } else {
+        sema_scope_set(s, &s->fr->scope, p->name, sema_tensor(s, pv));
+    }
+}
+
+/* One named parameter: a compile-time value, typed by the launch (the API
+ * without a signature), or typed by its signature entry. */
+static void bind_param(Sema *s, const Node *fn, const Node *p, const char *entry, bool cx, Val cfg) {
+    Val v;
+    if (param_value(s, fn, p, entry, cx, cfg, &v)) {
+        sema_scope_set(s, &s->fr->scope, p->name, v);
+        record_param(s, p, false, ir_scalar(DT_VOID), 0, &v);
+        return;
+    }
+    if (!entry && s->info) { /* typed by the launch */
+        record_param(s, p, true, ir_scalar(DT_VOID), 0, NULL);
+        return;
+    }
+    if (!entry)
+        sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
+    bind_typed(s, p, entry);
+}
+
+/* The autotune config's keys must be constexpr parameters (without **meta,
+ * which takes the others). */
+static void check_config_keys(Sema *s, const Node *fn, Val cfg) {
+    const NodeList *ps = &fn->l0;
+    Val d = cfg.items[0];
+    for (int i = 0; i < d.n; i++) {
+        bool ok = false;
+        for (int j = 0; j < ps->len; j++)
+            ok |= !ps->items[j]->op && !strcmp(ps->items[j]->name, d.keys[i]) &&
+                  sema_is_constexpr_annotation(ps->items[j]->a);
+        if (!ok)
+            sema_fail(s, fn->span, "the autotune config sets '%s', which is not a constexpr parameter of kernel "
+                                   "'%s'",
+                      d.keys[i], fn->name);
+    }
+}
+
+/* **meta: the autotune config's values, then every -D that names no
+ * parameter; its keys are the kernel's constants too (BLOCK_SIZE_M of a
+ * config), for the API's grid expressions and queries. */
+static void bind_meta(Sema *s, const Node *fn, const Node *meta, Val cfg) {
+    const NodeList *ps = &fn->l0;
+    const SemaOptions *o = s->opt;
+    Val d = {.k = V_DICT, .i = 1};
+    int cap = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0) + 1;
+    d.keys = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
+    d.items = arena_alloc(s->a, sizeof(Val) * (size_t)cap);
+    if (cfg.k == V_CONFIG)
+        for (int i = 0; i < cfg.items[0].n; i++) {
+            d.keys[d.n] = cfg.items[0].keys[i];
+            d.items[d.n++] = cfg.items[0].items[i];
+        }
+    for (int i = 0; i < o->ndefines; i++) {
+        const char *name = o->defines[i].name;
+        bool param = false;
+        for (int j = 0; j < ps->len; j++)
+            param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
+        if (param || !name)
+            continue;
+        Val v = parse_define(s, name, o->defines[i].value, meta->span);
+        int j;
+        for (j = 0; j < d.n && strcmp(d.keys[j], name); j++)
+            ;
+        d.keys[j] = name;
+        d.items[j] = v;
+        if (j == d.n)
+            d.n++;
+    }
+    sema_scope_set(s, &s->fr->scope, meta->name, d);
+    for (int i = 0; s->info && i < d.n; i++) {
+        KernelParam *kp = &s->info->params[s->info->nparams++];
+        Buf b = {0};
+        sema_repr(&b, d.items[i]);
+        *kp = (KernelParam){.name = d.keys[i], .constexpr_ = true, .value = arena_strdup(s->a, b.data ? b.data : "")};
+        buf_free(&b);
+    }
+}
+
 /* Bind every parameter of the kernel (see the comment at the top). */
 static void specialize(Sema *s, const Node *fn) {
     const NodeList *ps = &fn->l0;
@@ -420,22 +643,8 @@ static void specialize(Sema *s, const Node *fn) {
     bool rt_sig = o->runtime_signature;
     if (o->signature)
         rt_sig = match_signature(s, fn, nnamed, nruntime, &entries);
-    for (int i = 0; i < o->ndefines && !meta; i++) {
-        /* a -D that sets nothing is a typo, as an unknown keyword argument is in Triton */
-        const char *name = o->defines[i].name;
-        if (!name)
-            continue;
-        Suggest sg;
-        suggest_init(&sg, name);
-        bool param = false;
-        for (int j = 0; j < ps->len; j++) {
-            param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
-            suggest_add(&sg, ps->items[j]->name);
-        }
-        if (!param)
-            sema_soft_fail(s, fn->span, "-D %s names no parameter of kernel '%s'%s", name, fn->name,
-                      sema_did_you_mean(s, &sg));
-    }
+    if (!meta)
+        check_defines(s, fn);
     int k = 0;
     jmp_buf pjb, *outer = s->jb;
     for (int i = 0; i < ps->len; i++) {
@@ -462,173 +671,13 @@ static void specialize(Sema *s, const Node *fn) {
                 continue;
             }
         }
-        const char *def = define_of(s, p->name); /* a runtime parameter's: match_signature left it no entry */
-        Type t;
-        int hint = 0;
-        bool bad_hint = false,
-             is_type = entry && (entry[0] == '*' || sema_desc_entry(entry) || sig_type(entry, &t, &hint, &bad_hint));
-        Val v;
-        bool have = false, found;
-        if (def) {
-            v = parse_define(s, p->name, def, p->span);
-            have = true;
-        } else if (entry && !is_type) {
-            if (!entry[0])
-                sema_fail(s, p->span, "empty signature entry for parameter '%s'", p->name);
-            no_amd_fp8(s, entry, p->span);
-            bool lit = sema_parse_literal(s, entry, &v);
-            if (!cx && (!lit || !sig_constant_ok(v))) {
-                const char *guess = sig_type_guess(s, entry);
-                if (guess && !strcmp(guess, entry)) /* a dtype, but not one a scalar may have (fp8) */
-                    sema_fail(s, p->span, "signature entry '%s' for parameter '%s': %s scalars cannot be kernel "
-                              "arguments (pass a pointer, or a wider type)", entry, p->name, entry);
-                if (guess)
-                    sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type; did you mean '%s'?",
-                              entry, p->name, guess);
-                sema_fail(s, p->span, "signature entry '%s' for parameter '%s' is not a type (*DTYPE or one of i1, "
-                                      "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64) nor a constant",
-                          entry, p->name);
-            }
-            if (!lit) {
-                Suggest sg;
-                suggest_init(&sg, entry);
-                for (int g = 0; g < s->nglobals; g++)
-                    if (s->globals[g].def->kind != N_ALIAS)
-                        suggest_add(&sg, s->globals[g].name);
-                const char *dym = sema_did_you_mean(s, &sg);
-                if (!dym[0] && is_identifier(entry))
-                    dym = arena_printf(s->a, "; a string is quoted: '%s'", entry);
-                sema_fail(s, p->span, "bad signature entry '%s' for constexpr parameter '%s': expected a literal "
-                                      "(128, 1.5, 'text', True, None), a dtype or the name of a @jit function of the "
-                                      "file%s",
-                          entry, p->name, dym);
-            }
-            have = true;
-        } else if (cx && entry) {
-            sema_fail(s, p->span, "parameter '%s' is a tl.constexpr: the signature must give its value, not the type "
-                                  "'%s'",
-                      p->name, entry);
-        } else if (cx) {
-            v = config_value(cfg, p->name, &found);
-            have = found;
-            if (!have && p->b) {
-                v = sema_eval_in_module(s, p->b);
-                have = true;
-            }
-            if (!have)
-                sema_fail(s, p->span, "constexpr parameter '%s' of kernel '%s' has no value (give it in the "
-                                      "signature, with -D %s=VALUE, or as a default)",
-                          p->name, fn->name, p->name);
-        }
-        if (have) {
-            sema_scope_set(s, &s->fr->scope, p->name, v);
-            record_param(s, p, false, ir_scalar(DT_VOID), 0, &v);
-            continue;
-        }
-        if (!entry && s->info) { /* typed by the launch */
-            record_param(s, p, true, ir_scalar(DT_VOID), 0, NULL);
-            continue;
-        }
-        if (!entry)
-            sema_fail(s, p->span, "kernel '%s' needs a signature for parameter '%s'", fn->name, p->name);
-        if (sema_desc_entry(entry)) { /* a descriptor from the host (sema_desc.c) */
-            DType elem;
-            int rank, dhint;
-            int32_t block[IR_MAX_RANK];
-            Val dv = sema_desc_param(s, p->name, entry, p->span, &elem, &rank, block, &dhint);
-            record_param(s, p, true, ir_ptr(elem), dhint, NULL);
-            if (s->info) {
-                KernelParam *kp = &s->info->params[s->info->nparams - 1];
-                kp->desc_rank = rank;
-                memcpy(kp->desc_block, block, sizeof(int32_t) * (size_t)rank);
-            }
-            sema_scope_set(s, &s->fr->scope, p->name, dv);
-            continue;
-        }
-        no_amd_fp8(s, entry, p->span);
-        if (!sig_type(entry, &t, &hint, &bad_hint) || (t.dtype == DT_PTR && t.pointee == DT_VOID)) {
-            const char *guess = sig_type_guess(s, entry);
-            if (guess)
-                sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s'; did you mean '%s'?", entry,
-                          p->name, guess);
-            sema_fail(s, p->span, "bad type '%s' in the signature for parameter '%s' (expected *DTYPE or one of i1, "
-                                  "i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64)",
-                      entry, p->name);
-        }
-        if (bad_hint)
-            sema_fail(s, p->span, "bad hint in signature entry '%s' for parameter '%s' (only :16 and :1 are valid)",
-                      entry, p->name);
-        if (hint && t.dtype != DT_PTR && (!dt_is_int((DType)t.dtype) || t.dtype == DT_I1))
-            sema_fail(s, p->span, "hint ':%d' in '%s' is only valid for integer and pointer parameters ('%s')", hint,
-                      entry, p->name);
-        if (hint == 1 && t.dtype == DT_PTR)
-            sema_fail(s, p->span, "hint ':1' in '%s' is only valid for integer parameters ('%s')", entry, p->name);
-        ValueId pv = ir_param(s->f, p->name, t);
-        if (t.dtype == DT_PTR && is_const_annotation(p->a))
-            sema_mark_const_ptr(s, pv);
-        Param *pp = &s->f->params[s->f->nparams - 1];
-        record_param(s, p, true, t, hint, NULL);
-        if (hint == 16)
-            pp->divisibility = 16;
-        if (hint == 1) {
-            pp->equal_to_1 = true; /* specialised like Triton: the value is the constant 1 */
-            sema_scope_set(s, &s->fr->scope, p->name, sema_int(1));
-        } else {
-            sema_scope_set(s, &s->fr->scope, p->name, sema_tensor(s, pv));
-        }
+        bind_param(s, fn, p, entry, cx, cfg);
     }
     s->jb = outer;
-    if (cfg.k == V_CONFIG) {
-        Val d = cfg.items[0];
-        for (int i = 0; i < d.n && !meta; i++) {
-            bool ok = false;
-            for (int j = 0; j < ps->len; j++)
-                ok |= !ps->items[j]->op && !strcmp(ps->items[j]->name, d.keys[i]) &&
-                      sema_is_constexpr_annotation(ps->items[j]->a);
-            if (!ok)
-                sema_fail(s, fn->span, "the autotune config sets '%s', which is not a constexpr parameter of kernel "
-                                       "'%s'",
-                          d.keys[i], fn->name);
-        }
-    }
-    if (meta) {
-        /* **meta: the autotune config's values, then every -D that names no parameter */
-        Val d = {.k = V_DICT, .i = 1};
-        int cap = o->ndefines + (cfg.k == V_CONFIG ? cfg.items[0].n : 0) + 1;
-        d.keys = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
-        d.items = arena_alloc(s->a, sizeof(Val) * (size_t)cap);
-        if (cfg.k == V_CONFIG)
-            for (int i = 0; i < cfg.items[0].n; i++) {
-                d.keys[d.n] = cfg.items[0].keys[i];
-                d.items[d.n++] = cfg.items[0].items[i];
-            }
-        for (int i = 0; i < o->ndefines; i++) {
-            const char *name = o->defines[i].name;
-            bool param = false;
-            for (int j = 0; j < ps->len; j++)
-                param |= !ps->items[j]->op && !strcmp(ps->items[j]->name, name);
-            if (param || !name)
-                continue;
-            Val v = parse_define(s, name, o->defines[i].value, meta->span);
-            int j;
-            for (j = 0; j < d.n && strcmp(d.keys[j], name); j++)
-                ;
-            d.keys[j] = name;
-            d.items[j] = v;
-            if (j == d.n)
-                d.n++;
-        }
-        sema_scope_set(s, &s->fr->scope, meta->name, d);
-        /* **meta's keys are the kernel's constants too (BLOCK_SIZE_M of a
-         * config), for the API's grid expressions and queries. */
-        for (int i = 0; s->info && i < d.n; i++) {
-            KernelParam *kp = &s->info->params[s->info->nparams++];
-            Buf b = {0};
-            sema_repr(&b, d.items[i]);
-            *kp = (KernelParam){.name = d.keys[i], .constexpr_ = true, .value = arena_strdup(s->a, b.data ? b.data : "")};
-            buf_free(&b);
-        }
-    }
+    if (cfg.k == V_CONFIG && !meta)
+        check_config_keys(s, fn, cfg);
+    if (meta)
+        bind_meta(s, fn, meta, cfg);
     sema_heur_run(s, fn, meta);
     int64_t warps = o->num_warps > 0 ? o->num_warps : cfg.k == V_CONFIG ? cfg.i : 4;
     int64_t stages = o->num_stages > 0 ? o->num_stages : cfg.k == V_CONFIG ? cfg.i2 : 3;
