@@ -1159,6 +1159,13 @@ static Val minmax(Sema *s, bool is_max, Val a, Val b, Span sp) {
     type_check(s, tv(s, x), tv(s, y), &rx, &ry, TC_ARITH, OP_NONE, sp);
     if (dt_of(s, rx) == DT_I1)
         sema_fail(s, sp, "%s of boolean (i1) values is not supported", is_max ? "maximum" : "minimum");
+    DType fp8 = dt_of(s, rx);
+    if (dt_is_fp8(fp8)) { /* the IR has no fp8 arithmetic: exact in fp32, and exact back (one of the two) */
+        rx = sema_cast(s, rx, ir_scalar(DT_F32), sp);
+        ry = sema_cast(s, ry, ir_scalar(DT_F32), sp);
+        ValueId m = emit2(s, is_max ? IR_MAX : IR_MIN, ty_of(s, rx), rx, ry, sp);
+        return tv(s, sema_cast(s, m, ir_scalar(fp8), sp));
+    }
     return tv(s, emit2(s, is_max ? IR_MAX : IR_MIN, ty_of(s, rx), rx, ry, sp));
 }
 

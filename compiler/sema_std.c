@@ -89,6 +89,9 @@ static int operands(Sema *s, Val input, Span sp, const char *fn, ValueId **out) 
     *out = arena_alloc(s->a, sizeof(ValueId) * (size_t)n);
     for (int i = 0; i < n; i++) {
         (*out)[i] = need_block(s, items[i], sp, fn);
+        if (dt_is_fp8((DType)ty_of(s, (*out)[i]).dtype))
+            sema_fail(s, sp, "%s of fp8 blocks (%s) is not supported: the combine function would compute in fp8; "
+                      "cast to tl.float32 first", fn, T(ty_of(s, (*out)[i])));
         Type a = ty_of(s, (*out)[0]), b = ty_of(s, (*out)[i]);
         if (a.rank != b.rank || memcmp(a.shape, b.shape, sizeof(int32_t) * (size_t)a.rank))
             sema_fail(s, sp, "all inputs of %s must have the same shape, got %s and %s", fn, T(a), T(b));
@@ -307,9 +310,15 @@ Val sema_h_cum(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
         x = sema_cast(s, x, ir_scalar(DT_F32), call);
     if (bi->aux == OP_ADD)
         x = sum_dtype(s, x, a[3], sp[3], call);
+    /* fp8 (no fp8 arithmetic in the IR): scanned in fp32, each result rounded
+     * back once, where Triton's combine rounds every partial (docs/sema.md) */
+    DType fp8 = dt_is_fp8((DType)ty_of(s, x).dtype) ? (DType)ty_of(s, x).dtype : DT_VOID;
+    if (fp8 != DT_VOID)
+        x = sema_cast(s, x, ir_scalar(DT_F32), call);
     int axis = sema_given(a[1]) ? get_axis(s, a[1], sp[1], ty_of(s, x).rank) : 0;
     bool rev = sema_opt_bool(s, a[2], sp[2], false, "reverse");
-    return sema_tensor(s, emit_scan(s, &x, 1, axis, rev, (Val){.k = V_UNDEF}, (Op)bi->aux, call, call)->results[0]);
+    ValueId r = emit_scan(s, &x, 1, axis, rev, (Val){.k = V_UNDEF}, (Op)bi->aux, call, call)->results[0];
+    return sema_tensor(s, fp8 != DT_VOID ? sema_cast(s, r, ir_scalar(fp8), call) : r);
 }
 
 /* tl.xor_sum(input, axis=None, keep_dims=False), tl.reduce_or(input, axis, keep_dims=False) */

@@ -179,12 +179,33 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
          * a scan, of each repeat along the axis too), one array per operand,
          * values in at most 8 bytes */
         Type t = f->values[in->args[0]].type;
-        if (!t.rank || (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1))
-            return 0; /* a reduction inside each warp needs no partials */
+        if (!t.rank)
+            return 0;
+        /* every operand moved into the first one's layout (llvm_regs_like),
+         * and every result out of the one the lowering makes (the first
+         * operand's; for a reduction its slice along the axis) into its own */
+        int64_t moves = 0;
+        int l0 = f->values[in->args[0]].layout;
+        for (int k = 1; k < in->nargs + in->nresults; k++) {
+            bool res = k >= in->nargs;
+            ValueId v = res ? in->results[k - in->nargs] : in->args[k];
+            int lk = f->values[v].layout;
+            Type tk = f->values[v].type;
+            bool slice = res && in->op == IR_REDUCE_FN && lk > 0 && lk < f->nlayouts &&
+                         f->layouts[lk].kind == LAYOUT_SLICE && f->layouts[lk].parent == l0 &&
+                         f->layouts[lk].dim == in->attr.axis;
+            if (tk.rank && lk != l0 && !slice && !(!res && layout_same_map(f, lk, l0, tk, f->num_warps))) {
+                int64_t m = move_bound(tk);
+                moves = m > moves ? m : moves;
+            }
+        }
+        if (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1)
+            return moves; /* a reduction inside each warp needs no partials */
         int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
         if (in->op == IR_SCAN && t.shape[in->attr.axis] > per)
             per = t.shape[in->attr.axis];
-        return align_up(in->nargs * align_up(rows * per * 8, 8), 16);
+        int64_t partials = align_up(in->nargs * align_up(rows * per * 8, 8), 16);
+        return partials > moves ? partials : moves;
     }
     case IR_GATHER: { /* the whole source, row-major */
         Type t = f->values[in->args[0]].type;

@@ -36,6 +36,33 @@ static const char k_cumsum1d[] =
     "    tl.store(p_ptr + offs, tl.cumprod(b, 0), mask=mask)\n"
     "    tl.store(s_ptr + offs, s, mask=mask)\n";
 
+/* fp8 (a storage type: the IR has no fp8 arithmetic): minimum and maximum
+ * pick one of the two exactly; cumsum runs in fp32 and rounds each result
+ * back once. The inputs are fp8e4nv values in [-4, 4]: at most 1024 of them
+ * sum exactly in fp32 in any order, so the reference is exact. */
+static void r_f8_scan(const long *d, double *const *in, double *const *want) {
+    long n = d[0];
+    double s = 0;
+    for (long i = 0; i < n; i++) {
+        double a = in[0][i], b = in[1][i];
+        want[0][i] = a < b ? a : b;
+        want[1][i] = a > b ? a : b;
+        want[2][i] = f8(E4NV, s += a);
+    }
+}
+static const char k_f8_scan[] =
+    PRE "def k(a_ptr, b_ptr, lo_ptr, hi_ptr, c_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    a = tl.load(a_ptr + offs, mask=mask, other=0.0)\n"
+    "    b = tl.load(b_ptr + offs, mask=mask, other=0.0)\n"
+    "    lo = tl.minimum(a, b)\n"
+    "    c = tl.cumsum(a, 0)\n"
+    "    tl.static_assert(lo.dtype == tl.float8e4nv and c.dtype == tl.float8e4nv)\n"
+    "    tl.store(lo_ptr + offs, lo.to(tl.float32), mask=mask)\n"
+    "    tl.store(hi_ptr + offs, tl.maximum(a, b).to(tl.float32), mask=mask)\n"
+    "    tl.store(c_ptr + offs, c.to(tl.float32), mask=mask)\n";
+
 /* h[k] = a[k] * h[k-1] + b[k] as a scan of (a, b) pairs: the combine is
  * associative but not commutative, so the order of the operands counts. */
 static void r_linrec(const long *d, double *const *in, double *const *want) {
@@ -529,6 +556,9 @@ static const char k_map_collatz[] =
     {"cumsum_cumprod_1d_w1", k_cumsum1d, "-D BLOCK=1024 --num-warps 1", S1D_SMALL, {0, 0}, 1, 0,                     \
      {F1D(-1, 1), I1D(-2, 2), IN(TL_I8, D0, -100, 100)},                                                           \
      {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_cumsum1d, NULL, 1e-4, 1e-5},          \
+    {"fp8_minmax_cumsum", k_f8_scan, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0,                                      \
+     {IN(TL_F8E4M3, D0, -4, 4), IN(TL_F8E4M3, D0, -4, 4)}, {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_F32, D0)},    \
+     r_f8_scan, NULL, EXACT},                                                                                        \
     {"associative_scan_linrec", k_linrec, "-D BLOCK=1024", S1D_SMALL, {0, 0}, 1, 0, {I1D(-1, 1), I1D(-100, 100)},     \
      {OUT(TL_I32, D0), OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_linrec, NULL, EXACT},                                    \
     {"associative_scan_linrec_w8", k_linrec, "-D BLOCK=1024 --num-warps 8", S1D_SMALL, {0, 0}, 1, 0,                \
