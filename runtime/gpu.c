@@ -249,9 +249,9 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
 }
 
 /* A cache entry: this header, each parameter's DType (a byte each), the
- * kernel's name, the automatic maps' sources (7 int32 each), then the image (the cubin; a
- * warp-specialised kernel's PTX: build_cubin). A warm start needs nothing else: no front
- * end, no sema, no IR. */
+ * kernel's name, the automatic maps' sources (7 int32 each), then the image (ptxas' cubin,
+ * or the PTX where there was no ptxas: image_from_ptx). A warm start needs nothing else: no
+ * front end, no sema, no IR. */
 typedef struct CubinHeader {
     uint32_t shared_bytes, num_warps, nparams, name_len, nauto; /* num_warps: the launch's, a producer's included */
 } CubinHeader;
