@@ -285,8 +285,8 @@ static bool auto_alloc(Variant *v, int n) {
     return v->auto_src && v->auto_last && v->auto_maps;
 }
 
-/* Load the image (a cubin, or a warp-specialised kernel's PTX, which the
- * driver compiles here: build_cubin) and fill in what a launch needs. */
+/* Load the image (a cubin, or PTX where there was no ptxas, which the
+ * driver compiles here: image_from_ptx) and fill in what a launch needs. */
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
     TlStatus s = TL_SUCCESS;
