@@ -751,6 +751,15 @@ void llvm_lower_block(Lower *L, Block *blk) {
     llvm_debug_set(L, outer);
 }
 
+Inst *llvm_lower_inline(Lower *L, Block *blk) {
+    Inst *saved = L->term;
+    L->term = NULL;
+    llvm_lower_block(L, blk);
+    Inst *y = L->term;
+    L->term = saved;
+    return y;
+}
+
 /* ---- checks before lowering ---- */
 
 /* A block argument or parameter has no defining op: use the owner's span. */

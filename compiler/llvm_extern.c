@@ -41,6 +41,27 @@ static LLVMValueRef *operand(Lower *L, ValueId v, ValueId like, Span sp, int *st
     return llvm_regs_like(L, v, like, sp);
 }
 
+/* The results of an op computed in its first result's layout (n registers
+ * each): those the layout pass gave another layout are moved into it
+ * (smem.c bounds the scratch). */
+static void set_results(Lower *L, Inst *in, LLVMValueRef **outs, int n) {
+    ValueId res = in->results[0];
+    const ThreadMap *tm0 = llvm_tm(L, res);
+    for (int j = 0; j < in->nresults; j++) {
+        const ThreadMap *tm = llvm_tm(L, in->results[j]);
+        if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
+            llvm_set(L, in->results[j], outs[j], n);
+            continue;
+        }
+        Type t = L->f->values[res].type;
+        int64_t coef[IR_MAX_RANK];
+        llvm_row_major(t.rank, t.shape, coef);
+        LLVMValueRef *r = llvm_new_regs(L, tm->nregs);
+        llvm_move(L, tm0, outs[j], dtype_of(L, in->results[j]), tm, r, coef, in->span);
+        llvm_set(L, in->results[j], r, tm->nregs);
+    }
+}
+
 /* ---- extern: libdevice ---- */
 
 /* The inline-asm constraint of an argument or result kind (libdevice.h). */
@@ -207,21 +228,7 @@ void llvm_lower_inline_asm(Lower *L, Inst *in) {
             }
         }
     }
-    /* every result was computed in the first one's layout */
-    const ThreadMap *tm0 = llvm_tm(L, res);
-    for (int j = 0; j < in->nresults; j++) {
-        const ThreadMap *tm = llvm_tm(L, in->results[j]);
-        if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
-            llvm_set(L, in->results[j], outs[j], n);
-            continue;
-        }
-        Type t = L->f->values[res].type;
-        int64_t coef[IR_MAX_RANK];
-        llvm_row_major(t.rank, t.shape, coef);
-        LLVMValueRef *r = llvm_new_regs(L, tm->nregs);
-        llvm_move(L, tm0, outs[j], dtype_of(L, in->results[j]), tm, r, coef, in->span);
-        llvm_set(L, in->results[j], r, tm->nregs);
-    }
+    set_results(L, in, outs, n);
 }
 
 /* ---- map_fn: tl.map_elementwise ---- */
@@ -253,11 +260,7 @@ void llvm_lower_map_fn(Lower *L, Inst *in) {
                 r[0] = ops[a][(g + q < n ? g + q : g) * step[a]];
                 llvm_set(L, blk->args[a * pack + q], r, 1);
             }
-        Inst *saved = L->term;
-        L->term = NULL;
-        llvm_lower_block(L, blk);
-        Inst *y = L->term;
-        L->term = saved;
+        Inst *y = llvm_lower_inline(L, blk);
         if (L->failed)
             return;
         if (!y || y->op != IR_YIELD || y->nargs != m * pack) {
@@ -269,21 +272,7 @@ void llvm_lower_map_fn(Lower *L, Inst *in) {
             for (int q = 0; q < pack && g + q < n; q++)
                 outs[j][g + q] = llvm_val(L, y->args[j * pack + q])->r[0];
     }
-    /* every result was computed in the first one's layout */
-    const ThreadMap *tm0 = llvm_tm(L, res);
-    for (int j = 0; j < m; j++) {
-        const ThreadMap *tm = llvm_tm(L, in->results[j]);
-        if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
-            llvm_set(L, in->results[j], outs[j], n);
-            continue;
-        }
-        Type t = L->f->values[res].type;
-        int64_t coef[IR_MAX_RANK];
-        llvm_row_major(t.rank, t.shape, coef);
-        LLVMValueRef *r = llvm_new_regs(L, tm->nregs);
-        llvm_move(L, tm0, outs[j], dtype_of(L, in->results[j]), tm, r, coef, in->span);
-        llvm_set(L, in->results[j], r, tm->nregs);
-    }
+    set_results(L, in, outs, n);
 }
 
 /* ---- linking ---- */

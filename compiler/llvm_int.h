@@ -147,6 +147,9 @@ void llvm_guard_end(Lower *L, LLVMBasicBlockRef cont);
 /* Structured control flow helpers (llvm.c). */
 LLVMBasicBlockRef llvm_new_bb(Lower *L, const char *name);
 void llvm_lower_block(Lower *L, Block *blk);
+/* A region's block lowered where the builder is (a combine function, a
+ * map_fn body); returns its terminator, the enclosing block's kept. */
+Inst *llvm_lower_inline(Lower *L, Block *blk);
 
 /* ---- llvm_ops.c: elementwise, shape, math, casts, ids, debugging ---- */
 bool llvm_lower_simple(Lower *L, Inst *in); /* false: not an op it handles */

@@ -62,11 +62,7 @@ bool llvm_combine(Lower *L, Inst *in, const LLVMValueRef *a, const LLVMValueRef 
         llvm_set(L, blk->args[i], ra, 1);
         llvm_set(L, blk->args[n + i], rb, 1);
     }
-    Inst *saved = L->term;
-    L->term = NULL;
-    llvm_lower_block(L, blk);
-    Inst *y = L->term;
-    L->term = saved;
+    Inst *y = llvm_lower_inline(L, blk);
     if (L->failed)
         return false;
     if (!y || y->op != IR_YIELD || y->nargs != n) {

@@ -207,6 +207,25 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         int64_t partials = align_up(in->nargs * align_up(rows * per * 8, 8), 16);
         return partials > moves ? partials : moves;
     }
+    case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: {
+        /* llvm_extern.c: the operands read in the first result's layout, the
+         * other results moved out of it where the layout pass gave them
+         * another (llvm_regs_like, llvm_move) */
+        int64_t m = 0;
+        if (!in->nresults)
+            return 0;
+        int l0 = f->values[in->results[0]].layout;
+        for (int k = 0; k < in->nargs + in->nresults; k++) {
+            ValueId v = k < in->nargs ? in->args[k] : in->results[k - in->nargs];
+            Type t = f->values[v].type;
+            int lk = f->values[v].layout;
+            if (t.rank && lk != l0 && !layout_same_map(f, lk, l0, t, f->num_warps)) {
+                int64_t b = move_bound(t);
+                m = b > m ? b : m;
+            }
+        }
+        return m;
+    }
     case IR_GATHER: { /* the whole source, row-major */
         Type t = f->values[in->args[0]].type;
         return align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16);
