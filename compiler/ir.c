@@ -109,24 +109,12 @@ void ir_type_print(Buf *b, Type t) {
         buf_putc(b, '>');
 }
 
-/* Grow a pointer array in the arena (old storage is abandoned to the arena). */
-static void *grow(Arena *a, void *old, int len, int *cap, size_t elem) {
-    if (len < *cap)
-        return old;
-    int ncap = *cap ? *cap * 2 : 8;
-    void *p = arena_alloc(a, elem * (size_t)ncap);
-    if (p && old)
-        memcpy(p, old, elem * (size_t)len);
-    *cap = ncap;
-    return p;
-}
-
 Function *ir_func_new(Arena *a, const char *name) {
     Function *f = arena_alloc(a, sizeof *f);
     f->name = arena_strdup(a, name);
     f->arena = a;
     f->nvalues = 1; /* value 0 is reserved as "no value" */
-    f->values = grow(a, NULL, 0, &f->cap_values, sizeof(Value));
+    f->values = arena_grow(a, NULL, 0, &f->cap_values, sizeof(Value));
     f->body = ir_block_new(f);
     f->num_warps = 4;
     f->num_stages = 3;
@@ -134,7 +122,7 @@ Function *ir_func_new(Arena *a, const char *name) {
 }
 
 ValueId ir_value_new(Function *f, Type t) {
-    f->values = grow(f->arena, f->values, f->nvalues, &f->cap_values, sizeof(Value));
+    f->values = arena_grow(f->arena, f->values, f->nvalues, &f->cap_values, sizeof(Value));
     ValueId v = f->nvalues++;
     f->values[v] = (Value){.type = t};
     return v;
@@ -223,7 +211,7 @@ Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nar
         }
     }
     if (b) {
-        b->insts = grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
+        b->insts = arena_grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
         b->insts[b->ninsts++] = in;
     }
     return in;
@@ -337,14 +325,14 @@ Inst *ir_clone_inst(Function *f, Block *b, const Inst *in, ValueId *map, int nma
         }
         for (int i = 0; i < src->ninsts; i++) {
             Inst *x = ir_clone_inst(f, NULL, src->insts[i], map, nmap);
-            r[k]->insts = grow(f->arena, r[k]->insts, r[k]->ninsts, &r[k]->cap, sizeof(Inst *));
+            r[k]->insts = arena_grow(f->arena, r[k]->insts, r[k]->ninsts, &r[k]->cap, sizeof(Inst *));
             r[k]->insts[r[k]->ninsts++] = x;
         }
     }
     if (in->nregions)
         ir_set_regions(c, r[0], r[1]);
     if (b) {
-        b->insts = grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
+        b->insts = arena_grow(f->arena, b->insts, b->ninsts, &b->cap, sizeof(Inst *));
         b->insts[b->ninsts++] = c;
     }
     return c;

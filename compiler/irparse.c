@@ -361,17 +361,6 @@ static bool at_attr_dict(const Parser *P) {
     return *skip_blank(q, P->end) == '=';
 }
 
-/* Room for one more element in an arena array (old storage stays in the arena). */
-static void *grow(Parser *P, void *arr, int n, int *cap, size_t elem) {
-    if (n < *cap)
-        return arr;
-    *cap = *cap ? *cap * 2 : 4;
-    void *p = arena_alloc(P->arena, elem * (size_t)*cap);
-    if (p && n)
-        memcpy(p, arr, elem * (size_t)n);
-    return p;
-}
-
 /* ---- types ---- */
 
 /* elem = DTYPE | '!ptr<' DTYPE '>'; returns the byte after it, or NULL. */
@@ -745,8 +734,8 @@ static bool parse_type(Parser *P, Type *out, int *layout) {
 static bool parse_types(Parser *P, Type **out, int **layouts, int *n) {
     int cap = 0, lcap = 0;
     do {
-        *out = grow(P, *out, *n, &cap, sizeof **out);
-        *layouts = grow(P, *layouts, *n, &lcap, sizeof **layouts);
+        *out = arena_grow(P->arena, *out, *n, &cap, sizeof **out);
+        *layouts = arena_grow(P->arena, *layouts, *n, &lcap, sizeof **layouts);
         if (!*out || !*layouts || !parse_type(P, &(*out)[*n], &(*layouts)[*n]))
             return false;
         (*n)++;
@@ -767,7 +756,7 @@ static bool parse_ref(Parser *P, Ref *out) {
 /* refs = VALUE {',' VALUE} */
 static bool parse_refs(Parser *P, Ref **out, int *n, int *cap) {
     do {
-        *out = grow(P, *out, *n, cap, sizeof **out);
+        *out = arena_grow(P->arena, *out, *n, cap, sizeof **out);
         if (!parse_ref(P, &(*out)[*n]))
             return false;
         (*n)++;
@@ -788,7 +777,7 @@ static bool parse_operands(Parser *P, ValueId **ids, int *n, int *cap) {
     for (int i = 0; i < nrefs; i++) {
         if (!is_defined(P->f, refs[i].id))
             return error_at(P, refs[i].span, "use of undefined value %%%d", refs[i].id);
-        *ids = grow(P, *ids, *n, cap, sizeof **ids);
+        *ids = arena_grow(P->arena, *ids, *n, cap, sizeof **ids);
         (*ids)[(*n)++] = refs[i].id;
     }
     return true;
@@ -1070,7 +1059,7 @@ static Block *parse_region(Parser *P, Inst *parent, int depth) {
             do {
                 Type t;
                 int li;
-                refs = grow(P, refs, n, &cap, sizeof *refs);
+                refs = arena_grow(P->arena, refs, n, &cap, sizeof *refs);
                 if (!parse_ref(P, &refs[n]) || !expect(P, ':') || !parse_type(P, &t, &li) ||
                     !define_value(P, &refs[n], t, li, NULL, blk))
                     return NULL;

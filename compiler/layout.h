@@ -150,6 +150,13 @@ bool layout_is_wgmma(const Function *f, int li);
 /* True when layouts a and b put every element of a block of type t in the
  * same register of the same threads (a convert between them moves nothing). */
 bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps);
+/* A block staged row-major in shared memory for a layout move gets padded
+ * rows (by at most 16 bytes a row: llvm.c's smem_pad) when a row of `last`
+ * elements of `bytes` each spans the 32 banks a whole number of times; the
+ * one rule for the lowering and for smem.c's bound. */
+static inline bool layout_row_padded(int rank, int last, int bytes) {
+    return rank >= 2 && last > 1 && (int64_t)last * bytes % 128 == 0;
+}
 /* Print "#blocked<{spt = [1, 4], tpw = [8, 4], wpc = [4, 1], order = [1, 0]}>" etc.
  * (parents inline). */
 void layout_print(Buf *out, const Function *f, int li);

@@ -340,7 +340,7 @@ static int smem_pad(const ThreadMap *src, int bytes, int *row_log2, int *sv, int
         *sv /= 2;
     while (*dv > last)
         *dv /= 2;
-    if (src->rank < 2 || (int64_t)last * bytes % 128 || last == 1)
+    if (!layout_row_padded(src->rank, last, bytes))
         return 0;
     int wide = (*sv > *dv ? *sv : *dv) * bytes;
     int pad_bytes = wide > 4 ? 16 : 4;

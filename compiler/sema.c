@@ -201,27 +201,13 @@ void sema_scope_set(Sema *s, Scope *sc, const char *name, Val v) {
     Binding *b = scope_find(s, sc, name);
     if (b) {
         if (s->recovering) { /* taken back if the statement fails (exec_stmt_recovering) */
-            if (s->nundo == s->cap_undo) {
-                int cap = s->cap_undo ? s->cap_undo * 2 : 256;
-                ScopeUndo *nu = arena_alloc(s->a, sizeof(ScopeUndo) * (size_t)cap);
-                if (s->nundo)
-                    memcpy(nu, s->undo, sizeof(ScopeUndo) * (size_t)s->nundo);
-                s->undo = nu;
-                s->cap_undo = cap;
-            }
+            s->undo = arena_grow(s->a, s->undo, s->nundo, &s->cap_undo, sizeof(ScopeUndo));
             s->undo[s->nundo++] = (ScopeUndo){b, b->v};
         }
         b->v = v;
         return;
     }
-    if (sc->n == sc->cap) {
-        int cap = sc->cap ? sc->cap * 2 : 16;
-        Binding *nb = arena_alloc(s->a, sizeof(Binding) * (size_t)cap);
-        if (sc->n)
-            memcpy(nb, sc->b, sizeof(Binding) * (size_t)sc->n);
-        sc->b = nb;
-        sc->cap = cap;
-    }
+    sc->b = arena_grow(s->a, sc->b, sc->n, &sc->cap, sizeof(Binding));
     sc->b[sc->n++] = (Binding){name, v};
     if (sc->ix && 2 * (sc->ix->used + 1) > sc->ix->cap)
         scope_reindex(s, sc);

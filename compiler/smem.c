@@ -59,14 +59,14 @@ static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
 
 /* A block moved between thread maps through shared memory: its elements and
- * at most 16 bytes of padding per row, where llvm.c's smem_pad pads: rows
- * that span the 32 banks a whole number of times. (A row of two fp32, as
+ * at most 16 bytes of padding per row where rows are padded (layout_row_padded:
+ * they span the 32 banks a whole number of times). (A row of two fp32, as
  * an epilogue's split of the accumulator makes, is never padded: counting
  * 16 bytes for it tripled the bound and cost a matmul its pipeline.) */
 static int64_t move_bound(Type t) {
     int64_t numel = ir_numel(t), last = t.rank ? t.shape[t.rank - 1] : 1;
     int bytes = mem_bytes((DType)t.dtype);
-    bool padded = t.rank >= 2 && last > 1 && last * bytes % 128 == 0;
+    bool padded = layout_row_padded(t.rank, (int)last, bytes);
     return align_up(numel * bytes + (padded ? numel / last * 16 : 0), 16);
 }
 
@@ -87,6 +87,32 @@ static int warps_along(const Function *f, ValueId v, int axis) {
         return f->num_warps;
     const ThreadMap *tm = layout_thread_map(f, li, t, f->num_warps);
     return tm ? layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, t.shape[axis]) : f->num_warps;
+}
+
+/* The largest layout move an op with several operands or results makes
+ * (llvm_regs_like, llvm_move): its operands from first_arg on moved into
+ * layout l0, where the lowering computes, and its results moved out of it.
+ * A reduction's result (axis >= 0) is computed in l0's slice along the axis
+ * and moves only when laid out otherwise. */
+static int64_t moves_bound(const Function *f, const Inst *in, int l0, int first_arg, int axis) {
+    int64_t m = 0;
+    for (int k = first_arg; k < in->nargs + in->nresults; k++) {
+        bool res = k >= in->nargs;
+        ValueId v = res ? in->results[k - in->nargs] : in->args[k];
+        int lk = f->values[v].layout;
+        Type t = f->values[v].type;
+        bool moves;
+        if (res && axis >= 0) /* against the slice of l0 along the axis */
+            moves = !(lk > 0 && lk < f->nlayouts && f->layouts[lk].kind == LAYOUT_SLICE &&
+                      f->layouts[lk].parent == l0 && f->layouts[lk].dim == axis);
+        else
+            moves = lk != l0 && !layout_same_map(f, lk, l0, t, f->num_warps);
+        if (t.rank && moves) {
+            int64_t b = move_bound(t);
+            m = b > m ? b : m;
+        }
+    }
+    return m;
 }
 
 int64_t smem_scratch_bound(const Function *f, const Inst *in) {
@@ -181,24 +207,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         Type t = f->values[in->args[0]].type;
         if (!t.rank)
             return 0;
-        /* every operand moved into the first one's layout (llvm_regs_like),
-         * and every result out of the one the lowering makes (the first
-         * operand's; for a reduction its slice along the axis) into its own */
-        int64_t moves = 0;
-        int l0 = f->values[in->args[0]].layout;
-        for (int k = 1; k < in->nargs + in->nresults; k++) {
-            bool res = k >= in->nargs;
-            ValueId v = res ? in->results[k - in->nargs] : in->args[k];
-            int lk = f->values[v].layout;
-            Type tk = f->values[v].type;
-            bool slice = res && in->op == IR_REDUCE_FN && lk > 0 && lk < f->nlayouts &&
-                         f->layouts[lk].kind == LAYOUT_SLICE && f->layouts[lk].parent == l0 &&
-                         f->layouts[lk].dim == in->attr.axis;
-            if (tk.rank && lk != l0 && !slice && !(!res && layout_same_map(f, lk, l0, tk, f->num_warps))) {
-                int64_t m = move_bound(tk);
-                moves = m > moves ? m : moves;
-            }
-        }
+        int64_t moves = moves_bound(f, in, f->values[in->args[0]].layout, 1,
+                                    in->op == IR_REDUCE_FN ? in->attr.axis : -1);
         if (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1)
             return moves; /* a reduction inside each warp needs no partials */
         int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
@@ -207,25 +217,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         int64_t partials = align_up(in->nargs * align_up(rows * per * 8, 8), 16);
         return partials > moves ? partials : moves;
     }
-    case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: {
-        /* llvm_extern.c: the operands read in the first result's layout, the
-         * other results moved out of it where the layout pass gave them
-         * another (llvm_regs_like, llvm_move) */
-        int64_t m = 0;
-        if (!in->nresults)
-            return 0;
-        int l0 = f->values[in->results[0]].layout;
-        for (int k = 0; k < in->nargs + in->nresults; k++) {
-            ValueId v = k < in->nargs ? in->args[k] : in->results[k - in->nargs];
-            Type t = f->values[v].type;
-            int lk = f->values[v].layout;
-            if (t.rank && lk != l0 && !layout_same_map(f, lk, l0, t, f->num_warps)) {
-                int64_t b = move_bound(t);
-                m = b > m ? b : m;
-            }
-        }
-        return m;
-    }
+    case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: /* llvm_extern.c: all in the first result's layout */
+        return in->nresults ? moves_bound(f, in, f->values[in->results[0]].layout, 0, -1) : 0;
     case IR_GATHER: { /* the whole source, row-major */
         Type t = f->values[in->args[0]].type;
         return align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16);

@@ -27,16 +27,10 @@ Node *ast_new(Arena *arena, NodeKind kind, Span sp) {
 }
 
 void ast_push(Arena *arena, NodeList *l, Node *n) {
-    if (l->len == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 4;
-        Node **items = arena_alloc(arena, (size_t)cap * sizeof *items);
-        if (!items)
-            return;
-        if (l->len)
-            memcpy(items, l->items, (size_t)l->len * sizeof *items);
-        l->items = items;
-        l->cap = cap;
-    }
+    Node **items = arena_grow(arena, l->items, l->len, &l->cap, sizeof *items);
+    if (!items)
+        return;
+    l->items = items;
     l->items[l->len++] = n;
 }
 

@@ -15,6 +15,19 @@ struct ArenaBlock {
 
 enum { ARENA_BLOCK = 64 * 1024 };
 
+void *arena_grow(Arena *a, void *old, int len, int *cap, size_t elem) {
+    if (len < *cap)
+        return old;
+    int ncap = *cap ? *cap * 2 : 8;
+    void *p = arena_alloc(a, elem * (size_t)ncap);
+    if (!p)
+        return NULL; /* *cap unchanged: the old array still holds what it held */
+    if (old && len)
+        memcpy(p, old, elem * (size_t)len);
+    *cap = ncap;
+    return p;
+}
+
 void *arena_alloc(Arena *a, size_t size) {
     size = (size + 15) & ~(size_t)15;
     ArenaBlock *b = a->head;

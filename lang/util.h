@@ -18,6 +18,10 @@ typedef struct Arena {
 
 /* Zeroed memory from the arena. Returns NULL only if malloc fails. */
 void *arena_alloc(Arena *a, size_t size);
+/* Room for element len of an array of cap elements in the arena: the array
+ * itself while len < *cap, else a copy twice as large (8 at first; the old
+ * storage stays in the arena). NULL when out of memory. */
+void *arena_grow(Arena *a, void *old, int len, int *cap, size_t elem);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -134,17 +134,14 @@ static bool put_file(const char *path, const char *data, size_t len) {
     return f && !fclose(f) && ok;
 }
 
+/* Appends the file at path to out (util.c's read_file); false if unreadable. */
 static bool get_file(const char *path, Buf *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_putn(out, chunk, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
+    size_t len;
+    char *data = read_file(path, &len);
+    if (data)
+        buf_putn(out, data, len);
+    free(data);
+    return data != NULL;
 }
 
 /* posix_spawn, not fork: the host may be a large multithreaded process

@@ -770,6 +770,13 @@ def _grid_dims(grid, bound_args):
     return tuple(int(x) for x in g)
 
 
+def _launch_error(entry, e):
+    """The TlLaunchError for libtl's error e of a launch of entry, recorded once."""
+    emit("launch_error", once=entry.options, kernel=entry.name, sig=entry.sig, status=e.status_name,
+         msg=_first_line(e.message))
+    return TlLaunchError(f"tl launch of {entry.name} failed ({e.status_name}): {e.message}")
+
+
 def _launch(entry, specs, grid_dims):
     if any(x == 0 for x in grid_dims):  # Triton's launcher skips empty grids
         return
@@ -781,9 +788,7 @@ def _launch(entry, specs, grid_dims):
         with _lock:
             entry.kernel.launch(grid_dims, args, _stream())
     except tlapi.TlError as e:
-        emit("launch_error", once=entry.options, kernel=entry.name, sig=entry.sig, status=e.status_name,
-             msg=_first_line(e.message))
-        raise TlLaunchError(f"tl launch of {entry.name} failed ({e.status_name}): {e.message}") from None
+        raise _launch_error(entry, e) from None
     finally:
         del keep
     if new:
@@ -1043,9 +1048,7 @@ def _launch_packed(entry, packed, vals, g):
         with _lock:
             pk.launch(g, _stream())
     except tlapi.TlError as e:
-        emit("launch_error", once=entry.options, kernel=entry.name, sig=entry.sig, status=e.status_name,
-             msg=_first_line(e.message))
-        raise TlLaunchError(f"tl launch of {entry.name} failed ({e.status_name}): {e.message}") from None
+        raise _launch_error(entry, e) from None
 
 
 def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
