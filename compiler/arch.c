@@ -25,6 +25,11 @@ const PtxArch *ptx_arch(const char *name) {
     return NULL;
 }
 
+bool ptx_arch_cubin_runs_on(const PtxArch *a, int cc) {
+    bool specific = a->name[strlen(a->name) - 1] == 'a';
+    return specific ? cc == a->sm : cc / 10 == a->sm / 10 && cc % 10 >= a->sm % 10;
+}
+
 const char *ptx_arch_names(void) { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
 
 int arch_tma_swizzle(int elem_bytes, int inner) {

@@ -3,6 +3,8 @@
 #ifndef TL_ARCH_H
 #define TL_ARCH_H
 
+#include <stdbool.h>
+
 typedef struct PtxArch {
     const char *name;     /* "sm_80", ..., "sm_90a": LLVM's CPU name and ptxas' -arch */
     int sm;               /* 80, 86, 89, 90 */
@@ -12,6 +14,11 @@ typedef struct PtxArch {
 
 /* The architecture named `name` (NULL: the default, sm_90), or NULL if unknown. */
 const PtxArch *ptx_arch(const char *name);
+/* Can a device of compute capability cc (major * 10 + minor) run machine
+ * code (a cubin) built for `a`? Within one major version, for the same or a
+ * newer minor one; an arch-specific target (sm_90a) on its own device only.
+ * PTX runs everywhere newer: the driver compiles it at load. */
+bool ptx_arch_cubin_runs_on(const PtxArch *a, int cc);
 /* "sm_80, sm_86, sm_89, sm_90, sm_90a": for error messages. */
 const char *ptx_arch_names(void);
 

@@ -23,7 +23,8 @@ struct TlContext {
     bool own_ctx;       /* cuctx is the primary context tl retained (not the caller's) */
     CUstream stream;    /* tl_context_set_stream; NULL: the legacy default stream */
     char name[128];
-    char arch[16];      /* sm_80 .. sm_90 */
+    char arch[16];      /* sm_80 .. sm_90a: the device's own target (gpu_device_arch) */
+    int cc;             /* the device's compute capability, major * 10 + minor */
     int max_shared;     /* opt-in dynamic shared memory per block */
     int num_sms;        /* streaming multiprocessors (tl_context_num_sms) */
     /* Every live buffer: the CPU device's launch reaches one through an

@@ -93,6 +93,7 @@ TlStatus gpu_open(TlContext *ctx) {
                     major, minor);
     }
     gpu_device_arch(major, minor, ctx->arch, sizeof ctx->arch);
+    ctx->cc = major * 10 + minor;
     ctx->kind = TL_DEVICE_CUDA;
     return TL_SUCCESS;
 }
@@ -160,10 +161,11 @@ static const PtxArch *target_of(const TlKernel *k) {
 }
 
 /* Everything that changes the cubin: our build, LLVM, the source (which holds
- * every helper), the kernel, its specialisation and options, the target. */
+ * every helper), the kernel, its specialisation and options, the target, and
+ * the device (a cubin, or PTX where this device cannot run the target's cubin). */
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
-    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d\nkernel %s\nsignature %s\n", TL_VERSION, TL_BUILD_ID,
-               ptx_llvm_version(), target_of(k)->name, k->opts.opt_level, k->name, sig);
+    buf_printf(key, "tl %s build %s llvm %s\narch %s O%d on cc %d\nkernel %s\nsignature %s\n", TL_VERSION,
+               TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, k->opts.opt_level, k->ctx->cc, k->name, sig);
     api_options_key(k, key);
     buf_printf(key, "source %zu\n", k->src.len);
     buf_putn(key, k->src.text, k->src.len);
@@ -187,10 +189,12 @@ static TlStatus ptx_rejected(TlKernel *k, CUresult r, const char *jitlog) {
  * cuLink compiles PTX as relocatable code (`ptxas -c`), which costs
  * registers (layer norm backward's dx kernel: 140 against 127, half the
  * occupancy) and makes warp-specialised consumers spill. A ptxas that fails
- * leaves a note in the kernel's log and the driver compiles the PTX. */
+ * leaves a note in the kernel's log and the driver compiles the PTX. So does
+ * a target whose machine code this device cannot run (sm_80 on a Hopper,
+ * sm_90 on a Blackwell): its PTX runs, compiled by the driver. */
 static void image_from_ptx(TlKernel *k, Variant *v, const Buf *ptx, Buf *image) {
     Buf path = {0}, log = {0};
-    if (cuda_find_ptxas(&path)) {
+    if (ptx_arch_cubin_runs_on(target_of(k), k->ctx->cc) && cuda_find_ptxas(&path)) {
         PtxasResult r = cuda_run_ptxas(path.data, target_of(k)->name, k->opts.debug_info > 0, ptx->data, ptx->len,
                                        image, &log);
         if (r == PTXAS_OK && api_dump_enabled())

@@ -16,19 +16,26 @@ if want fakegpu/; then
         done
         # With a ptxas (the fake one): run as Triton runs it, on the arch the
         # library chose, with -lineinfo (the library's default); the image
-        # it wrote is what the driver loads.
-        if want fakegpu/ptxas; then
-            log=$T/fakegpu_ptxas.log
+        # it wrote is what the driver loads. Not on a device that cannot run
+        # that arch's machine code (12.0 gets sm_90): its PTX is loaded.
+        for fg_cc in 86:sm_86 120:sm_90; do
+            n=fakegpu/ptxas_runs_whole; [ ${fg_cc%%:*} = 120 ] && n=fakegpu/ptxas_not_for_another_major
+            want $n || continue
+            log=$T/fakegpu_ptxas${fg_cc%%:*}.log
             rm -f $T/fg_ptxas.args
             FAKE_PTXAS_NUL=1 FAKE_PTXAS_LOG=$PWD/$T/fg_ptxas.args TL_PTXAS=$PWD/tests/aot/fake_ptxas.sh \
-                TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=86 timeout 120 build/tests/fakegpu_test \
-                86 sm_86 > $log 2>&1
+                TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=${fg_cc%%:*} timeout 120 build/tests/fakegpu_test \
+                ${fg_cc%%:*} ${fg_cc#*:} > $log 2>&1
             rc=$?
             grep -q '^\[FAIL\]' $log && rc=1
-            grep -qx -- "-arch=sm_86 -lineinfo -o /.*/tl-ptxas-[A-Za-z0-9]*/kernel.cubin /.*/kernel.ptx" $T/fg_ptxas.args ||
-                { echo "ptxas arguments: $(cat $T/fg_ptxas.args 2>&1)" >> $log; rc=1; }
-            report fakegpu/ptxas_runs_whole $rc $log
-        fi
+            if [ ${fg_cc%%:*} = 120 ]; then
+                [ ! -e $T/fg_ptxas.args ] || { echo "ptxas ran: $(cat $T/fg_ptxas.args 2>&1)" >> $log; rc=1; }
+            else
+                grep -qx -- "-arch=sm_86 -lineinfo -o /.*/tl-ptxas-[A-Za-z0-9]*/kernel.cubin /.*/kernel.ptx" $T/fg_ptxas.args ||
+                    { echo "ptxas arguments: $(cat $T/fg_ptxas.args 2>&1)" >> $log; rc=1; }
+            fi
+            report $n $rc $log
+        done
         for fg_off in 0 1; do
             n=fakegpu/lineinfo_default; [ $fg_off = 1 ] && n=fakegpu/lineinfo_disabled
             want $n || continue
