@@ -62,7 +62,7 @@ typedef enum TlDType {
     TL_F8E5M2, /* tl.float8e5 (E5M2: bias 15, IEEE-like), 1 byte */
 } TlDType;
 
-enum { TL_TENSORDESC_MAX_RANK = 4 }; /* dims of a tensor descriptor (TlTensorDesc) */
+enum { TL_TENSORDESC_MAX_RANK = 5 }; /* dims of a tensor descriptor (TlTensorDesc), as a CUtensorMap */
 
 typedef struct TlContext TlContext;
 typedef struct TlBuffer TlBuffer;

@@ -530,6 +530,62 @@ static void td_rank3(void) {
     tl_kernel_destroy(k);
 }
 
+/* Rank 5, TMA's most (and Triton's): A x B x C x D x E, the last dim padded
+ * to 16 bytes (L), blocks (2, 2, 2, 4, 8) at (i, j, k - 1, 1, e + 3): D <= 4,
+ * so one block spans that dim, shifted by one. */
+static const char k_td_rank5[] =
+    PRE "def k(x_ptr, y_ptr, A, B, C, D, E, L):\n"
+        "    st = [B * C * D * L, C * D * L, D * L, L, 1]\n"
+        "    xd = tl.make_tensor_descriptor(x_ptr, [A, B, C, D, E], st, [2, 2, 2, 4, 8])\n"
+        "    yd = tl.make_tensor_descriptor(y_ptr, [A, B, C, D, E], st, [2, 2, 2, 4, 8])\n"
+        "    nc = tl.cdiv(C, 2)\n"
+        "    i = tl.program_id(0) * 2\n"
+        "    j = tl.program_id(1) // nc * 2\n"
+        "    k = tl.program_id(1) % nc * 2\n"
+        "    e = tl.program_id(2) * 8\n"
+        "    yd.store([i, j, k, 0, e], xd.load([i, j, k - 1, 1, e + 3]))\n";
+
+static void td_rank5(void) {
+    static const int sizes[][5] = {{3, 2, 5, 4, 9}, {1, 1, 1, 1, 1}, {2, 3, 3, 3, 17}};
+    char msg[512] = "";
+    TlKernel *k = kernel(k_td_rank5, "", msg, sizeof msg);
+    int ok = k != NULL;
+    for (size_t si = 0; ok && si < sizeof sizes / sizeof sizes[0]; si++) {
+        const int *z = sizes[si];
+        int A = z[0], B = z[1], C = z[2], D = z[3], E = z[4], L = (E + 3) / 4 * 4;
+        size_t n = (size_t)A * B * C * D * L;
+        double *x = random_values(TL_I32, n);
+        TlBuffer *bx = upload(TL_I32, x, n), *by = sentinel_buffer(TL_I32, n + GUARD);
+        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_i32(A), tl_arg_i32(B), tl_arg_i32(C),
+                        tl_arg_i32(D), tl_arg_i32(E), tl_arg_i32(L)};
+        unsigned grid[3] = {ex_cdiv((size_t)A, 2), ex_cdiv((size_t)B, 2) * ex_cdiv((size_t)C, 2), ex_cdiv((size_t)E, 8)};
+        if (tl_launch(k, grid, args, 8) != TL_SUCCESS) {
+            snprintf(msg, sizeof msg, "%dx%dx%dx%dx%d: %s", A, B, C, D, E, tl_last_error(ctx));
+            ok = 0;
+            break;
+        }
+        double *got = download(by), *want = malloc((n + GUARD) * sizeof *want);
+        for (size_t i = 0; i < n + GUARD; i++)
+            want[i] = SENT;
+#define AT(a, b, c, d, e) ((((((size_t)(a) * B + (b)) * C + (c)) * D + (d)) * L) + (e))
+        for (int a = 0; a < A; a++)
+            for (int b = 0; b < B; b++)
+                for (int c = 0; c < C; c++)
+                    for (int d = 0; d < D; d++)
+                        for (int e = 0; e < E; e++) {
+                            int sc = c - 1, sd = d + 1, se = e + 3;
+                            /* the block at dim 3 starts at 0 and spans 4: D <= 4 */
+                            want[AT(a, b, c, d, e)] = sc >= 0 && sd < D && se < E ? x[AT(a, b, sc, sd, se)] : 0;
+                        }
+#undef AT
+        ok = same(got, want, n + GUARD, 0, msg, sizeof msg);
+        free(got), free(want), free(x);
+        tl_buffer_destroy(bx), tl_buffer_destroy(by);
+    }
+    report("descriptor_rank5", ok, msg);
+    tl_kernel_destroy(k);
+}
+
 /* ---- desc.atomic_add: G programs add one tile at (em, en); out of bounds dropped ---- */
 static const char k_td_atomic[] =
     PRE "def k(x_ptr, y_ptr, M, N, L, em, en):\n"
@@ -653,8 +709,8 @@ static void launch_checks(void) {
     a[2] = a[1];
     refused("refuses_descriptor_for_int", k, a, 6, "is a tensor descriptor, but the parameter is i32");
     a[2] = tl_arg_i32(0);
-    d1.rank = 5;
-    refused("refuses_rank5", k, a, 6, "of rank 5 (1 to 4)");
+    d1.rank = 6;
+    refused("refuses_rank6", k, a, 6, "of rank 6 (1 to 5)");
     a[1] = tl_arg_tensordesc(&d1, b, 2, shape, strides, (int32_t[]){16, 2});
     refused("refuses_narrow_block", k, a, 6, "has 8 bytes in the last dimension; at least 16");
     a[1] = tl_arg_tensordesc_ptr(&d1, NULL, tl_buffer_device_ptr(b) + 4, TL_F32, 1000, 2, shape, strides, block);
@@ -706,6 +762,7 @@ int main(void) {
              "--signature \"tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, i32, i32, i32, i32\"");
     td_rank1();
     td_rank3();
+    td_rank5();
     td_atomic();
     launch_checks();
     tl_context_destroy(ctx);
