@@ -4,23 +4,21 @@
 #                               FileCheck --check-prefix=PREFIX must accept its output
 #                               (PTX by default, --emit=llvm for LLVM IR)
 #   tests/codegen/*.tir         the same for IR text: `tlc --ir-in FILE ARGS`
-#   tests/codegen/errors/*.tl   "# RUN-ARGS: ARGS" and "# expect: LINE:COL: error: MESSAGE":
-#                               tlc must exit 1 with every expected diagnostic
-#   codegen/harness/*           tests/codegen/harness.c builds kernels by hand (IR plus
-#                               layouts, no front end): each must compile for sm_80 and
-#                               sm_90 and pass ptxas; a few FileCheck their output
+#   tests/codegen/tir/*.tir     kernels laid out by hand (IR with layouts: the back end
+#                               alone), the same way (codegen/tir/NAME); each PTX they
+#                               give passes ptxas; all of them in one module too
+#   tests/codegen/errors/*.tl, *.tir   "# RUN-ARGS: ARGS" and "# expect: LINE:COL: error:
+#                               MESSAGE": tlc must exit 1 with every expected diagnostic
 #   codegen/example/*           every examples/*.tl kernel with the signatures the example
 #                               programs use compiles for sm_80, sm_90 and sm_90a (wgmma), ptxas accepts
 #                               the PTX, and compiling twice gives identical bytes; with
 #                               -lineinfo, the PTX less its line directives is the PTX without
 # Without ptxas (/usr/local/cuda/bin/ptxas, or $PTXAS) the ptxas steps are skipped
-# with a note. tests/codegen/gpu_check.py runs the harness kernels and examples on a
+# with a note. tests/codegen/gpu_check.py runs the tir/ kernels and examples on a
 # GPU (see its header); it is not part of this CPU suite.
 
 cg_fc=${FILECHECK:-/usr/lib/llvm-19/bin/FileCheck}
 cg_ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
-cg_h=$T/codegen_harness
-cg_run_h() { ASAN_OPTIONS=detect_leaks=0 $cg_h "$@"; } # LLVM's own allocations outlive main
 [ -x "$cg_ptxas" ] || { echo "note: no ptxas at $cg_ptxas: codegen tests skip the ptxas steps"; cg_ptxas=""; }
 
 # ptxas -arch=ARCH on a PTX file; ok when ptxas is missing.
@@ -34,6 +32,7 @@ cg_filecheck() { # file
     local f=$1 n=codegen/$(basename "$1" .tl) log=$T/codegen_$(basename "$1").log ok=0 line prefix args
     local -a ir=()
     case "$f" in *.tir) n=${n%.tir}; ir=(--ir-in) ;; esac # IR text in: the passes after sema, then codegen
+    case "$f" in */tir/*) n=codegen/tir/${n#codegen/} ;; esac
     want "$n" || return 0
     : > $log
     while IFS= read -r line; do
@@ -43,6 +42,10 @@ cg_filecheck() { # file
         if ! NO_COLOR=1 timeout 60 $TLC "${ir[@]}" "$f" "$@" > $T/codegen.out 2>> $log; then
             echo "RUN($prefix): tlc $args failed" >> $log; ok=1; continue
         fi
+        # hand-laid-out kernels: ptxas must take their PTX too (the front end's are checked as examples)
+        case "$f $args" in */tir/*--emit=ptx*--arch\ *)
+            cg_ptxas_ok $T/codegen.out "${args##*--arch }" $log || { echo "RUN($prefix): ptxas rejected the PTX" >> $log; ok=1; } ;;
+        esac
         "$cg_fc" --check-prefix="$prefix" --input-file=$T/codegen.out "$f" >> $log 2>&1 ||
             { echo "RUN($prefix): FileCheck failed (output in $T/codegen_$(basename "$f" .tl).$prefix.out)" >> $log
               cp $T/codegen.out $T/codegen_$(basename "$f" .tl).$prefix.out; ok=1; }
@@ -52,89 +55,35 @@ cg_filecheck() { # file
 
 cg_error() { # file
     local f=$1 n=codegen/errors/$(basename "$1" .tl) log=$T/codegen_err_$(basename "$1").log
+    local -a ir=()
+    case "$f" in *.tir) n=${n%.tir}; ir=(--ir-in) ;; esac
     want "$n" || return 0
     eval "set -- $(sed -n 's/^# RUN-ARGS: //p' "$f")"
-    NO_COLOR=1 timeout 60 $TLC "$f" "$@" -o /dev/null > $log 2>&1
+    NO_COLOR=1 timeout 60 $TLC "${ir[@]}" "$f" "$@" -o /dev/null > $log 2>&1
     check_expected "$f" $log $?
     report "$n" $? $log
 }
 
-# ---- the hand-built kernels ----
-# With sanitizers where the toolchain has them: a lowering bug shows up as a
-# memory error here rather than as a wrong kernel.
-cg_build_harness() {
-    local log=$T/codegen_build.log lc libs
-    lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
-    libs="$(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm"
-    local flags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Ilang -Icompiler $lc"
-    # The compiler files the harness needs: one list, also read by gpu_ptx.sh.
-    local srcs=$(cat tests/codegen/harness_srcs)
-    ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $cg_h $libs > $log 2>&1 ||
-        ${CC:-cc} $flags $srcs -o $cg_h $libs >> $log 2>&1
-    local rc=$?
-    report codegen/harness/build $rc $log
-    return $rc
-}
-
-cg_harness() {
-    local k a ok log
-    for k in $(cg_run_h --list); do
-        want "codegen/harness/$k" || continue
-        log=$T/codegen_h_$k.log ok=0
-        : > $log
-        for a in sm_80 sm_90; do
-            cg_run_h $k --arch=$a > $T/codegen_h_$k.$a.ptx 2>> $log || { echo "$a: harness failed" >> $log; ok=1; continue; }
-            cg_ptxas_ok $T/codegen_h_$k.$a.ptx $a $log || { echo "$a: ptxas rejected the PTX" >> $log; ok=1; }
-        done
-        report codegen/harness/$k $ok $log
-    done
-    # what the hand-built kernels must contain (the .tl tests cover the rest)
-    cg_harness_check copy_v4 "ld.global.v4.b32" "st.global.v4.b32"
-    cg_harness_check copy_v1 "ld.global.b32"
-    cg_harness_check mm_f16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-    cg_harness_check mm_tf32x3 "cvt.rna.tf32.f32" "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
-    cg_harness_check mm_i8 "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"
-    cg_harness_check sum_rows "shfl.sync.bfly.b32"
-    cg_harness_check max_cols "bar.sync" "st.shared"
-    cg_harness_check offs64 "mul.wide.s32"
-    # All kernels in one module (one @global_smem, one module per compilation),
-    # at -O3 and -O0; the same input twice gives the same bytes.
-    n=codegen/harness/one_module
-    if want $n; then
-        log=$T/codegen_h_all.log ok=0
-        : > $log
-        for a in -O3 -O0; do
-            cg_run_h --all $a --arch=sm_90 > $T/codegen_h_all$a.ptx 2>> $log || { echo "$a: harness failed" >> $log; ok=1; }
-            cg_ptxas_ok $T/codegen_h_all$a.ptx sm_90 $log || { echo "$a: ptxas rejected the PTX" >> $log; ok=1; }
-        done
-        [ "$(grep -c '^.visible .entry' $T/codegen_h_all-O3.ptx)" = "$(cg_run_h --list | grep -vc big_convert)" ] ||
-            { echo "not one .entry per kernel" >> $log; ok=1; }
-        cg_run_h --all --arch=sm_90 | cmp -s - $T/codegen_h_all-O3.ptx || { echo "two compilations differ" >> $log; ok=1; }
-        report $n $ok $log
-    fi
-    # Too much shared memory is a source error at the op that needs it.
-    local n=codegen/harness/smem_limit
-    if want $n; then
-        log=$T/codegen_h_smem.log
-        NO_COLOR=1 cg_run_h big_convert --arch=sm_86 > /dev/null 2> $log
-        local rc=$?
-        ok=0
-        [ $rc = 1 ] || { echo "exit $rc, want 1" >> $log; ok=1; }
-        grep -q "error: convert_layout needs 133120 bytes of shared memory, more than the 101376 available; use a smaller block" $log ||
-            { echo "missing the shared memory error" >> $log; ok=1; }
-        cg_run_h big_convert --arch=sm_90 > /dev/null 2>> $log || { echo "sm_90 (227 KB) should fit" >> $log; ok=1; }
-        report $n $ok $log
-    fi
-}
-
-cg_harness_check() { # kernel pattern...
-    local k=$1 n=codegen/harness/$1/ptx log=$T/codegen_hc_$1.log ok=0 p; shift
-    want "$n" || return 0
+# ---- the hand-laid-out kernels, in one module ----
+# All of tests/codegen/tir/ but big_convert (one @global_smem, one module per
+# compilation), at -O3 and -O0: one .entry per kernel, ptxas takes it, and the
+# same input twice gives the same bytes.
+cg_one_module() {
+    local n=codegen/tir/one_module log=$T/codegen_tir_all.log ok=0 a f all=$T/codegen_tir_all.tir
+    want $n || return 0
     : > $log
-    for p in "$@"; do
-        grep -qF -- "$p" $T/codegen_h_$k.sm_80.ptx || { echo "no '$p' in the sm_80 PTX" >> $log; ok=1; }
+    : > $all
+    for f in tests/codegen/tir/*.tir; do [ "$(basename $f)" = big_convert.tir ] || cat $f >> $all; done
+    for a in -O3 -O0; do
+        NO_COLOR=1 timeout 120 $TLC --ir-in $all --emit=ptx --arch sm_90 $a -o $T/codegen_tir_all$a.ptx >> $log 2>&1 ||
+            { echo "$a: tlc failed" >> $log; ok=1; }
+        cg_ptxas_ok $T/codegen_tir_all$a.ptx sm_90 $log || { echo "$a: ptxas rejected the PTX" >> $log; ok=1; }
     done
-    report "$n" $ok $log
+    [ "$(grep -c '^.visible .entry' $T/codegen_tir_all-O3.ptx)" = "$(grep -c '^func @' $all)" ] ||
+        { echo "not one .entry per kernel" >> $log; ok=1; }
+    NO_COLOR=1 $TLC --ir-in $all --emit=ptx --arch sm_90 -o - 2>> $log | cmp -s - $T/codegen_tir_all-O3.ptx ||
+        { echo "two compilations differ" >> $log; ok=1; }
+    report $n $ok $log
 }
 
 # ---- the examples ----
@@ -227,13 +176,12 @@ cg_gelu_size() {
 
 if $TLC --help 2>/dev/null | grep -q 'llvm (LLVM IR)'; then
     cg_gelu_size
-    for cg_f in tests/codegen/*.tl tests/codegen/*.tir; do cg_filecheck "$cg_f"; done
-    for cg_f in tests/codegen/errors/*.tl; do [ -f "$cg_f" ] && cg_error "$cg_f"; done
+    for cg_f in tests/codegen/*.tl tests/codegen/*.tir tests/codegen/tir/*.tir; do cg_filecheck "$cg_f"; done
+    cg_one_module
+    for cg_f in tests/codegen/errors/*.tl tests/codegen/errors/*.tir; do [ -f "$cg_f" ] && cg_error "$cg_f"; done
     while IFS='|' read -r cg_n cg_file cg_args; do
         [ -n "$cg_n" ] && cg_example "$cg_n" "$cg_file" "$cg_args"
     done <<< "$cg_examples"
 else
     echo "note: $TLC has no --emit=llvm/ptx: codegen .tl tests skipped"
 fi
-case codegen/harness/ in *"$ONLY"*) cg_hb=1 ;; *) case "$ONLY" in codegen/harness/*) cg_hb=1 ;; *) cg_hb=0 ;; esac ;; esac
-[ $cg_hb = 1 ] && cg_build_harness && cg_harness

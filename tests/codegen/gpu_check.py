@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gpu_check.py: launch the harness kernels' PTX on a GPU (CuPy) and compare
+"""gpu_check.py: launch the PTX of tests/codegen/tir/*.tir (and examples) on a GPU (CuPy) and compare
 with numpy references computed another way.
 
     bash tests/codegen/gpu_ptx.sh DIR          # where tlc builds: writes DIR/*.ptx

@@ -3,18 +3,16 @@
 #
 #   bash tests/codegen/gpu_ptx.sh DIR [ARCH]      (ARCH: sm_90 by default)
 #
-# DIR gets the hand-built kernels (tests/codegen/harness.c, built here), the
+# DIR gets the hand-laid-out kernels (tests/codegen/tir/*.tir through tlc --ir-in), the
 # examples compiled with the example programs' signatures, and the numeric
 # .tl kernels of tests/codegen. Then, where a GPU and CuPy are:
 #   python3 tests/codegen/gpu_check.py DIR
 cd "$(dirname "$0")/../.." || exit 2
-D=${1:?usage: gpu_ptx.sh DIR [ARCH]} A=${2:-sm_90} TLC=${TLC:-build/bin/tlc} H=$D/.harness
+D=${1:?usage: gpu_ptx.sh DIR [ARCH]} A=${2:-sm_90} TLC=${TLC:-build/bin/tlc}
 mkdir -p "$D"
-lc=$(/usr/lib/llvm-19/bin/llvm-config --cflags | sed 's/-std=[^ ]*//')
-${CC:-cc} -std=gnu11 -O1 -Ilang -Icompiler $lc $(cat tests/codegen/harness_srcs) -o $H \
-    $(/usr/lib/llvm-19/bin/llvm-config --ldflags --libs nvptx passes ipo) -lstdc++ -lpthread -lm || exit 1
-for k in $($H --list); do $H $k --arch=$A > $D/$k.ptx || exit 1; done
-rm -f $H
+for f in tests/codegen/tir/*.tir; do
+    $TLC --ir-in "$f" --emit=ptx --arch $A -o $D/$(basename "$f" .tir).ptx || exit 1
+done
 mm16='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
 mm32='*fp32:16, *fp32:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1'
 t() { local out=$1 f=$2; shift 2; $TLC "$f" "$@" --arch $A -o $D/$out.ptx || exit 1; }
