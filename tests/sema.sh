@@ -4,7 +4,8 @@
 #                        (a line not starting with a digit is matched anywhere)
 #   tests/sema_ok/*.tl   good kernels: `tlc --emit=ir` exits 0 (the IR verifies),
 #                        printing exactly the "# expect-warning: LINE:COL: warning: MESSAGE"
-#                        lines of the file
+#                        lines of the file, and exactly the IR of NAME.ir beside it
+#                        (UPDATE=1 rewrites the .ir files: read their diff before committing)
 # A file carries the flags its compile needs in comment lines:
 #   # kernel: NAME            --kernel NAME
 #   # signature: SIG          --signature "SIG"
@@ -50,6 +51,13 @@ for f in tests/sema_ok/*.tl; do
     want_w=$(grep -c '^# expect-warning: ' "$f")
     got_w=$(grep -cE '^[^[:space:]]+: warning: ' "$log")
     [ "$want_w" = "$got_w" ] || { echo "$got_w warnings reported, $want_w expected" >> "$log"; bad=1; }
+    # the IR sema made, exactly
+    [ "${UPDATE:-0}" = 1 ] && [ $rc = 0 ] && cp $T/sema.out "${f%.tl}.ir"
+    if [ ! -f "${f%.tl}.ir" ]; then
+        echo "no ${f%.tl}.ir (UPDATE=1 writes it)" >> "$log"; bad=1
+    elif ! cmp -s $T/sema.out "${f%.tl}.ir"; then
+        echo "the IR differs from ${f%.tl}.ir:" >> "$log"; diff "${f%.tl}.ir" $T/sema.out | head -20 >> "$log"; bad=1
+    fi
     report "$n" $(( rc != 0 || bad )) "$log"
 done
 
