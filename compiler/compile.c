@@ -31,9 +31,6 @@
 #include "layout.h"
 #include "passes.h"
 
-const char *const compile_pass_names[] = {"sema",       "combine",  "flatten", "layout", "tma", "pipeline",
-                                          "smem-alloc", "barriers", NULL};
-
 static bool after_pass(Diag *d, Function *f, const char *pass, const CompileHooks *h) {
     if (!ir_verify(d, f))
         return false;
@@ -86,9 +83,17 @@ static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
     return flatten_pass(d, f, t->sm, t->max_shared);
 }
 
+/* Before the layout pass: a dead value would need a layout nothing asks for. */
+static bool run_dce(Diag *d, Function *f, const PtxArch *t) {
+    (void)d, (void)t;
+    ir_dce(f);
+    return true;
+}
+
+/* The axis analysis (contiguity, divisibility, constancy) is the layout
+ * pass's input, computed afresh here: no pass between may keep it. */
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
-    ir_dce(f); /* a dead value would need a layout nothing asks for */
     const AxisInfo *axis = axis_analyze(f);
     return axis && layout_pass(d, f, axis);
 }
@@ -107,20 +112,36 @@ static bool run_barriers(Diag *d, Function *f, const PtxArch *t) {
     return barrier_pass(d, f);
 }
 
-/* The passes after sema in pipeline order, by their --dump-after names and
- * with the stage their time goes to; also how a pass runs alone on parsed
- * IR (compile_run_passes). combine runs in compile_kernel. */
+/* The passes after sema in pipeline order: the one list of their names
+ * (--dump-after, --passes), with the stage their time goes to; also how a
+ * pass runs alone on parsed IR (compile_run_passes). combine runs in
+ * compile_kernel. */
 static const struct {
     const char *name;
     bool (*run)(Diag *, Function *, const PtxArch *);
     CompileStage stage;
 } pass_table[] = {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
-    {"layout", run_layout, STAGE_LAYOUT},
+    {"dce", run_dce, STAGE_LAYOUT},                {"layout", run_layout, STAGE_LAYOUT},
     {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
     {"barriers", run_barriers, STAGE_BARRIERS},
 };
 enum { FIRST_GPU_PASS = 1 };
+
+bool compile_pass_exists(const char *name) {
+    if (!strcmp(name, "sema"))
+        return true;
+    for (size_t i = 0; i < sizeof pass_table / sizeof pass_table[0]; i++)
+        if (!strcmp(pass_table[i].name, name))
+            return true;
+    return false;
+}
+
+void compile_pass_list(Buf *out) {
+    buf_puts(out, "sema");
+    for (size_t i = 0; i < sizeof pass_table / sizeof pass_table[0]; i++)
+        buf_printf(out, ", %s", pass_table[i].name);
+}
 
 static size_t pass_index(const char *name) {
     size_t i = 0;

@@ -55,7 +55,9 @@ bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *t
  * GPU refuses is refused on the CPU too, with the GPU's error in d. */
 bool compile_check_gpu_limits(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o);
 
-/* Names of the passes, in pipeline order, for --dump-after. */
-extern const char *const compile_pass_names[];
+/* Is `name` a pass --dump-after can name (sema, or one of the table's)? */
+bool compile_pass_exists(const char *name);
+/* The pass names in pipeline order, comma-separated ("sema, combine, ..."). */
+void compile_pass_list(Buf *out);
 
 #endif

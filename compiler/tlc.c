@@ -51,10 +51,13 @@ static void usage(FILE *f) {
           "  --ir-in              the input is IR text (docs/ir.md): parse and verify it, then print it\n"
           "                       (--emit=ir) or compile it on (ir-gpu, llvm, ptx, cubin)\n"
           "  --passes=P1,P2       with --ir-in: run these passes first (combine, layout, ...)\n"
-          "  --dump-after=PASS    also print the IR after PASS (sema, combine, flatten, layout, tma, pipeline,\n"
-          "                       smem-alloc, barriers) to stderr\n"
-          "  --time-passes        print the time each compile stage took to stderr\n",
+          "  --dump-after=PASS    also print the IR after PASS to stderr; the passes, in order:\n",
           f);
+    Buf passes = {0};
+    compile_pass_list(&passes);
+    fprintf(f, "  %-20s %s\n", "", passes.data);
+    buf_free(&passes);
+    fputs("  --time-passes        print the time each compile stage took to stderr\n", f);
     for (int i = 0; i < option_nspecs; i++) {
         const OptionSpec *o = &option_specs[i];
         char flag[64];
@@ -598,15 +601,11 @@ static int parse_args(Driver *dr, Arena *arena, CompileTimes *times, int argc, c
         case OPT_TIME_PASSES:
             dr->times = times;
             break;
-        case OPT_DUMP_AFTER: {
-            int i;
-            for (i = 0; compile_pass_names[i] && strcmp(compile_pass_names[i], optarg); i++)
-                ;
-            if (!compile_pass_names[i])
+        case OPT_DUMP_AFTER:
+            if (!compile_pass_exists(optarg))
                 rc = usage_error("unknown pass '%s' for --dump-after", optarg);
             dr->dump_after = optarg;
             break;
-        }
         case OPT_PASSES:
             dr->passes = optarg;
             break;
