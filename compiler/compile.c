@@ -15,6 +15,8 @@
  *             read through a map the launch encodes (sm_90a)   [tma.c]
  *   pipeline  loads feeding a dot -> rings of shared buffers filled
  *             num_stages-1 iterations ahead by cp.async or TMA [pipeline.c]
+ *   tma-prune the tma pass's tiles the pipeliner left: pointers again,
+ *             their maps gone                                  [tma.c]
  *   smem-alloc  offsets of buffers and scratch, the launch's shared
  *             memory, the arch's limit                         [smem.c]
  *   barriers  bar.sync where threads share shared memory       [smem.c]
@@ -106,6 +108,13 @@ static bool run_tma(Diag *d, Function *f, const PtxArch *t) {
 static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) {
     return pipeline_pass(d, f, t->sm, t->max_shared, !strcmp(t->name, "sm_90a"));
 }
+/* The pointer tiles the tma pass offered and the pipeliner did not fill by
+ * TMA get their pointers back, and unused maps leave the parameters. */
+static bool run_tma_prune(Diag *d, Function *f, const PtxArch *t) {
+    (void)d, (void)t;
+    tma_prune(f);
+    return true;
+}
 static bool run_smem(Diag *d, Function *f, const PtxArch *t) { return smem_alloc_pass(d, f, t->max_shared); }
 static bool run_barriers(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
@@ -123,7 +132,8 @@ static const struct {
 } pass_table[] = {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
     {"dce", run_dce, STAGE_LAYOUT},                {"layout", run_layout, STAGE_LAYOUT},
-    {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},    {"smem-alloc", run_smem, STAGE_SMEM},
+    {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},
+    {"tma-prune", run_tma_prune, STAGE_PIPELINE},  {"smem-alloc", run_smem, STAGE_SMEM},
     {"barriers", run_barriers, STAGE_BARRIERS},
 };
 enum { FIRST_GPU_PASS = 1 };

@@ -17,8 +17,8 @@ bool combine_pass(Diag *d, Function *f);
 bool flatten_pass(Diag *d, Function *f, int sm, int max_shared);
 
 /* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
- * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune takes
- * back what the pipeliner did not use. */
+ * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune (its
+ * own pass, after the pipeliner) takes back what the pipeliner did not use. */
 bool tma_pass(Diag *d, Function *f, bool wgmma);
 void tma_prune(Function *f);
 

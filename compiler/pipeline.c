@@ -1632,7 +1632,6 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (ok) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
-        tma_prune(f);
         if (P.staged)
             ir_dce(f); /* the register copies staged operands were converted into */
     } else {

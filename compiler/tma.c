@@ -31,7 +31,7 @@
  *           desc_tile is the identity on its pointers, so the IR means what
  *           it meant; the pipeliner may then fill the load's ring by TMA,
  *           whose zero fill outside [R, C] is the mask and the zero `other`.
- *           tma_prune (which the pipeliner runs last) takes back each such
+ *           tma_prune (the pass after the pipeliner) takes back each such
  *           desc_tile it did not use, and the parameter with it. A load the
  *           pass cannot prove keeps its pointers and cp.async.
  *
