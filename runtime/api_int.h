@@ -1,5 +1,6 @@
-/* api_int.h: the API's objects, shared by api.c (contexts, buffers, kernels,
- * the CPU device) and gpu.c (the CUDA device). Not installed. */
+/* api_int.h: the API's objects, shared by api.c (the tl_* entry points),
+ * kernel.c (kernels, argument checks, variants, launches), autotune.c,
+ * heuristics.c and gpu.c (the CUDA device). Not installed. */
 #ifndef TL_API_INT_H
 #define TL_API_INT_H
 
@@ -128,17 +129,17 @@ typedef struct GridSpec {
 } GridSpec;
 
 
-/* ---- api.c, for autotune.c ---- */
-TlStatus api_kernel_create(TlContext *ctx, char *text, size_t len, const char *name, const char *options,
+/* ---- kernel.c, under api.c, for autotune.c, heuristics.c and gpu.c ---- */
+TlStatus kernel_create(TlContext *ctx, char *text, size_t len, const char *name, const char *options,
                            TlKernel **out);
 /* Check args against k's parameters into k->norm; false with ctx's error set. */
-bool api_check_args(TlKernel *k, const TlArg *args, int nargs);
+bool kernel_check_args(TlKernel *k, const TlArg *args, int nargs);
 /* The launch signature of checked arguments (Triton's AOT spelling). */
-void api_launch_signature(const TlArg *args, int nargs, Buf *sig);
-TlStatus api_get_variant(TlKernel *k, const char *key, Variant **out);
-TlStatus api_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync);
-void api_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total);
-void api_add_times(TlContext *ctx, const CompileTimes *t);
+void kernel_launch_signature(const TlArg *args, int nargs, Buf *sig);
+TlStatus kernel_get_variant(TlKernel *k, const char *key, Variant **out);
+TlStatus kernel_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream, bool sync);
+void ctx_stat_add(TlContext *ctx, unsigned long *counter, double seconds, double *total);
+void ctx_add_times(TlContext *ctx, const CompileTimes *t);
 
 /* ---- autotune.c ---- */
 /* Launch a kernel with its grid given by g: tunes first when k is tuned. */
@@ -162,17 +163,25 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((f
 
 /* TL_DUMP=1 (or TL_DUMP_DIR set): every stage of every kernel compiled is
  * written to $TL_DUMP_DIR (default ".") as KERNEL-HASH.{ast,ir,ir-gpu,ll,ptx}. */
-bool api_dump_enabled(void);
+bool kernel_dump_enabled(void);
 /* The compile options that change a kernel's code, one owner for the cache key and TL_DUMP's names. */
-void api_options_key(const TlKernel *k, Buf *b);
-void api_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
+void kernel_options_key(const TlKernel *k, Buf *b);
+void kernel_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
 
 /* ---- the CUDA device (gpu.c) ---- */
 /* A variant key's last line asking for the kernel without automatic TMA
  * maps (heur_split_key reads it): the launches whose values TMA cannot take. */
 #define API_NO_AUTO_TMA "!no-auto-tma"
 /* The TlDType of an IR element type; 0 if none matches. */
-TlDType api_dtype_of(DType dt);
+TlDType kernel_dtype_of(DType dt);
+/* Each TlDType's IR type, signature spelling and size (kernel.c). */
+typedef struct KernelDType {
+    DType dt;
+    const char *sig;
+    size_t size;
+} KernelDType;
+enum { TL_DTYPE_LAST = TL_F8E5M2 };
+extern const KernelDType kernel_dtypes[TL_DTYPE_LAST + 1];
 TlStatus gpu_open(TlContext *ctx);
 /* The arch a device of compute capability major.minor gets: never none. */
 void gpu_device_arch(int major, int minor, char *arch, size_t n);

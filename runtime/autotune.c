@@ -1,7 +1,7 @@
 /* autotune.c: grids that depend on the config, and @triton.autotune at
  * launch (tl.h explains the user's side).
  *
- * A tuned kernel (api_kernel_create: an autotune decorator and no
+ * A tuned kernel (kernel_create: an autotune decorator and no
  * --autotune-config) holds one kernel per config. A launch checks its
  * arguments against the parent, computes the tuning key (the launch
  * signature, so the argument types and their :16 / :1 specialisation, plus
@@ -314,7 +314,7 @@ static bool env_on(const char *name) {
 /* "key" printed for TL_PRINT_AUTOTUNING and the cache: the launch signature
  * and the key arguments' values. */
 static void tuning_key(TlKernel *k, const TlArg *args, int nargs, Buf *key) {
-    api_launch_signature(args, nargs, key);
+    kernel_launch_signature(args, nargs, key);
     for (int j = 0; j < k->info.nkey; j++)
         for (int i = 0; i < nargs; i++) {
             if (strcmp(k->rt[i]->name, k->info.key[j]))
@@ -364,7 +364,7 @@ static void *compile_worker(void *p) {
             return NULL;
         Variant *v;
         if (j->keys[i])
-            j->status[i] = api_get_variant(j->k->configs[i], j->keys[i], &v);
+            j->status[i] = kernel_get_variant(j->k->configs[i], j->keys[i], &v);
     }
 }
 
@@ -434,8 +434,8 @@ static bool run_once(TlKernel *k, TlKernel *c, const unsigned grid[3], const TlA
     if (!reset(k, args, nargs))
         return false;
     if (!ev)
-        return api_launch(c, grid, args, nargs, stream, false) == TL_SUCCESS;
-    return !gpu_record(k->ctx, ev[0], stream) && !api_launch(c, grid, args, nargs, stream, false) &&
+        return kernel_launch(c, grid, args, nargs, stream, false) == TL_SUCCESS;
+    return !gpu_record(k->ctx, ev[0], stream) && !kernel_launch(c, grid, args, nargs, stream, false) &&
            !gpu_record(k->ctx, ev[1], stream) && !gpu_elapsed_ms(k->ctx, ev, ms);
 }
 
@@ -448,7 +448,7 @@ static double time_config(TlKernel *k, TlKernel *c, const unsigned grid[3], cons
                           CUstream stream, CUevent ev[2], double best_ms) {
     float ms;
     /* One run to see that it launches, then an estimate of its time. */
-    if (!reset(k, args, nargs) || api_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS ||
+    if (!reset(k, args, nargs) || kernel_launch(c, grid, args, nargs, stream, true) != TL_SUCCESS ||
         !run_once(k, c, grid, args, nargs, stream, ev, &ms))
         return INFINITY;
     double est = ms > 1e-3 ? ms : 1e-3;
@@ -732,7 +732,7 @@ static int choose(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs,
 TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nargs, CUstream stream, bool sync) {
     unsigned grid[3];
     if (!k->info.tuned) {
-        if (!gs->fixed && !api_check_args(k, args, nargs))
+        if (!gs->fixed && !kernel_check_args(k, args, nargs))
             return TL_ERROR_LAUNCH;
         if (!gs->fixed && k->info.heur_per_launch) { /* the grid may read the heuristics' values */
             TlStatus s = heur_eval(k, k->norm, nargs);
@@ -740,9 +740,9 @@ TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nar
                 return s;
         }
         TlStatus s = eval_grid(k, k, gs, gs->fixed ? args : k->norm, nargs, grid);
-        return s != TL_SUCCESS ? s : api_launch(k, grid, args, nargs, stream, sync);
+        return s != TL_SUCCESS ? s : kernel_launch(k, grid, args, nargs, stream, sync);
     }
-    if (!api_check_args(k, args, nargs))
+    if (!kernel_check_args(k, args, nargs))
         return TL_ERROR_LAUNCH;
     /* k->norm is overwritten by the configs' own checks: tune on a copy. */
     TlArg *checked = malloc(sizeof(TlArg) * (size_t)(nargs + 1));
@@ -758,7 +758,7 @@ TlStatus tune_launch(TlKernel *k, const GridSpec *gs, const TlArg *args, int nar
         if (s == TL_SUCCESS)
             s = eval_grid(k, c, gs, checked, nargs, grid);
         if (s == TL_SUCCESS)
-            s = api_launch(c, grid, args, nargs, stream, sync);
+            s = kernel_launch(c, grid, args, nargs, stream, sync);
         if (c->log.len) { /* the config's diagnostics belong to the kernel the user holds */
             buf_putn(&k->log, c->log.data, c->log.len);
             c->log.len = 0;

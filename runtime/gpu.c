@@ -166,7 +166,7 @@ static const PtxArch *target_of(const TlKernel *k) {
 void gpu_cache_key(TlKernel *k, const char *sig, Buf *key) {
     buf_printf(key, "tl %s build %s llvm %s\narch %s O%d on cc %d\nkernel %s\nsignature %s\n", TL_VERSION,
                TL_BUILD_ID, ptx_llvm_version(), target_of(k)->name, k->opts.opt_level, k->ctx->cc, k->name, sig);
-    api_options_key(k, key);
+    kernel_options_key(k, key);
     buf_printf(key, "source %zu\n", k->src.len);
     buf_putn(key, k->src.text, k->src.len);
 }
@@ -197,8 +197,8 @@ static void image_from_ptx(TlKernel *k, Variant *v, const Buf *ptx, Buf *image) 
     if (ptx_arch_cubin_runs_on(target_of(k), k->ctx->cc) && cuda_find_ptxas(&path)) {
         PtxasResult r = cuda_run_ptxas(path.data, target_of(k)->name, k->opts.debug_info > 0, ptx->data, ptx->len,
                                        image, &log);
-        if (r == PTXAS_OK && api_dump_enabled())
-            api_dump(k, v, "cubin", image);
+        if (r == PTXAS_OK && kernel_dump_enabled())
+            kernel_dump(k, v, "cubin", image);
         if (r != PTXAS_OK) {
             buf_printf(&k->log, "note: %s: the CUDA driver compiles the PTX instead:\n%s", k->name,
                        log.data ? log.data : "");
@@ -216,7 +216,7 @@ static void image_from_ptx(TlKernel *k, Variant *v, const Buf *ptx, Buf *image) 
 /* IR -> PTX -> cubin, recording the compile log. */
 static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) {
     Buf ir_gpu = {0}, llvm = {0}, ptx = {0};
-    bool dump = api_dump_enabled();
+    bool dump = kernel_dump_enabled();
     CompileTimes times = {0};
     CompileHooks hooks = {.ir_gpu = dump ? &ir_gpu : NULL, .llvm = dump ? &llvm : NULL, .times = &times};
     Diag d = {.library = true};
@@ -230,9 +230,9 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
                  d.out.data ? d.out.data : "code generation failed");
     } else {
         if (dump) {
-            api_dump(k, v, "ir-gpu", &ir_gpu);
-            api_dump(k, v, "ll", &llvm);
-            api_dump(k, v, "ptx", &ptx);
+            kernel_dump(k, v, "ir-gpu", &ir_gpu);
+            kernel_dump(k, v, "ll", &llvm);
+            kernel_dump(k, v, "ptx", &ptx);
         }
         double t0 = compile_clock();
         Buf image = {0};
@@ -248,7 +248,7 @@ static TlStatus build_cubin(TlKernel *k, Variant *v, void **cubin, size_t *len) 
     buf_free(&ir_gpu);
     buf_free(&llvm);
     buf_free(&ptx);
-    api_add_times(k->ctx, &times);
+    ctx_add_times(k->ctx, &times);
     return s;
 }
 
@@ -345,8 +345,8 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
                 len > sizeof h + h.nparams + h.name_len + sizeof *v->auto_src * (size_t)h.nauto;
     }
     if (corrupt)
-        api_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
-    api_stat_add(k->ctx, found ? &k->ctx->stats.cache_hits : &k->ctx->stats.cache_misses, 0, NULL);
+        ctx_stat_add(k->ctx, &k->ctx->stats.cache_corrupt, 0, NULL);
+    ctx_stat_add(k->ctx, found ? &k->ctx->stats.cache_hits : &k->ctx->stats.cache_misses, 0, NULL);
     if (env_on("TL_PRINT_CACHE"))
         fprintf(stderr, "tl cache: %s %s [%s]%s\n", found ? "hit" : "miss", k->name, v->key,
                 corrupt ? " (corrupt entry dropped)" : "");
@@ -366,7 +366,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
         }
         CompileTimes times = {0};
         compile_time(&times, STAGE_LINK, &t0);
-        api_add_times(k->ctx, &times);
+        ctx_add_times(k->ctx, &times);
     }
     free(blob);
     buf_free(&dir);
@@ -403,7 +403,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     for (int i = f->nparams - nauto, j = 0; i < f->nparams; i++, j++) { /* tma.c appends them */
         const Param *p = &f->params[i];
         memcpy(v->auto_src[j], p->tma, sizeof p->tma);
-        v->auto_src[j][10] = (int32_t)api_dtype_of(f->params[p->tma[0] - 1].type.pointee);
+        v->auto_src[j][10] = (int32_t)kernel_dtype_of(f->params[p->tma[0] - 1].type.pointee);
     }
     if (gpu_cache_dir(k, &dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
@@ -425,7 +425,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     s = load(k, v, cubin);
     CompileTimes times = {0};
     compile_time(&times, STAGE_LINK, &t0);
-    api_add_times(k->ctx, &times);
+    ctx_add_times(k->ctx, &times);
 out:
     free(cubin);
     buf_free(&dir);
@@ -641,7 +641,7 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
                 return s;
             continue;
         }
-        api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
+        ctx_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
     }
     return TL_SUCCESS;
 }
@@ -695,7 +695,7 @@ TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int na
         *ok = r == 0;
         if (*ok) {
             memcpy(v->auto_last[j], now, sizeof now);
-            api_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
+            ctx_stat_add(k->ctx, &k->ctx->stats.tensor_maps, 0, NULL);
         }
         else
             memset(v->auto_last[j], 0, sizeof now);

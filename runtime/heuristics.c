@@ -72,7 +72,7 @@ static void signature(TlKernel *k, const TlArg *args, int nargs, Buf *sig) {
     if (k->opts.signature)
         buf_puts(sig, k->opts.signature);
     else
-        api_launch_signature(args, nargs, sig);
+        kernel_launch_signature(args, nargs, sig);
 }
 
 /* Evaluate the heuristics for args into a new memo entry (NULL on error,
