@@ -759,6 +759,8 @@ static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
 /* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
 static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
+/* fp64: an fp64 accumulator (FMA on the GPU) */
+static const char k_matmul_f64[] = K_MATMUL("tl.float64", "");
 /* fp8 partial sums added to the accumulator every 32 of K (two per BK = 64) */
 static const char k_matmul_imprecise[] = K_MATMUL("tl.float32", ", max_num_imprecise_acc=32");
 
@@ -1263,6 +1265,11 @@ static const Case cases[] = {
     {"dot_f32_k_loop_ragged_w1", k_matmul, "-D BM=16 -D BN=16 -D BK=16 --num-warps 1", SMM, {16, 16}, 3, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4,
      1e-4},
+    /* fp64 inputs: an fp64 product whatever out_dtype says (Triton) */
+    {"dot_f64_64x32x16", DOTK("tl.dot(a, b, out_dtype=tl.float32)"), "-D M=64 -D N=32 -D K=16", SDOT64, {0, 0}, 0, 0,
+     {IN(TL_F64, D0 | D2, -1, 1), IN(TL_F64, D1 | D2, -1, 1)}, {OUT(TL_F64, D0 | D1)}, r_dot, NULL, 1e-13, 1e-13},
+    {"dot_f64_k_loop_ragged", k_matmul_f64, "-D BM=32 -D BN=32 -D BK=16", SMM, {32, 32}, 3, 0,
+     {IN(TL_F64, D0 | D2, -1, 1), IN(TL_F64, D1 | D2, -1, 1)}, {OUT(TL_F64, D0 | D1)}, r_dot, NULL, 1e-13, 1e-13},
     /* fp8: conversions against the brute-force nearest code, fp8 buffers,
      * and dots (mma.sync e4m3/e5m2 on sm_89+, else an FMA loop); the fp8
      * products are exact, the fp32 sums in any order */
