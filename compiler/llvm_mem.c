@@ -397,8 +397,9 @@ void llvm_lower_store(Lower *L, Inst *in) {
  * a signed max (min) of the bits where the value is >= 0, an unsigned min
  * (max) where it is < 0 (IEEE order is the integer order of the bits for
  * positives and the reverse for negatives); NaN values do neither. bf16 adds
- * before sm_90 (no atom.add.bf16) stay LLVM's atomicrmw, a CAS loop, between
- * two fence.acq_rel.gpu. */
+ * before sm_90 (no atom.add.bf16) and f16 / bf16 max / min (no scalar
+ * atom.max.f16) stay LLVM's atomicrmw, a CAS loop, between two
+ * fence.acq_rel.gpu. */
 
 static LLVMTypeRef int_of_bits(Lower *L, int bits) { return LLVMIntTypeInContext(L->ctx, (unsigned)bits); }
 
@@ -480,24 +481,42 @@ static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLV
     return f ? LLVMBuildBitCast(L->b, old, t, "") : old;
 }
 
-/* fence.acq_rel.gpu, around the LLVM atomicrmw of a bf16 add before sm_90
- * (which drops its ordering): the fence before releases this thread's
+/* fence.acq_rel.gpu, around an LLVM atomicrmw (which drops its ordering): the fence before releases this thread's
  * earlier writes, the one after acquires what others released. */
 static void fence_acq_rel_gpu(Lower *L) {
     llvm_asm(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
 }
 
-/* A bf16 add before sm_90: LLVM's atomicrmw (a CAS loop), zero where it did not run. */
-static LLVMValueRef atomic_bf16_add(Lower *L, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
+/* The rmws PTX has no `atom` for, which LLVM's atomicrmw does as a CAS
+ * loop: a bf16 add before sm_90, and a 16-bit float max / min (PTX has
+ * those only as .v2 / .v4 vectors of pairs one thread holds; the
+ * descriptor reductions, desc.atomic_max, take f16 / bf16 as Triton's
+ * cp.reduce.async.bulk does). The max / min are LLVM's maxnum / minnum, as
+ * the interpreter's fmax / fmin. false: an `atom` does it. */
+static bool llvm_rmw_op(const Inst *in, DType dt, int sm, LLVMAtomicRMWBinOp *op) {
+    if (in->op != IR_ATOMIC_RMW)
+        return false;
+    int rmw = in->attr.rmw;
+    if (dt == DT_BF16 && rmw == RMW_ADD && sm < 90)
+        *op = LLVMAtomicRMWBinOpFAdd;
+    else if ((dt == DT_F16 || dt == DT_BF16) && (rmw == RMW_MAX || rmw == RMW_MIN))
+        *op = rmw == RMW_MAX ? LLVMAtomicRMWBinOpFMax : LLVMAtomicRMWBinOpFMin;
+    else
+        return false;
+    return true;
+}
+
+/* LLVM's atomicrmw op (a CAS loop), zero where it did not run. */
+static LLVMValueRef atomic_llvm(Lower *L, LLVMAtomicRMWBinOp op, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
-    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, v, LLVMAtomicOrderingAcquireRelease, 0);
+    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, op, p, v, LLVMAtomicOrderingAcquireRelease, 0);
     if (!cont)
         return old;
     LLVMBasicBlockRef done = LLVMGetInsertBlock(L->b);
     llvm_guard_end(L, cont);
-    LLVMValueRef phi = LLVMBuildPhi(L->b, L->t_bf16, "");
-    LLVMValueRef ins[2] = {old, LLVMConstNull(L->t_bf16)};
+    LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(v), "");
+    LLVMValueRef ins[2] = {old, LLVMConstNull(LLVMTypeOf(v))};
     LLVMBasicBlockRef from[2] = {done, pre};
     LLVMAddIncoming(phi, ins, from, 2);
     return phi;
@@ -542,17 +561,18 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
-    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && L->arch->sm < 90;
-    if (bf16_cas)
+    LLVMAtomicRMWBinOp lop;
+    bool cas_loop = llvm_rmw_op(in, dt, L->arch->sm, &lop);
+    if (cas_loop)
         fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {
         owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
         replicated |= owner[i] != NULL;
         LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
         LLVMValueRef pred = and_pred(L, owner[i], mask ? mask[i] : NULL);
-        r[i] = bf16_cas ? atomic_bf16_add(L, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
+        r[i] = cas_loop ? atomic_llvm(L, lop, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
     }
-    if (bf16_cas)
+    if (cas_loop)
         fence_acq_rel_gpu(L);
     if (replicated && L->used[res] && dt != DT_I1)
         share_from_owners(L, in, dt, tm, r, owner);
