@@ -87,10 +87,9 @@ static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
 }
 
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
-    (void)t;
     ir_dce(f); /* a dead value would need a layout nothing asks for */
     const AxisInfo *axis = axis_analyze(f);
-    return axis && layout_pass(d, f, axis);
+    return axis && layout_pass(d, f, axis, t->sm);
 }
 
 static bool run_tma(Diag *d, Function *f, const PtxArch *t) {

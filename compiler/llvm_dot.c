@@ -9,7 +9,9 @@
  *                 rounded with cvt.rna.tf32.f32 (tf32x3: three mmas on hi/lo parts)
  *   int8:         mma.sync.aligned.m16n8k32.row.col.satfinite.s32.{s8,u8}.{s8,u8}.s32
  *                 (as Triton: a sum past the s32 range clamps instead of wrapping)
- *   fp8 (sm_89+): mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
+ *   fp8 (sm_89):  mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
+ *   fp8 (else):   the fp16 forms above (out_dtype=tl.float32 or tl.float16), each
+ *                 element converted to fp16 as its fragment is packed (arch_mma_fp8)
  * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
  * kw = elements per 32-bit register, K16 = the instruction's K / 2):
  *   A  a0: (g, kw*t + j)   a1: (g+8, kw*t + j)   a2: (g, K16 + kw*t + j)   a3: (g+8, K16 + kw*t + j)
@@ -41,6 +43,7 @@ typedef struct Mma {
     const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
     int kw, kk;           /* elements per 32-bit register, instruction K */
     bool tf32, acc_int, acc_f16; /* acc_f16: C / D packed two halves to a .b32 */
+    bool fp8_f16;         /* fp8 operands converted to fp16 (arch_mma_fp8 false) */
     int M, N, K, nmt, nnt, nkt; /* block sizes and tile counts */
     int *c;               /* [mt][nt][4] accumulator registers (-1: not here) */
     int *a;               /* [mt][kt][4][kw] */
@@ -52,16 +55,25 @@ static void convergent(Lower *L, LLVMValueRef call);
 
 static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
-    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5) && ct == DT_F32 &&
-        L->arch->sm >= 89) { /* fp8: the int8 fragments, e4m3 / e5m2 bits */
-        static const char *const names[2][2] = {
-            {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
-            {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
-        m->asm_name = names[at == DT_F8E5][bt == DT_F8E5];
-        m->kw = 4, m->kk = 32;
+    if (L->arch->sm < 80)
+        return false;
+    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5)) {
+        if (arch_mma_fp8(L->arch->sm) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
+            static const char *const names[2][2] = {
+                {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
+                {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
+            m->asm_name = names[at == DT_F8E5][bt == DT_F8E5];
+            m->kw = 4, m->kk = 32;
+            return true;
+        }
+        if (ct != DT_F32 && ct != DT_F16)
+            return false;
+        /* the fp16 fragments, each fp8 element converted (exactly) */
+        m->asm_name = ct == DT_F16 ? "m16n8k16.row.col.f16.f16.f16.f16" : "m16n8k16.row.col.f32.f16.f16.f32";
+        m->kw = 2, m->kk = 16, m->acc_f16 = ct == DT_F16, m->fp8_f16 = true;
         return true;
     }
-    if (at != bt || L->arch->sm < 80)
+    if (at != bt)
         return false;
     if (at == DT_F16 && ct == DT_F16) {
         m->asm_name = "m16n8k16.row.col.f16.f16.f16.f16";
@@ -257,13 +269,22 @@ static void mma_call(Lower *L, const Mma *m, LLVMValueRef *a, LLVMValueRef *b, L
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
 
-/* The operand registers of one fragment (nslots 32-bit registers). */
-static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, LLVMValueRef *out,
-                     LLVMValueRef *lo) {
+/* An fp8 element as fp16 (exact): e5m2 is fp16's top byte. */
+static LLVMValueRef fp8_to_f16(Lower *L, LLVMValueRef x, DType dt) {
+    if (dt != DT_F8E5)
+        return llvm_cast(L, x, dt, DT_F16);
+    LLVMValueRef h = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, x, L->t_i16, ""), LLVMConstInt(L->t_i16, 8, 0), "");
+    return LLVMBuildBitCast(L->b, h, L->t_f16, "");
+}
+
+/* The operand registers of one fragment (nslots 32-bit registers) of src,
+ * whose elements are of type dt. */
+static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, DType dt,
+                     LLVMValueRef *out, LLVMValueRef *lo) {
     for (int s = 0; s < nslots; s++) {
         LLVMValueRef x[4];
         for (int j = 0; j < m->kw; j++)
-            x[j] = src[regs[s * m->kw + j]];
+            x[j] = m->fp8_f16 ? fp8_to_f16(L, src[regs[s * m->kw + j]], dt) : src[regs[s * m->kw + j]];
         if (lo)
             split_tf32(L, x[0], &out[s], &lo[s]);
         else
@@ -310,9 +331,9 @@ static void lower_mma(Lower *L, Inst *in, Mma *m) {
                     continue;
                 int ia = (mt * m->nkt + kt) * 4, ib = (kt * m->nnt + nt) * 2;
                 if (!fa[ia])
-                    fragment(L, m, &m->a[ia * m->kw], 4, A, &fa[ia], x3 ? &la[ia] : NULL);
+                    fragment(L, m, &m->a[ia * m->kw], 4, A, dtype_of(L, in->args[0]), &fa[ia], x3 ? &la[ia] : NULL);
                 if (!fb[ib])
-                    fragment(L, m, &m->b[ib * m->kw], 2, B, &fb[ib], x3 ? &lb[ib] : NULL);
+                    fragment(L, m, &m->b[ib * m->kw], 2, B, dtype_of(L, in->args[1]), &fb[ib], x3 ? &lb[ib] : NULL);
                 LLVMValueRef d[4] = {part[c[0]], part[c[1]], part[c[2]], part[c[3]]};
                 if (chunk && kt % chunk == 0)
                     d[0] = d[1] = d[2] = d[3] = zero;

@@ -1106,11 +1106,11 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     else if (out.dtype == DT_BF16)
         sema_fail(s, sp[6], "out_dtype=bfloat16 is unsupported; use out_dtype=float32/float16 and cast with "
                             ".to(tl.bfloat16)");
-    else if (dx == DT_F32 || dx == DT_BF16 || dt_is_fp8(dx))
+    else if (dx == DT_F32 || dx == DT_BF16)
         rd = DT_F32;
     else if (dx == DT_F64) /* Triton: an fp64 dot is fp64 whatever out_dtype says */
         rd = DT_F64;
-    else if (out.dtype == DT_F16 || out.dtype == DT_F32) /* fp16 inputs: out_dtype is the accumulator */
+    else if (out.dtype == DT_F16 || out.dtype == DT_F32) /* fp16 and fp8 inputs: out_dtype is the accumulator */
         rd = (DType)out.dtype;
     else
         sema_fail(s, sp[6], "out_dtype must be float32 or float16, got %s", T(out));

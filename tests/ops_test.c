@@ -1292,6 +1292,14 @@ static const Case cases[] = {
     {"dot_fp8_k_loop_imprecise", k_matmul_imprecise, "-D BM=64 -D BN=64 -D BK=64 --num-warps 8", SMM, {64, 64}, 3, 0,
      {IN(TL_F8E5M2, D0 | D2, -8, 8), IN(TL_F8E5M2, D1 | D2, -8, 8)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
      1e-5},
+    /* out_dtype=tl.float16: fp16 accumulation (the operands converted to
+     * fp16 for mma.sync m16n8k16 .f16 where fp8 mma is not native) */
+    {"dot_fp8_acc_f16", DOTK("tl.dot(a, b, out_dtype=tl.float16)"), "-D M=64 -D N=32 -D K=32", SDOT32_64, {0, 0}, 0,
+     0, {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E4M3, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2,
+     1e-2},
+    {"dot_fp8_acc_f16_k_loop_ragged_w8", k_matmul_f16acc, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8", SMM, {64, 32},
+     3, 0, {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E5M2, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2,
+     1e-2},
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
      r_dot_e4b15, NULL, 1e-5, 1e-5},
