@@ -58,6 +58,28 @@ static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
 
+/* The slots llvm_scan.c's step 3 stores for each operand of a scan: one per
+ * (row, repetition, warp along the axis), in the result's thread map.
+ * Repetitions x warps = S / (C * nl) <= S / nl (the chunk C >= 1, nl the
+ * lanes along the axis); none when one warp holds the whole axis (no step
+ * 3). Not laid out: rows x max(S, num_warps). */
+static int64_t scan_slots(const Function *f, const Inst *in) {
+    ValueId v = in->results[0];
+    Type t = f->values[v].type;
+    int axis = in->attr.axis, li = f->values[v].layout, S = t.shape[axis];
+    int64_t rows = ir_numel(t) / S;
+    if (S <= 1)
+        return 0;
+    const ThreadMap *tm = li > 0 && li < f->nlayouts && !layout_is_shared(f->layouts[li].kind)
+                              ? layout_thread_map(f, li, t, f->num_warps)
+                              : NULL;
+    if (!tm)
+        return rows * (S > f->num_warps ? S : f->num_warps);
+    int nl = layout_distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
+    int nw = layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
+    return nw > 1 ? rows * (S / nl) : 0;
+}
+
 /* A block moved between thread maps through shared memory: its elements and
  * at most 16 bytes of padding per row where rows are padded (layout_row_padded:
  * they span the 32 banks a whole number of times). (A row of two fp32, as
@@ -211,10 +233,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
                                     in->op == IR_REDUCE_FN ? in->attr.axis : -1);
         if (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1)
             return moves; /* a reduction inside each warp needs no partials */
-        int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
-        if (in->op == IR_SCAN && t.shape[in->attr.axis] > per)
-            per = t.shape[in->attr.axis];
-        int64_t partials = align_up(in->nargs * align_up(rows * per * 8, 8), 16);
+        int64_t slots = in->op == IR_SCAN ? scan_slots(f, in) : ir_numel(t) / t.shape[in->attr.axis] * f->num_warps;
+        int64_t partials = align_up(in->nargs * align_up(slots * 8, 8), 16);
         return partials > moves ? partials : moves;
     }
     case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: /* llvm_extern.c: all in the first result's layout */
