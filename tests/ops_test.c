@@ -759,6 +759,19 @@ static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
 /* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
 static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
+/* Triton's test_dot_mulbroadcasted: a sum of a broadcast product, which the
+ * combine pass makes a dot (the 3-D product never formed) */
+static const char k_mulbcast[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    acc = tl.full((BM, BN), 0.0, tl.float32)\n"
+    "    for k0 in range(0, K, BK):\n"
+    "        ka = k0 + tl.arange(0, BK)\n"
+    "        a = tl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)\n"
+    "        b = tl.load(b_ptr + ka[:, None] * N + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)\n"
+    "        acc = tl.sum(tl.expand_dims(a, axis=2) * tl.expand_dims(b, axis=0), axis=1) + acc\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 /* fp64: an fp64 accumulator (FMA on the GPU) */
 static const char k_matmul_f64[] = K_MATMUL("tl.float64", "");
 /* fp8 partial sums added to the accumulator every 32 of K (two per BK = 64) */
@@ -1265,6 +1278,8 @@ static const Case cases[] = {
     {"dot_f32_k_loop_ragged_w1", k_matmul, "-D BM=16 -D BN=16 -D BK=16 --num-warps 1", SMM, {16, 16}, 3, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4,
      1e-4},
+    {"dot_mul_broadcast_sum_ragged", k_mulbcast, "-D BM=128 -D BN=32 -D BK=32", SMM, {128, 32}, 3, 0,
+     {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     /* fp64 inputs: an fp64 product whatever out_dtype says (Triton) */
     {"dot_f64_64x32x16", DOTK("tl.dot(a, b, out_dtype=tl.float32)"), "-D M=64 -D N=32 -D K=16", SDOT64, {0, 0}, 0, 0,
      {IN(TL_F64, D0 | D2, -1, 1), IN(TL_F64, D1 | D2, -1, 1)}, {OUT(TL_F64, D0 | D1)}, r_dot, NULL, 1e-13, 1e-13},
