@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "llvm_int.h"
+#include "passes.h"
 
 typedef struct Mma {
     const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
@@ -52,6 +53,7 @@ typedef struct Mma {
 
 static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
 static void convergent(Lower *L, LLVMValueRef call);
+static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32);
 
 static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
@@ -593,6 +595,106 @@ static void undefer(Lower *L, Inst *dot) {
     }
     if (n)
         ld_round(L, cv, p, n, dot->span);
+}
+
+/* ---- small dots on the tensor cores ---- */
+
+/* A 16-bit (or fp8, converted) dot with M < 16 or N < 8, which no mma layout
+ * tiles: Triton still gives it mma.sync, its MMA layout replicated over the
+ * small block (test_dot's small_dots cases look for m16n8k16). Here its
+ * layouts are the FMA loop's; the operands go to shared memory as fp16 /
+ * bf16 (smem_small_mma_bytes), every warp reads the fragments of each
+ * 16 x 8 tile of the block padded with zeros past M and N (g = lane / 4,
+ * t = lane % 4: A (g [+8], 2t [+8] + j), B (2t [+8] + j, g)), runs the mmas
+ * over K into fresh zeros, warp 0 stores the products (c0..c3 at (g [+8],
+ * 2t + j)) inside the block, and each thread adds its accumulator registers
+ * to the products it reads back. */
+static bool small_mma(Lower *L, Inst *in, Mma *m) {
+    Type a = L->f->values[in->args[0]].type, b = L->f->values[in->args[1]].type;
+    int M = a.shape[0], K = a.shape[1], N = b.shape[1];
+    *m = (Mma){0}; /* plan_mma's attempt may have filled it */
+    return a.rank == 2 && (M < 16 || N < 8) && K % 16 == 0 && llvm_tm(L, in->results[0]) && pick_instr(L, in, m) &&
+           m->kw == 2 && m->kk == 16 && !m->tf32;
+}
+
+/* Element (row, col) of the staged rows x cols block at byte_off, or zero
+ * where row is past `rows` or col past `cols`. */
+static LLVMValueRef staged_elem(Lower *L, LLVMTypeRef t, int64_t byte_off, LLVMValueRef row, LLVMValueRef col,
+                                int rows, int cols) {
+    LLVMValueRef in = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntULT, row, llvm_i32(L, rows), ""),
+                                   LLVMBuildICmp(L->b, LLVMIntULT, col, llvm_i32(L, cols), ""), "");
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, cols), ""), col, "");
+    idx = LLVMBuildSelect(L->b, in, idx, llvm_i32(L, 0), "");
+    LLVMValueRef v = LLVMBuildLoad2(L->b, t, llvm_smem_ptr(L, t, idx, byte_off), "");
+    return LLVMBuildSelect(L->b, in, v, LLVMConstNull(t), "");
+}
+
+/* The products of the 16 x 8 tile (mt, nt) over all of K, stored by warp 0. */
+static void small_tile(Lower *L, const Mma *m, DType st, int M, int N, int K, int mt, int nt, int64_t boff,
+                       int64_t doff) {
+    LLVMTypeRef t = llvm_type(L, st);
+    LLVMValueRef g = LLVMBuildUDiv(L->b, L->lane, llvm_i32(L, 4), ""), t2 = LLVMBuildMul(
+        L->b, LLVMBuildURem(L->b, L->lane, llvm_i32(L, 4), ""), llvm_i32(L, 2), "");
+    LLVMValueRef zero = m->acc_f16 ? LLVMConstNull(L->t_f16) : LLVMConstReal(L->t_f32, 0);
+    LLVMValueRef d[4] = {zero, zero, zero, zero};
+    for (int kt = 0; kt < K / 16; kt++) {
+        LLVMValueRef fa[4], fb[2], x[2];
+        for (int s = 0; s < 4; s++) {
+            LLVMValueRef row = LLVMBuildAdd(L->b, g, llvm_i32(L, mt * 16 + 8 * (s % 2)), "");
+            for (int j = 0; j < 2; j++)
+                x[j] = staged_elem(L, t, 0, row, LLVMBuildAdd(L->b, t2, llvm_i32(L, kt * 16 + 8 * (s / 2) + j), ""), M,
+                                   K);
+            fa[s] = pack32(L, m, x);
+        }
+        for (int s = 0; s < 2; s++) {
+            LLVMValueRef col = LLVMBuildAdd(L->b, g, llvm_i32(L, nt * 8), "");
+            for (int j = 0; j < 2; j++)
+                x[j] = staged_elem(L, t, boff, LLVMBuildAdd(L->b, t2, llvm_i32(L, kt * 16 + 8 * s + j), ""), col, K,
+                                   N);
+            fb[s] = pack32(L, m, x);
+        }
+        mma_call(L, m, fa, fb, d);
+    }
+    LLVMValueRef w0 = LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, 0), "");
+    for (int i = 0; i < 4; i++) {
+        LLVMValueRef row = LLVMBuildAdd(L->b, g, llvm_i32(L, mt * 16 + 8 * (i / 2)), "");
+        LLVMValueRef col = LLVMBuildAdd(L->b, t2, llvm_i32(L, nt * 8 + i % 2), "");
+        LLVMValueRef here = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntULT, row, llvm_i32(L, M), ""),
+                                         LLVMBuildICmp(L->b, LLVMIntULT, col, llvm_i32(L, N), ""), "");
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, LLVMBuildAnd(L->b, here, w0, ""));
+        LLVMValueRef v = m->acc_f16 ? LLVMBuildFPExt(L->b, d[i], L->t_f32, "") : d[i];
+        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, N), ""), col, "");
+        LLVMBuildStore(L->b, v, llvm_smem_ptr(L, L->t_f32, idx, doff));
+        llvm_guard_end(L, cont);
+    }
+}
+
+static void lower_mma_small(Lower *L, Inst *in, const Mma *m) {
+    ValueId a = in->args[0], b = in->args[1], res = in->results[0];
+    int M = L->f->values[a].type.shape[0], K = L->f->values[a].type.shape[1], N = L->f->values[b].type.shape[1];
+    DType rt = dtype_of(L, res), st = dtype_of(L, a) == DT_BF16 ? DT_BF16 : DT_F16;
+    bool zero_acc = ir_is_zero(L->f, in->args[2]);
+    LLVMValueRef *cr = zero_acc ? NULL : llvm_regs_like(L, in->args[2], res, in->span); /* before the staging */
+    int64_t boff, doff;
+    llvm_smem_use(L, smem_small_mma_bytes(M, N, K, &boff, &doff), in->span);
+    stage(L, a, st, 0, false);
+    stage(L, b, st, boff, false);
+    llvm_barrier(L);
+    for (int mt = 0; mt * 16 < M; mt++)
+        for (int nt = 0; nt * 8 < N; nt++)
+            small_tile(L, m, st, M, N, K, mt, nt, boff, doff);
+    llvm_barrier(L);
+    const ThreadMap *tr = llvm_tm(L, res);
+    LLVMValueRef *out = llvm_new_regs(L, tr->nregs);
+    for (int r = 0; r < tr->nregs; r++) {
+        LLVMValueRef idx = LLVMBuildAdd(
+            L->b, LLVMBuildMul(L->b, llvm_index(L, tr, r, 0), llvm_i32(L, N), ""), llvm_index(L, tr, r, 1), "");
+        LLVMValueRef v = LLVMBuildLoad2(L->b, L->t_f32, llvm_smem_ptr(L, L->t_f32, idx, doff), "");
+        if (cr)
+            v = LLVMBuildFAdd(L->b, llvm_cast(L, cr[r], rt, DT_F32), v, "");
+        out[r] = llvm_cast(L, v, DT_F32, rt);
+    }
+    llvm_set(L, res, out, tr->nregs);
 }
 
 /* ---- FMA ---- */
@@ -1355,6 +1457,8 @@ void llvm_lower_dot(Lower *L, Inst *in) {
         lower_fma_smem(L, in);
     else if (plan_mma(L, in, &m))
         lower_mma(L, in, &m);
+    else if (small_mma(L, in, &m))
+        lower_mma_small(L, in, &m);
     else if (plan_fma_regs(L, in, &pa, &pb))
         lower_fma_regs(L, in, pa, pb);
     else

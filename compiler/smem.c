@@ -58,6 +58,12 @@ static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
 
+int64_t smem_small_mma_bytes(int M, int N, int K, int64_t *boff, int64_t *doff) {
+    *boff = align_up((int64_t)M * K * 2, 16);
+    *doff = *boff + align_up((int64_t)K * N * 2, 16);
+    return *doff + (int64_t)M * N * 4;
+}
+
 /* The slots llvm_scan.c's step 3 stores for each operand of a scan: one per
  * (row, repetition, warp along the axis), in the result's thread map.
  * Repetitions x warps = S / (C * nl) <= S / nl (the chunk C >= 1, nl the
@@ -218,6 +224,13 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
         if (fp8 || (!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
             fma = align_up(ir_numel(a) * ct, 16) + ir_numel(b) * ct;
+        /* a 16-bit or fp8 dot below one mma tile: the tensor cores through
+         * shared memory (lower_mma_small), where the arch has them */
+        int M = a.shape[a.rank - 2], K = a.shape[a.rank - 1], N = b.shape[b.rank - 1];
+        if (a.rank == 2 && (M < 16 || N < 8) && K % 16 == 0 && (dt_bits(a.dtype) == 16 || fp8)) {
+            int64_t bo, dof, small = smem_small_mma_bytes(M, N, K, &bo, &dof);
+            fma = small > fma ? small : fma;
+        }
         int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
         int64_t m = ops > fma ? ops : fma;
         return align_up(m > acc ? m : acc, 16);

@@ -104,6 +104,9 @@ static const Dims SDOT32_64[] = {{{64, 32, 32}}, {{0}}};
 /* Triton's min_dot_size: M and N below the tensor cores' tiles (an FMA loop) */
 static const Dims SDOT_SMALL_MN[] = {{{2, 4, 16}}, {{0}}};
 static const Dims SDOT_ONE_ROW[] = {{{1, 16, 32}}, {{0}}};
+/* below one mma tile (Triton's small_dots: 1 x 2 x 32, 2 x 4 x 32) */
+static const Dims SDOT_TINY[] = {{{1, 2, 32}}, {{0}}};
+static const Dims SDOT_8x4[] = {{{8, 4, 64}}, {{0}}};
 static const Dims SMM[] = {{{37, 45, 50}}, {{16, 16, 16}}, {{64, 33, 20}}, {{0}}};
 
 #define B128 "-D BLOCK=128"
@@ -729,6 +732,12 @@ static void r_dot(const long *d, double *const *in, double *const *want) {
 static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
     matmul(d, in, want[0], 1);
 }
+/* a @ b + 0.5 */
+static void r_dot_half(const long *d, double *const *in, double *const *want) {
+    matmul(d, in, want[0], 0);
+    for (long i = 0; i < d[0] * d[1]; i++)
+        want[0][i] += 0.5;
+}
 
 /* A whole M x K by K x N product in one program (M, N, K from -D). */
 #define DOTK(expr) \
@@ -1258,6 +1267,15 @@ static const Case cases[] = {
      2e-2, 1e-2},
     {"dot_f16_2x4x16", DOTK("tl.dot(a, b)"), "-D M=2 -D N=4 -D K=16", SDOT_SMALL_MN, {0, 0}, 0, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    /* tl.dot below one mma tile: on the GPU mma.sync through shared memory, as Triton (an fp8 one on fp16) */
+    {"dot_fp8_1x2x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=2 -D K=32 --num-warps 1", SDOT_TINY, {0, 0}, 0, 0,
+     {IN(TL_F8E5M2, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
+    {"dot_bf16_8x4x64_acc", DOTK("tl.dot(a, b, tl.full((M, N), 0.5, tl.float32))"), "-D M=8 -D N=4 -D K=64 --num-warps 2",
+     SDOT_8x4, {0, 0}, 0, 0, {IN(TL_BF16, D0 | D2, -1, 1), IN(TL_BF16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)},
+     r_dot_half, NULL, 1e-4, 1e-4},
+    {"dot_f16_8x4x64_acc_f16", DOTK("tl.dot(a, b, tl.full((M, N), 0.5, tl.float16))"), "-D M=8 -D N=4 -D K=64",
+     SDOT_8x4, {0, 0}, 0, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)},
+     r_dot_half, NULL, 2e-2, 1e-2},
     {"dot_f16_1x16x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=16 -D K=32", SDOT_ONE_ROW, {0, 0}, 0, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f32_ieee", DOTK("tl.dot(a, b, allow_tf32=False)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
