@@ -1308,13 +1308,17 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     Type ta = f->values[va].type, tb = f->values[vb].type;
     int nw = f->num_warps ? f->num_warps : 4;
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
-    DType dt = dtype_of(L, va);
+    DType dt = dtype_of(L, va), dtb = dtype_of(L, vb);
     ValueId zero_if;
     LVal *C = llvm_val(L, wgmma_acc(f, in->args[2], &zero_if));
     int repm = M / (16 * nw), per = N / 2;
+    /* fp8 (pipeline.c's fp8_wgmma): k32 steps of the same 32 bytes, both
+     * operands K-major in shared memory (no transposes of 8-bit operands) */
+    bool fp8 = (dt == DT_F8E4NV || dt == DT_F8E5) && (dtb == DT_F8E4NV || dtb == DT_F8E5);
+    int esz = fp8 ? 1 : 2, ks = 32 / esz; /* element bytes, K per instruction */
     if ((!rs && (nla->kind != LAYOUT_NVMMA || nla->transposed || !nla->swizzle)) || nlb->kind != LAYOUT_NVMMA ||
-        (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
-        !nlb->swizzle)
+        (!fp8 && ((dt != DT_F16 && dt != DT_BF16) || dtb != dt)) || (fp8 && (rs || !nlb->transposed)) ||
+        M % (16 * nw) || K % ks || N % 16 || N > 256 || C->n != repm * per || !nlb->swizzle)
         return false;
     int *areg = rs ? plan_wgmma_a(L, in, M, K, nw) : NULL;
     if (rs && !areg)
@@ -1337,27 +1341,28 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     LLVMValueRef dbase = kmajor_b ? wg_desc(L, pb, 16, 8 * wb, wb) : wg_desc(L, pb, (int64_t)K * wb, 8 * wb, wb);
     LLVMValueRef dabase = rs ? NULL : wg_desc(L, LLVMBuildAdd(b, pa, arow, ""), 16, 8 * wa, wa);
     wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
-    const char *ty = dt == DT_F16 ? "f16" : "bf16";
-    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / 16) * 4) : NULL; /* A's registers, read until retired */
+    const char *ty = dt == DT_F16 ? "f16" : dt == DT_BF16 ? "bf16" : dt == DT_F8E5 ? "e5m2" : "e4m3";
+    const char *tyb = fp8 ? (dtb == DT_F8E5 ? "e5m2" : "e4m3") : ty;
+    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / ks) * 4) : NULL; /* A's registers, read until retired */
     int nkeep = 0;
     char text[4096];
     for (int m = 0; m < repm; m++) {
         LLVMValueRef *d = acc + m * per;
-        for (int kk = 0; kk < K; kk += 16) {
+        for (int kk = 0; kk < K; kk += ks) {
             /* A: 8-row groups of one atom column, 8 * wa bytes apart; K steps
              * move the start inside the atom's row (the swizzle is applied by
              * address); B: K steps are 16 rows of wb bytes, atom columns along
              * N K * wb bytes apart */
-            int eb = wb / 2; /* elements per atom row */
+            int eb = wb / esz; /* elements per atom row */
             /* kmajor_b: as A, N rows, atom columns along K N * wb bytes apart */
-            int64_t boff = kmajor_b ? (int64_t)(kk / eb) * N * wb + (kk % eb) * 2 : (int64_t)kk * wb;
+            int64_t boff = kmajor_b ? (int64_t)(kk / eb) * N * wb + (kk % eb) * esz : (int64_t)kk * wb;
             LLVMValueRef db = LLVMBuildAdd(b, dbase, LLVMConstInt(L->t_i64, (uint64_t)(boff >> 4), 0), "");
             /* A: a shared-memory descriptor, or four .b32 of register pairs */
             LLVMValueRef aops[4];
             int na = rs ? 4 : 1;
             if (rs) {
                 LLVMValueRef *A = llvm_val(L, va)->r;
-                const int *t = &areg[(m * (K / 16) + kk / 16) * 8];
+                const int *t = &areg[(m * (K / ks) + kk / ks) * 8];
                 for (int q = 0; q < 4; q++) {
                     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(A[t[2 * q]]), 2));
                     for (int e = 0; e < 2; e++)
@@ -1366,18 +1371,20 @@ static bool lower_wgmma(Lower *L, Inst *in) {
                     keep[nkeep++] = aops[q];
                 }
             } else {
-                int ea = wa / 2;
-                int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
+                int ea = wa / esz;
+                int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * esz;
                 aops[0] = LLVMBuildAdd(b, dabase, LLVMConstInt(L->t_i64, (uint64_t)(aoff >> 4), 0), "");
             }
             int ia = 2 * per, ib = ia + na, isd = ib + 1; /* operand numbers after the outputs and tied inputs */
             int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-                             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", isd, N, ty, ty);
+                             "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", isd, N, ks, ty, tyb);
             for (int i = 0; i < per; i++)
                 o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
             if (rs)
                 o += snprintf(text + o, sizeof text - (size_t)o, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", ia,
                               ia + 1, ia + 2, ia + 3, ib, kmajor_b ? 0 : 1);
+            else if (fp8) /* no transpose operands for 8-bit types */
+                o += snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1;\n}", ia, ib);
             else
                 o += snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", ia, ib,
                               kmajor_b ? 0 : 1);

@@ -218,11 +218,10 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND && bl > 0 &&
                     bl < f->nlayouts && f->layouts[bl].kind == LAYOUT_DOT_OPERAND;
         int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
-        /* an fp8 dot runs as that FMA loop where the arch has no fp8 mma
-         * (before sm_89, and e4b15 always): smem-alloc does not know the arch,
-         * so its bound holds the staging in every case */
+        /* (e4m3 / e5m2 dots on an mma layout are mma.sync on every arch:
+         * native, or converted to fp16; e4b15 never gets one) */
         bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
-        if (fp8 || (!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
+        if ((!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
             fma = align_up(ir_numel(a) * ct, 16) + ir_numel(b) * ct;
         /* a 16-bit or fp8 dot below one mma tile: the tensor cores through
          * shared memory (lower_mma_small), where the arch has them */

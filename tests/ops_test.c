@@ -107,6 +107,9 @@ static const Dims SDOT_ONE_ROW[] = {{{1, 16, 32}}, {{0}}};
 /* below one mma tile (Triton's small_dots: 1 x 2 x 32, 2 x 4 x 32) */
 static const Dims SDOT_TINY[] = {{{1, 2, 32}}, {{0}}};
 static const Dims SDOT_8x4[] = {{{8, 4, 64}}, {{0}}};
+/* fp8 dots wgmma takes outside loops on sm_90a (64-row warpgroups) */
+static const Dims SDOT_WG[] = {{{128, 128, 64}}, {{0}}};
+static const Dims SDOT_WG_MIX[] = {{{64, 64, 128}}, {{0}}};
 static const Dims SMM[] = {{{37, 45, 50}}, {{16, 16, 16}}, {{64, 33, 20}}, {{0}}};
 
 #define B128 "-D BLOCK=128"
@@ -1333,6 +1336,11 @@ static const Case cases[] = {
     {"dot_fp8_acc_f16_k_loop_ragged_w8", k_matmul_f16acc, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8", SMM, {64, 32},
      3, 0, {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E5M2, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2,
      1e-2},
+    /* outside a loop, 4 warps: wgmma k32 on sm_90a (e5m2, and e4m3 x e5m2) */
+    {"dot_fp8_wgmma_128x128x64", DOTK("tl.dot(a, b)"), "-D M=128 -D N=128 -D K=64", SDOT_WG, {0, 0}, 0, 0,
+     {IN(TL_F8E5M2, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
+    {"dot_fp8_wgmma_mixed_64x64x128", DOTK("tl.dot(a, b)"), "-D M=64 -D N=64 -D K=128", SDOT_WG_MIX, {0, 0}, 0, 0,
+     {IN(TL_F8E4M3, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
      r_dot_e4b15, NULL, 1e-5, 1e-5},
