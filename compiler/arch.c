@@ -32,6 +32,8 @@ bool ptx_arch_cubin_runs_on(const PtxArch *a, int cc) {
 
 const char *ptx_arch_names(void) { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
 
+bool arch_mma_fp8(int sm) { return sm == 89 || sm / 10 == 12; }
+
 int arch_tma_swizzle(int elem_bytes, int inner) {
     for (int w = 128; w >= 32; w /= 2)
         if ((int64_t)inner * elem_bytes % w == 0)

@@ -30,4 +30,12 @@ const char *ptx_arch_names(void);
  * descriptor's CUtensorMap with this swizzle and that box (runtime/gpu.c). */
 int arch_tma_swizzle(int elem_bytes, int inner);
 
+/* Does mma.sync take fp8 operands (m16n8k32 e4m3 / e5m2) on sm? Only where
+ * the hardware does (sm_89; sm_12x, which tl compiles as sm_90): PTX has
+ * them for sm_90 too, but Hopper runs them as fp16 upcasts, so there (and on
+ * sm_80) the operands are converted to fp16 for m16n8k16, as Triton's
+ * mmav2SupportsFp8Operands / decomposeMixedModeDotOp do. One owner for the
+ * layout pass (the operands' k_width) and the lowering (llvm_dot.c). */
+bool arch_mma_fp8(int sm);
+
 #endif

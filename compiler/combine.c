@@ -27,7 +27,18 @@
  * every other use of the operand reads the hint's result, which is the same
  * value. A hint on a kernel parameter stays where it is: Triton drops those
  * (set_attr does nothing on a function's arguments; the signature says
- * divisibility). */
+ * divisibility).
+ *
+ * Third rewrite, Triton's CombineBroadcastMulReducePattern:
+ *             sum(broadcast(expand_dims(x, 2)) * broadcast(expand_dims(y, 0)), axis=1)
+ *               ->  dot(x, y, 0)   (IEEE precision)
+ *           for x <MxK>, y <KxN> of f32 or f16 (the sum's f32 / f16 add),
+ *           each broadcast only along its expanded dim, M and N >= 16. Why:
+ *           the product is an M x K x N block (512 KiB for test_core.py's
+ *           test_dot_mulbroadcasted), which the layouts would have to move
+ *           through shared memory; the dot never forms it. Runs first, so the
+ *           dot can then absorb an add as above; the expand / broadcast /
+ *           multiply left without users are removed (ir_dce). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -90,6 +101,60 @@ static void record_homes(const Block *b, Block **home) {
     }
 }
 
+/* x when v is broadcast(expand_dims(x, axis)) broadcast only along axis. */
+static ValueId expanded_along(const Function *f, ValueId v, int axis) {
+    const Inst *b = f->values[v].def;
+    if (!b || b->op != IR_BROADCAST)
+        return 0;
+    const Inst *e = f->values[b->args[0]].def;
+    if (!e || e->op != IR_EXPAND_DIMS || e->attr.axis != axis)
+        return 0;
+    Type s = f->values[b->args[0]].type, d = f->values[v].type;
+    for (int i = 0; i < d.rank; i++)
+        if ((s.shape[i] != d.shape[i]) != (i == axis))
+            return 0;
+    return e->args[0];
+}
+
+/* The reduce `in` as dot(x, y, zero), the zero a const put before it at *at. */
+static bool mul_reduce_to_dot(Function *f, Block *b, int *at, Inst *in) {
+    Type t = f->values[in->args[0]].type;
+    const Inst *mul = f->values[in->args[0]].def;
+    if (in->op != IR_REDUCE || in->attr.reduce != RED_SUM || in->attr.axis != 1 || in->attr.keep_dims ||
+        t.rank != 3 || (t.dtype != DT_F32 && t.dtype != DT_F16) || !mul || mul->op != IR_MUL)
+        return false;
+    ValueId x = 0, y = 0;
+    for (int k = 0; k < 2 && !(x && y); k++) { /* the product either way round: it commutes */
+        x = expanded_along(f, mul->args[k], 2);
+        y = expanded_along(f, mul->args[1 - k], 0);
+    }
+    if (!x || !y || t.shape[0] < 16 || t.shape[2] < 16)
+        return false;
+    Type rt = f->values[in->results[0]].type;
+    Inst *z = ir_inst_at(f, b, at, IR_CONST, NULL, 0, &rt, 1, in->span);
+    ValueId *args = arena_alloc(f->arena, sizeof *args * 3);
+    if (!z || !args)
+        return false;
+    z->attr.f = 0.0;
+    args[0] = x, args[1] = y, args[2] = z->results[0];
+    in->op = IR_DOT;
+    in->args = args;
+    in->nargs = 3;
+    in->attr = (Attr){.precision = PREC_IEEE};
+    return true;
+}
+
+static int mul_reduce_block(Function *f, Block *b) {
+    int n = 0;
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            n += mul_reduce_block(f, in->regions[r]);
+        n += mul_reduce_to_dot(f, b, &i, in); /* i moves past the new const onto in */
+    }
+    return n;
+}
+
 static bool is_hint(OpCode op) { return op == IR_MULTIPLE_OF || op == IR_MAX_CONTIGUOUS || op == IR_MAX_CONSTANCY; }
 
 /* The hint ops in b and below, in program order. */
@@ -147,7 +212,7 @@ static void hoist_hints(Function *f, Block **home) {
 }
 
 bool combine_pass(Diag *d, Function *f) {
-    (void)d;
+    int dots = mul_reduce_block(f, f->body);
     int *uses = calloc((size_t)f->nvalues + 1, sizeof *uses);
     Block **home = calloc((size_t)f->nvalues + 1, sizeof *home);
     if (!uses || !home) {
@@ -162,5 +227,7 @@ bool combine_pass(Diag *d, Function *f) {
     hoist_hints(f, home);
     free(uses);
     free(home);
+    if (dots)
+        ir_dce(f); /* the products the dots replaced, and their zeros once folded */
     return true;
 }

@@ -97,7 +97,7 @@ static bool run_dce(Diag *d, Function *f, const PtxArch *t) {
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
     const AxisInfo *axis = axis_analyze(f);
-    return axis && layout_pass(d, f, axis);
+    return axis && layout_pass(d, f, axis, t->sm);
 }
 
 static bool run_tma(Diag *d, Function *f, const PtxArch *t) {

@@ -245,6 +245,6 @@ AxisInfo *axis_analyze(Function *f);
  * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
  * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
  * RESHAPE moves data through shared memory like CONVERT_LAYOUT. */
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis);
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int sm);
 
 #endif

@@ -49,6 +49,8 @@
  * docs/layouts.md draws each layout and walks through a matmul. */
 #include "layout.h"
 
+#include "arch.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +81,7 @@ typedef struct Pass {
     Function *f;
     const AxisInfo *axis;
     int nw;
+    int sm;               /* the target (80, 86, 89, 90): which mma a dot gets */
     int n0;               /* values before the pass; the tables below cover these */
     int *lay;             /* per class representative: the layout, 0 while undecided */
     ValueId *rep;         /* union-find of values that must share a layout */
@@ -363,8 +366,11 @@ static void warps_per_tile(Pass *P, Inst *dot, int M, int N, int *wpc) {
 static int mma_k_width(Pass *P, Inst *dot) {
     DType a = vtype(P, dot->args[0]).dtype, b = vtype(P, dot->args[1]).dtype;
     DType c = vtype(P, dot->results[0]).dtype;
-    if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5) && c == DT_F32)
-        return 4; /* m16n8k32 e4m3/e5m2 on sm_89+ (an FMA loop on the same layouts before) */
+    if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5)) {
+        if (arch_mma_fp8(P->sm) && c == DT_F32)
+            return 4; /* m16n8k32 e4m3/e5m2 */
+        return c == DT_F32 || c == DT_F16 ? 2 : 0; /* converted to fp16 for m16n8k16 */
+    }
     if (a != b)
         return 0;
     /* The instructions llvm_dot.c issues: f32 (or s32) accumulators, and
@@ -1349,13 +1355,13 @@ static void sink_converts(Function *f, Block *b, const int *uses) {
     }
 }
 
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis) {
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int sm) {
     int nw = f->num_warps;
     if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
         diag_plain(d, DIAG_ERROR, "num_warps=%d: must be a power of two from 1 to 32", nw);
         return false;
     }
-    Pass P = {.d = d, .f = f, .axis = axis, .nw = nw};
+    Pass P = {.d = d, .f = f, .axis = axis, .nw = nw, .sm = sm};
     if (!setup(&P)) {
         diag_internal(d, "layout pass: out of memory");
         return false;

@@ -9,7 +9,9 @@
  *                 rounded with cvt.rna.tf32.f32 (tf32x3: three mmas on hi/lo parts)
  *   int8:         mma.sync.aligned.m16n8k32.row.col.satfinite.s32.{s8,u8}.{s8,u8}.s32
  *                 (as Triton: a sum past the s32 range clamps instead of wrapping)
- *   fp8 (sm_89+): mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
+ *   fp8 (sm_89):  mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
+ *   fp8 (else):   the fp16 forms above (out_dtype=tl.float32 or tl.float16), each
+ *                 element converted to fp16 as its fragment is packed (arch_mma_fp8)
  * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
  * kw = elements per 32-bit register, K16 = the instruction's K / 2):
  *   A  a0: (g, kw*t + j)   a1: (g+8, kw*t + j)   a2: (g, K16 + kw*t + j)   a3: (g+8, K16 + kw*t + j)
@@ -36,11 +38,13 @@
 #include <string.h>
 
 #include "llvm_int.h"
+#include "passes.h"
 
 typedef struct Mma {
     const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
     int kw, kk;           /* elements per 32-bit register, instruction K */
     bool tf32, acc_int, acc_f16; /* acc_f16: C / D packed two halves to a .b32 */
+    bool fp8_f16;         /* fp8 operands converted to fp16 (arch_mma_fp8 false) */
     int M, N, K, nmt, nnt, nkt; /* block sizes and tile counts */
     int *c;               /* [mt][nt][4] accumulator registers (-1: not here) */
     int *a;               /* [mt][kt][4][kw] */
@@ -49,19 +53,29 @@ typedef struct Mma {
 
 static DType dtype_of(Lower *L, ValueId v) { return (DType)L->f->values[v].type.dtype; }
 static void convergent(Lower *L, LLVMValueRef call);
+static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32);
 
 static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
-    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5) && ct == DT_F32 &&
-        L->arch->sm >= 89) { /* fp8: the int8 fragments, e4m3 / e5m2 bits */
-        static const char *const names[2][2] = {
-            {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
-            {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
-        m->asm_name = names[at == DT_F8E5][bt == DT_F8E5];
-        m->kw = 4, m->kk = 32;
+    if (L->arch->sm < 80)
+        return false;
+    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5)) {
+        if (arch_mma_fp8(L->arch->sm) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
+            static const char *const names[2][2] = {
+                {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
+                {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
+            m->asm_name = names[at == DT_F8E5][bt == DT_F8E5];
+            m->kw = 4, m->kk = 32;
+            return true;
+        }
+        if (ct != DT_F32 && ct != DT_F16)
+            return false;
+        /* the fp16 fragments, each fp8 element converted (exactly) */
+        m->asm_name = ct == DT_F16 ? "m16n8k16.row.col.f16.f16.f16.f16" : "m16n8k16.row.col.f32.f16.f16.f32";
+        m->kw = 2, m->kk = 16, m->acc_f16 = ct == DT_F16, m->fp8_f16 = true;
         return true;
     }
-    if (at != bt || L->arch->sm < 80)
+    if (at != bt)
         return false;
     if (at == DT_F16 && ct == DT_F16) {
         m->asm_name = "m16n8k16.row.col.f16.f16.f16.f16";
@@ -257,13 +271,22 @@ static void mma_call(Lower *L, const Mma *m, LLVMValueRef *a, LLVMValueRef *b, L
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
 
-/* The operand registers of one fragment (nslots 32-bit registers). */
-static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, LLVMValueRef *out,
-                     LLVMValueRef *lo) {
+/* An fp8 element as fp16 (exact): e5m2 is fp16's top byte. */
+static LLVMValueRef fp8_to_f16(Lower *L, LLVMValueRef x, DType dt) {
+    if (dt != DT_F8E5)
+        return llvm_cast(L, x, dt, DT_F16);
+    LLVMValueRef h = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, x, L->t_i16, ""), LLVMConstInt(L->t_i16, 8, 0), "");
+    return LLVMBuildBitCast(L->b, h, L->t_f16, "");
+}
+
+/* The operand registers of one fragment (nslots 32-bit registers) of src,
+ * whose elements are of type dt. */
+static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, DType dt,
+                     LLVMValueRef *out, LLVMValueRef *lo) {
     for (int s = 0; s < nslots; s++) {
         LLVMValueRef x[4];
         for (int j = 0; j < m->kw; j++)
-            x[j] = src[regs[s * m->kw + j]];
+            x[j] = m->fp8_f16 ? fp8_to_f16(L, src[regs[s * m->kw + j]], dt) : src[regs[s * m->kw + j]];
         if (lo)
             split_tf32(L, x[0], &out[s], &lo[s]);
         else
@@ -310,9 +333,9 @@ static void lower_mma(Lower *L, Inst *in, Mma *m) {
                     continue;
                 int ia = (mt * m->nkt + kt) * 4, ib = (kt * m->nnt + nt) * 2;
                 if (!fa[ia])
-                    fragment(L, m, &m->a[ia * m->kw], 4, A, &fa[ia], x3 ? &la[ia] : NULL);
+                    fragment(L, m, &m->a[ia * m->kw], 4, A, dtype_of(L, in->args[0]), &fa[ia], x3 ? &la[ia] : NULL);
                 if (!fb[ib])
-                    fragment(L, m, &m->b[ib * m->kw], 2, B, &fb[ib], x3 ? &lb[ib] : NULL);
+                    fragment(L, m, &m->b[ib * m->kw], 2, B, dtype_of(L, in->args[1]), &fb[ib], x3 ? &lb[ib] : NULL);
                 LLVMValueRef d[4] = {part[c[0]], part[c[1]], part[c[2]], part[c[3]]};
                 if (chunk && kt % chunk == 0)
                     d[0] = d[1] = d[2] = d[3] = zero;
@@ -572,6 +595,106 @@ static void undefer(Lower *L, Inst *dot) {
     }
     if (n)
         ld_round(L, cv, p, n, dot->span);
+}
+
+/* ---- small dots on the tensor cores ---- */
+
+/* A 16-bit (or fp8, converted) dot with M < 16 or N < 8, which no mma layout
+ * tiles: Triton still gives it mma.sync, its MMA layout replicated over the
+ * small block (test_dot's small_dots cases look for m16n8k16). Here its
+ * layouts are the FMA loop's; the operands go to shared memory as fp16 /
+ * bf16 (smem_small_mma_bytes), every warp reads the fragments of each
+ * 16 x 8 tile of the block padded with zeros past M and N (g = lane / 4,
+ * t = lane % 4: A (g [+8], 2t [+8] + j), B (2t [+8] + j, g)), runs the mmas
+ * over K into fresh zeros, warp 0 stores the products (c0..c3 at (g [+8],
+ * 2t + j)) inside the block, and each thread adds its accumulator registers
+ * to the products it reads back. */
+static bool small_mma(Lower *L, Inst *in, Mma *m) {
+    Type a = L->f->values[in->args[0]].type, b = L->f->values[in->args[1]].type;
+    int M = a.shape[0], K = a.shape[1], N = b.shape[1];
+    *m = (Mma){0}; /* plan_mma's attempt may have filled it */
+    return a.rank == 2 && (M < 16 || N < 8) && K % 16 == 0 && llvm_tm(L, in->results[0]) && pick_instr(L, in, m) &&
+           m->kw == 2 && m->kk == 16 && !m->tf32;
+}
+
+/* Element (row, col) of the staged rows x cols block at byte_off, or zero
+ * where row is past `rows` or col past `cols`. */
+static LLVMValueRef staged_elem(Lower *L, LLVMTypeRef t, int64_t byte_off, LLVMValueRef row, LLVMValueRef col,
+                                int rows, int cols) {
+    LLVMValueRef in = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntULT, row, llvm_i32(L, rows), ""),
+                                   LLVMBuildICmp(L->b, LLVMIntULT, col, llvm_i32(L, cols), ""), "");
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, cols), ""), col, "");
+    idx = LLVMBuildSelect(L->b, in, idx, llvm_i32(L, 0), "");
+    LLVMValueRef v = LLVMBuildLoad2(L->b, t, llvm_smem_ptr(L, t, idx, byte_off), "");
+    return LLVMBuildSelect(L->b, in, v, LLVMConstNull(t), "");
+}
+
+/* The products of the 16 x 8 tile (mt, nt) over all of K, stored by warp 0. */
+static void small_tile(Lower *L, const Mma *m, DType st, int M, int N, int K, int mt, int nt, int64_t boff,
+                       int64_t doff) {
+    LLVMTypeRef t = llvm_type(L, st);
+    LLVMValueRef g = LLVMBuildUDiv(L->b, L->lane, llvm_i32(L, 4), ""), t2 = LLVMBuildMul(
+        L->b, LLVMBuildURem(L->b, L->lane, llvm_i32(L, 4), ""), llvm_i32(L, 2), "");
+    LLVMValueRef zero = m->acc_f16 ? LLVMConstNull(L->t_f16) : LLVMConstReal(L->t_f32, 0);
+    LLVMValueRef d[4] = {zero, zero, zero, zero};
+    for (int kt = 0; kt < K / 16; kt++) {
+        LLVMValueRef fa[4], fb[2], x[2];
+        for (int s = 0; s < 4; s++) {
+            LLVMValueRef row = LLVMBuildAdd(L->b, g, llvm_i32(L, mt * 16 + 8 * (s % 2)), "");
+            for (int j = 0; j < 2; j++)
+                x[j] = staged_elem(L, t, 0, row, LLVMBuildAdd(L->b, t2, llvm_i32(L, kt * 16 + 8 * (s / 2) + j), ""), M,
+                                   K);
+            fa[s] = pack32(L, m, x);
+        }
+        for (int s = 0; s < 2; s++) {
+            LLVMValueRef col = LLVMBuildAdd(L->b, g, llvm_i32(L, nt * 8), "");
+            for (int j = 0; j < 2; j++)
+                x[j] = staged_elem(L, t, boff, LLVMBuildAdd(L->b, t2, llvm_i32(L, kt * 16 + 8 * s + j), ""), col, K,
+                                   N);
+            fb[s] = pack32(L, m, x);
+        }
+        mma_call(L, m, fa, fb, d);
+    }
+    LLVMValueRef w0 = LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, 0), "");
+    for (int i = 0; i < 4; i++) {
+        LLVMValueRef row = LLVMBuildAdd(L->b, g, llvm_i32(L, mt * 16 + 8 * (i / 2)), "");
+        LLVMValueRef col = LLVMBuildAdd(L->b, t2, llvm_i32(L, nt * 8 + i % 2), "");
+        LLVMValueRef here = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntULT, row, llvm_i32(L, M), ""),
+                                         LLVMBuildICmp(L->b, LLVMIntULT, col, llvm_i32(L, N), ""), "");
+        LLVMBasicBlockRef cont = llvm_guard_begin(L, LLVMBuildAnd(L->b, here, w0, ""));
+        LLVMValueRef v = m->acc_f16 ? LLVMBuildFPExt(L->b, d[i], L->t_f32, "") : d[i];
+        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, N), ""), col, "");
+        LLVMBuildStore(L->b, v, llvm_smem_ptr(L, L->t_f32, idx, doff));
+        llvm_guard_end(L, cont);
+    }
+}
+
+static void lower_mma_small(Lower *L, Inst *in, const Mma *m) {
+    ValueId a = in->args[0], b = in->args[1], res = in->results[0];
+    int M = L->f->values[a].type.shape[0], K = L->f->values[a].type.shape[1], N = L->f->values[b].type.shape[1];
+    DType rt = dtype_of(L, res), st = dtype_of(L, a) == DT_BF16 ? DT_BF16 : DT_F16;
+    bool zero_acc = ir_is_zero(L->f, in->args[2]);
+    LLVMValueRef *cr = zero_acc ? NULL : llvm_regs_like(L, in->args[2], res, in->span); /* before the staging */
+    int64_t boff, doff;
+    llvm_smem_use(L, smem_small_mma_bytes(M, N, K, &boff, &doff), in->span);
+    stage(L, a, st, 0, false);
+    stage(L, b, st, boff, false);
+    llvm_barrier(L);
+    for (int mt = 0; mt * 16 < M; mt++)
+        for (int nt = 0; nt * 8 < N; nt++)
+            small_tile(L, m, st, M, N, K, mt, nt, boff, doff);
+    llvm_barrier(L);
+    const ThreadMap *tr = llvm_tm(L, res);
+    LLVMValueRef *out = llvm_new_regs(L, tr->nregs);
+    for (int r = 0; r < tr->nregs; r++) {
+        LLVMValueRef idx = LLVMBuildAdd(
+            L->b, LLVMBuildMul(L->b, llvm_index(L, tr, r, 0), llvm_i32(L, N), ""), llvm_index(L, tr, r, 1), "");
+        LLVMValueRef v = LLVMBuildLoad2(L->b, L->t_f32, llvm_smem_ptr(L, L->t_f32, idx, doff), "");
+        if (cr)
+            v = LLVMBuildFAdd(L->b, llvm_cast(L, cr[r], rt, DT_F32), v, "");
+        out[r] = llvm_cast(L, v, DT_F32, rt);
+    }
+    llvm_set(L, res, out, tr->nregs);
 }
 
 /* ---- FMA ---- */
@@ -1185,13 +1308,17 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     Type ta = f->values[va].type, tb = f->values[vb].type;
     int nw = f->num_warps ? f->num_warps : 4;
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
-    DType dt = dtype_of(L, va);
+    DType dt = dtype_of(L, va), dtb = dtype_of(L, vb);
     ValueId zero_if;
     LVal *C = llvm_val(L, wgmma_acc(f, in->args[2], &zero_if));
     int repm = M / (16 * nw), per = N / 2;
+    /* fp8 (pipeline.c's fp8_wgmma): k32 steps of the same 32 bytes, both
+     * operands K-major in shared memory (no transposes of 8-bit operands) */
+    bool fp8 = (dt == DT_F8E4NV || dt == DT_F8E5) && (dtb == DT_F8E4NV || dtb == DT_F8E5);
+    int esz = fp8 ? 1 : 2, ks = 32 / esz; /* element bytes, K per instruction */
     if ((!rs && (nla->kind != LAYOUT_NVMMA || nla->transposed || !nla->swizzle)) || nlb->kind != LAYOUT_NVMMA ||
-        (dt != DT_F16 && dt != DT_BF16) || M % (16 * nw) || K % 16 || N % 16 || N > 256 || C->n != repm * per ||
-        !nlb->swizzle)
+        (!fp8 && ((dt != DT_F16 && dt != DT_BF16) || dtb != dt)) || (fp8 && (rs || !nlb->transposed)) ||
+        M % (16 * nw) || K % ks || N % 16 || N > 256 || C->n != repm * per || !nlb->swizzle)
         return false;
     int *areg = rs ? plan_wgmma_a(L, in, M, K, nw) : NULL;
     if (rs && !areg)
@@ -1214,27 +1341,28 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     LLVMValueRef dbase = kmajor_b ? wg_desc(L, pb, 16, 8 * wb, wb) : wg_desc(L, pb, (int64_t)K * wb, 8 * wb, wb);
     LLVMValueRef dabase = rs ? NULL : wg_desc(L, LLVMBuildAdd(b, pa, arow, ""), 16, 8 * wa, wa);
     wg_asm(L, "wgmma.fence.sync.aligned;", NULL, 0);
-    const char *ty = dt == DT_F16 ? "f16" : "bf16";
-    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / 16) * 4) : NULL; /* A's registers, read until retired */
+    const char *ty = dt == DT_F16 ? "f16" : dt == DT_BF16 ? "bf16" : dt == DT_F8E5 ? "e5m2" : "e4m3";
+    const char *tyb = fp8 ? (dtb == DT_F8E5 ? "e5m2" : "e4m3") : ty;
+    LLVMValueRef *keep = rs ? llvm_new_regs(L, repm * (K / ks) * 4) : NULL; /* A's registers, read until retired */
     int nkeep = 0;
     char text[4096];
     for (int m = 0; m < repm; m++) {
         LLVMValueRef *d = acc + m * per;
-        for (int kk = 0; kk < K; kk += 16) {
+        for (int kk = 0; kk < K; kk += ks) {
             /* A: 8-row groups of one atom column, 8 * wa bytes apart; K steps
              * move the start inside the atom's row (the swizzle is applied by
              * address); B: K steps are 16 rows of wb bytes, atom columns along
              * N K * wb bytes apart */
-            int eb = wb / 2; /* elements per atom row */
+            int eb = wb / esz; /* elements per atom row */
             /* kmajor_b: as A, N rows, atom columns along K N * wb bytes apart */
-            int64_t boff = kmajor_b ? (int64_t)(kk / eb) * N * wb + (kk % eb) * 2 : (int64_t)kk * wb;
+            int64_t boff = kmajor_b ? (int64_t)(kk / eb) * N * wb + (kk % eb) * esz : (int64_t)kk * wb;
             LLVMValueRef db = LLVMBuildAdd(b, dbase, LLVMConstInt(L->t_i64, (uint64_t)(boff >> 4), 0), "");
             /* A: a shared-memory descriptor, or four .b32 of register pairs */
             LLVMValueRef aops[4];
             int na = rs ? 4 : 1;
             if (rs) {
                 LLVMValueRef *A = llvm_val(L, va)->r;
-                const int *t = &areg[(m * (K / 16) + kk / 16) * 8];
+                const int *t = &areg[(m * (K / ks) + kk / ks) * 8];
                 for (int q = 0; q < 4; q++) {
                     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(A[t[2 * q]]), 2));
                     for (int e = 0; e < 2; e++)
@@ -1243,18 +1371,20 @@ static bool lower_wgmma(Lower *L, Inst *in) {
                     keep[nkeep++] = aops[q];
                 }
             } else {
-                int ea = wa / 2;
-                int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * 2;
+                int ea = wa / esz;
+                int64_t aoff = ((int64_t)(kk / ea) * M + (int64_t)m * 16 * nw) * wa + (kk % ea) * esz;
                 aops[0] = LLVMBuildAdd(b, dabase, LLVMConstInt(L->t_i64, (uint64_t)(aoff >> 4), 0), "");
             }
             int ia = 2 * per, ib = ia + na, isd = ib + 1; /* operand numbers after the outputs and tied inputs */
             int o = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-                             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", isd, N, ty, ty);
+                             "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", isd, N, ks, ty, tyb);
             for (int i = 0; i < per; i++)
                 o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
             if (rs)
                 o += snprintf(text + o, sizeof text - (size_t)o, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", ia,
                               ia + 1, ia + 2, ia + 3, ib, kmajor_b ? 0 : 1);
+            else if (fp8) /* no transpose operands for 8-bit types */
+                o += snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1;\n}", ia, ib);
             else
                 o += snprintf(text + o, sizeof text - (size_t)o, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", ia, ib,
                               kmajor_b ? 0 : 1);
@@ -1334,6 +1464,8 @@ void llvm_lower_dot(Lower *L, Inst *in) {
         lower_fma_smem(L, in);
     else if (plan_mma(L, in, &m))
         lower_mma(L, in, &m);
+    else if (small_mma(L, in, &m))
+        lower_mma_small(L, in, &m);
     else if (plan_fma_regs(L, in, &pa, &pb))
         lower_fma_regs(L, in, pa, pb);
     else

@@ -124,6 +124,11 @@ static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs
 
 static bool predicated(int tb) { return tb == 4 || tb == 8 || tb == 16; }
 
+/* A vector of 64-bit elements: inline PTX, spelled as Triton's
+ * `ld.global.v2.b64` (LLVM's NVPTX prints .v2.f64 / .v2.u64, and Triton's
+ * own tests look for the .b64 form). */
+static bool wide64(int bytes, int v) { return bytes == 8 && v > 1; }
+
 /* Does the op carry hints only inline PTX can say? */
 static bool hinted(const Inst *in) { return in->attr.cache || in->attr.evict || in->attr.is_volatile; }
 
@@ -142,32 +147,47 @@ static void mem_quals(const Inst *in, char *q, size_t n) {
     snprintf(q, n, "%s%s%s", cache_q[c], c ? "" : evict_q[e], e ? ".L2::cache_hint" : "");
 }
 
-/* The words an access of tb bytes moves: tb/4 32-bit registers ("r"), or one
- * 16-bit register ("h") for 1 and 2 bytes (PTX has no 8-bit registers). */
-static int nwords(int tb) { return tb < 4 ? 1 : tb / 4; }
-static LLVMTypeRef word_type(Lower *L, int tb) { return tb < 4 ? L->t_i16 : L->t_i32; }
-static const char *const width_q[] = {"", ".u8", ".b16", "", ".b32", "", "", "", ".v2.b32", "", "", "", "", "", "", "", ".v4.b32"};
+/* The words an access of tb bytes moves: one 16-bit register ("h") for 1
+ * and 2 bytes (PTX has no 8-bit registers), 64-bit registers ("l") for
+ * 8-byte elements (as Triton spells them: ld.global.v2.b64), else 32-bit
+ * registers ("r"). eb: the element's bytes. */
+static int word_bytes(int tb, int eb) { return tb < 4 ? 2 : eb == 8 ? 8 : 4; }
+static int nwords(int tb, int eb) { return tb < 4 ? 1 : tb / word_bytes(tb, eb); }
+static LLVMTypeRef word_type(Lower *L, int tb, int eb) {
+    return LLVMIntTypeInContext(L->ctx, (unsigned)word_bytes(tb, eb) * 8);
+}
+static char word_reg(int tb, int eb) { return "??h?r???l"[word_bytes(tb, eb)]; }
+
+/* ".u8", ".b16", ".b32", ".v2.b32", ".v4.b32", ".b64", ".v2.b64" */
+static void width_q(char *q, size_t n, int tb, int eb) {
+    int k = nwords(tb, eb);
+    if (tb == 1)
+        snprintf(q, n, ".u8");
+    else
+        snprintf(q, n, "%s.b%d", k == 2 ? ".v2" : k == 4 ? ".v4" : "", word_bytes(tb, eb) * 8);
+}
 
 /* x (an access of tb bytes) as its words, and back. */
-static void to_words(Lower *L, LLVMValueRef x, int tb, LLVMValueRef *w) {
-    int n = nwords(tb);
+static void to_words(Lower *L, LLVMValueRef x, int tb, int eb, LLVMValueRef *w) {
+    int n = nwords(tb, eb);
+    LLVMTypeRef wt = word_type(L, tb, eb);
     if (tb < 4) {
         x = LLVMBuildBitCast(L->b, x, LLVMIntTypeInContext(L->ctx, (unsigned)tb * 8), "");
         w[0] = tb == 1 ? LLVMBuildZExt(L->b, x, L->t_i16, "") : x;
         return;
     }
-    LLVMValueRef v = LLVMBuildBitCast(L->b, x, n == 1 ? L->t_i32 : LLVMVectorType(L->t_i32, (unsigned)n), "");
+    LLVMValueRef v = LLVMBuildBitCast(L->b, x, n == 1 ? wt : LLVMVectorType(wt, (unsigned)n), "");
     for (int i = 0; i < n; i++)
         w[i] = n == 1 ? v : LLVMBuildExtractElement(L->b, v, llvm_i32(L, i), "");
 }
 
-static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int tb, LLVMTypeRef at) {
-    int n = nwords(tb);
+static LLVMValueRef from_words(Lower *L, LLVMValueRef *w, int tb, int eb, LLVMTypeRef at) {
+    int n = nwords(tb, eb);
     if (tb < 4)
         return LLVMBuildBitCast(L->b, tb == 1 ? LLVMBuildTrunc(L->b, w[0], L->t_i8, "") : w[0], at, "");
     if (n == 1)
         return LLVMBuildBitCast(L->b, w[0], at, "");
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(L->t_i32, (unsigned)n));
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(word_type(L, tb, eb), (unsigned)n));
     for (int i = 0; i < n; i++)
         v = LLVMBuildInsertElement(L->b, v, w[i], llvm_i32(L, i), "");
     return LLVMBuildBitCast(L->b, v, at, "");
@@ -197,11 +217,12 @@ static LLVMValueRef l2_policy(Lower *L, int evict) {
 static int put_pred(char *t, size_t n, int pidx) { return pidx < 0 ? 0 : snprintf(t, n, "@$%d ", pidx); }
 
 /* if (pred) x = *p (tb bytes); else x = dflt. pred NULL: unconditional. */
-static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeRef at, int tb, LLVMValueRef pred,
-                             LLVMValueRef dflt) {
-    int n = nwords(tb), ev = in->attr.is_volatile ? 0 : in->attr.evict;
-    char c1 = tb < 4 ? 'h' : 'r', q[64];
+static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeRef at, int tb, int eb,
+                             LLVMValueRef pred, LLVMValueRef dflt) {
+    int n = nwords(tb, eb), ev = in->attr.is_volatile ? 0 : in->attr.evict;
+    char c1 = word_reg(tb, eb), q[64], wq[16];
     mem_quals(in, q, sizeof q);
+    width_q(wq, sizeof wq, tb, eb);
     LLVMValueRef args[16], w[4];
     int na = 0;
     args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
@@ -212,7 +233,7 @@ static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeR
     char text[256], cons[96];
     int o = put_pred(text, sizeof text, pred ? n + 1 : -1);
     o += snprintf(text + o, sizeof text - (size_t)o, "ld%s.global%s%s %s", in->attr.is_volatile ? ".volatile" : "", q,
-                  width_q[tb], n > 1 ? "{" : "");
+                  wq, n > 1 ? "{" : "");
     int c = 0;
     for (int i = 0; i < n; i++) {
         o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", i);
@@ -224,30 +245,31 @@ static LLVMValueRef load_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMTypeR
     snprintf(text + o, sizeof text - (size_t)o, ";");
     c += snprintf(cons + c, sizeof cons - (size_t)c, ",l%s%s", pred ? ",b" : "", ev ? ",l" : "");
     if (pred) { /* the destinations start as the default: tied inputs */
-        to_words(L, dflt, tb, w);
+        to_words(L, dflt, tb, eb, w);
         for (int i = 0; i < n; i++) {
             c += snprintf(cons + c, sizeof cons - (size_t)c, ",%d", i);
             args[na++] = w[i];
         }
     }
     snprintf(cons + c, sizeof cons - (size_t)c, ",~{memory}");
-    LLVMTypeRef wt = word_type(L, tb);
+    LLVMTypeRef wt = word_type(L, tb, eb);
     LLVMTypeRef rt = n == 1 ? wt : LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){wt, wt, wt, wt}, (unsigned)n, 0);
     LLVMValueRef r = llvm_asm(L, text, cons, rt, args, na, false);
     for (int i = 0; n > 1 && i < n; i++)
         w[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
     if (n == 1)
         w[0] = r;
-    return from_words(L, w, tb, at);
+    return from_words(L, w, tb, eb, at);
 }
 
 /* if (pred) *p = x (tb bytes); pred NULL: unconditional. */
-static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, int tb, LLVMValueRef pred) {
-    int n = nwords(tb), ev = in->attr.evict;
-    char q[64];
+static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, int tb, int eb, LLVMValueRef pred) {
+    int n = nwords(tb, eb), ev = in->attr.evict;
+    char q[64], wq[16];
     mem_quals(in, q, sizeof q);
+    width_q(wq, sizeof wq, tb, eb);
     LLVMValueRef args[16], w[4];
-    to_words(L, x, tb, w);
+    to_words(L, x, tb, eb, w);
     int na = 0;
     args[na++] = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
     if (pred)
@@ -259,11 +281,11 @@ static void store_asm(Lower *L, const Inst *in, LLVMValueRef p, LLVMValueRef x, 
         args[na++] = l2_policy(L, ev);
     char text[256], cons[96];
     int o = put_pred(text, sizeof text, pred ? 1 : -1);
-    o += snprintf(text + o, sizeof text - (size_t)o, "st.global%s%s [$0], %s", q, width_q[tb], n > 1 ? "{" : "");
+    o += snprintf(text + o, sizeof text - (size_t)o, "st.global%s%s [$0], %s", q, wq, n > 1 ? "{" : "");
     int c = snprintf(cons, sizeof cons, "l%s", pred ? ",b" : "");
     for (int i = 0; i < n; i++) {
         o += snprintf(text + o, sizeof text - (size_t)o, "%s$%d", i ? ", " : "", first + i);
-        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%c", tb < 4 ? 'h' : 'r');
+        c += snprintf(cons + c, sizeof cons - (size_t)c, ",%c", word_reg(tb, eb));
     }
     o += snprintf(text + o, sizeof text - (size_t)o, "%s", n > 1 ? "}" : "");
     if (ev)
@@ -292,12 +314,12 @@ void llvm_lower_load(Lower *L, Inst *in) {
     int v = vector_width(L, tm, ptr, in->attr.has_mask ? in->args[1] : 0, bytes);
     LLVMTypeRef at = access_type(L, dt, v);
     LLVMValueRef *r = llvm_new_regs(L, n);
-    bool asm_only = hinted(in);
+    bool asm_only = hinted(in) || wide64(bytes, v);
     for (int i = 0; i < n; i += v) {
         /* if (mask) x = load; else x = other */
         LLVMValueRef dflt = !mask ? NULL : other ? pack(L, dt, other + i, v, at) : LLVMConstNull(at);
         if (asm_only || (mask && predicated(v * bytes))) {
-            unpack(L, dt, load_asm(L, in, pv->r[i], at, v * bytes, mask ? mask[i] : NULL, dflt), v, &r[i]);
+            unpack(L, dt, load_asm(L, in, pv->r[i], at, v * bytes, bytes, mask ? mask[i] : NULL, dflt), v, &r[i]);
             continue;
         }
         if (!mask) {
@@ -350,8 +372,8 @@ void llvm_lower_store(Lower *L, Inst *in) {
     for (int i = 0; i < n; i += v) {
         LLVMValueRef pred = and_pred(L, tm ? llvm_owner(L, tm, i) : thread0(L), mask ? mask[i] : NULL);
         LLVMValueRef x = pack(L, dt, val + i, v, at);
-        if (hinted(in) || (pred && predicated(v * bytes))) {
-            store_asm(L, in, pv->r[i], x, v * bytes, pred);
+        if (hinted(in) || wide64(bytes, v) || (pred && predicated(v * bytes))) {
+            store_asm(L, in, pv->r[i], x, v * bytes, bytes, pred);
             continue;
         }
         LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
@@ -375,8 +397,9 @@ void llvm_lower_store(Lower *L, Inst *in) {
  * a signed max (min) of the bits where the value is >= 0, an unsigned min
  * (max) where it is < 0 (IEEE order is the integer order of the bits for
  * positives and the reverse for negatives); NaN values do neither. bf16 adds
- * before sm_90 (no atom.add.bf16) stay LLVM's atomicrmw, a CAS loop, between
- * two fence.acq_rel.gpu. */
+ * before sm_90 (no atom.add.bf16) and f16 / bf16 max / min (no scalar
+ * atom.max.f16) stay LLVM's atomicrmw, a CAS loop, between two
+ * fence.acq_rel.gpu. */
 
 static LLVMTypeRef int_of_bits(Lower *L, int bits) { return LLVMIntTypeInContext(L->ctx, (unsigned)bits); }
 
@@ -458,24 +481,42 @@ static LLVMValueRef atomic_one(Lower *L, Inst *in, DType dt, LLVMValueRef p, LLV
     return f ? LLVMBuildBitCast(L->b, old, t, "") : old;
 }
 
-/* fence.acq_rel.gpu, around the LLVM atomicrmw of a bf16 add before sm_90
- * (which drops its ordering): the fence before releases this thread's
+/* fence.acq_rel.gpu, around an LLVM atomicrmw (which drops its ordering): the fence before releases this thread's
  * earlier writes, the one after acquires what others released. */
 static void fence_acq_rel_gpu(Lower *L) {
     llvm_asm(L, "fence.acq_rel.gpu;", "~{memory}", L->t_void, NULL, 0, false);
 }
 
-/* A bf16 add before sm_90: LLVM's atomicrmw (a CAS loop), zero where it did not run. */
-static LLVMValueRef atomic_bf16_add(Lower *L, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
+/* The rmws PTX has no `atom` for, which LLVM's atomicrmw does as a CAS
+ * loop: a bf16 add before sm_90, and a 16-bit float max / min (PTX has
+ * those only as .v2 / .v4 vectors of pairs one thread holds; the
+ * descriptor reductions, desc.atomic_max, take f16 / bf16 as Triton's
+ * cp.reduce.async.bulk does). The max / min are LLVM's maxnum / minnum, as
+ * the interpreter's fmax / fmin. false: an `atom` does it. */
+static bool llvm_rmw_op(const Inst *in, DType dt, int sm, LLVMAtomicRMWBinOp *op) {
+    if (in->op != IR_ATOMIC_RMW)
+        return false;
+    int rmw = in->attr.rmw;
+    if (dt == DT_BF16 && rmw == RMW_ADD && sm < 90)
+        *op = LLVMAtomicRMWBinOpFAdd;
+    else if ((dt == DT_F16 || dt == DT_BF16) && (rmw == RMW_MAX || rmw == RMW_MIN))
+        *op = rmw == RMW_MAX ? LLVMAtomicRMWBinOpFMax : LLVMAtomicRMWBinOpFMin;
+    else
+        return false;
+    return true;
+}
+
+/* LLVM's atomicrmw op (a CAS loop), zero where it did not run. */
+static LLVMValueRef atomic_llvm(Lower *L, LLVMAtomicRMWBinOp op, LLVMValueRef p, LLVMValueRef v, LLVMValueRef pred) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
-    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, v, LLVMAtomicOrderingAcquireRelease, 0);
+    LLVMValueRef old = LLVMBuildAtomicRMW(L->b, op, p, v, LLVMAtomicOrderingAcquireRelease, 0);
     if (!cont)
         return old;
     LLVMBasicBlockRef done = LLVMGetInsertBlock(L->b);
     llvm_guard_end(L, cont);
-    LLVMValueRef phi = LLVMBuildPhi(L->b, L->t_bf16, "");
-    LLVMValueRef ins[2] = {old, LLVMConstNull(L->t_bf16)};
+    LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(v), "");
+    LLVMValueRef ins[2] = {old, LLVMConstNull(LLVMTypeOf(v))};
     LLVMBasicBlockRef from[2] = {done, pre};
     LLVMAddIncoming(phi, ins, from, 2);
     return phi;
@@ -520,17 +561,18 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
-    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && L->arch->sm < 90;
-    if (bf16_cas)
+    LLVMAtomicRMWBinOp lop;
+    bool cas_loop = llvm_rmw_op(in, dt, L->arch->sm, &lop);
+    if (cas_loop)
         fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {
         owner[i] = tm ? llvm_owner(L, tm, i) : thread0(L);
         replicated |= owner[i] != NULL;
         LLVMValueRef o[2] = {ops[0][i], nops > 1 ? ops[1][i] : NULL};
         LLVMValueRef pred = and_pred(L, owner[i], mask ? mask[i] : NULL);
-        r[i] = bf16_cas ? atomic_bf16_add(L, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
+        r[i] = cas_loop ? atomic_llvm(L, lop, pv->r[i], o[0], pred) : atomic_one(L, in, dt, pv->r[i], o, pred);
     }
-    if (bf16_cas)
+    if (cas_loop)
         fence_acq_rel_gpu(L);
     if (replicated && L->used[res] && dt != DT_I1)
         share_from_owners(L, in, dt, tm, r, owner);

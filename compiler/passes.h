@@ -32,6 +32,12 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma);
  * the arch's limit (smem_alloc_pass); barriers where threads share shared
  * memory (barrier_pass, after it). */
 bool smem_alloc_pass(Diag *d, Function *f, int max_shared);
+/* A dot below one mma tile (M < 16 or N < 8) on the tensor cores
+ * (llvm_dot.c's lower_mma_small): A (M x K) and B (K x N) as 16-bit elements,
+ * row-major, each from a 16-byte boundary, then the M x N fp32 products at
+ * *doff (B at *boff); returns the bytes. One owner for the lowering's
+ * offsets and smem_scratch_bound. */
+int64_t smem_small_mma_bytes(int M, int N, int K, int64_t *boff, int64_t *doff);
 /* The shared scratch op `in` may use (0: none), as smem_alloc_pass reserves it. */
 int64_t smem_scratch_bound(const Function *f, const Inst *in);
 bool barrier_pass(Diag *d, Function *f);

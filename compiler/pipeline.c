@@ -41,6 +41,10 @@
  *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
  *           local_store, then a local_load wgmma reads as an address),
  *           where two stages still fit beside it.
+ *           On sm_90a, an e4m3 / e5m2 dot of the function's body (outside
+ *           loops) becomes wgmma too, its A and B stored to #nvmma buffers
+ *           (B transposed: K-major) and read back as descriptors
+ *           (fp8_wgmma), as Triton gives such a dot MMA v3.
  *           On sm_90a, such a ring fed by a host descriptor's load (its
  *           pointers come from desc_tile, sema_desc.c) is filled by TMA
  *           instead: a ring of R mbarriers (local_alloc !smem<R x 1 x i64>,
@@ -1093,6 +1097,77 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     return put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, sp);
 }
 
+/* ---- fp8 dots outside loops: wgmma ---- */
+
+/* Triton gives an fp8 dot on Hopper MMA v3 with both operands in shared
+ * memory (test_dot's fp8 cases look for wgmma ... k32.f32.e5m2.e5m2); the
+ * rings above serve only loops, so a dot of the function's own body is
+ * staged here: A into an #nvmma buffer [M, K] (K-major), B into a
+ * transposed one [K, N] (K-major too: wgmma transposes no 8-bit operand),
+ * each filled by a local_store of the registers its convert read and read
+ * back by a local_load make_wgmma turns into a descriptor. The conditions
+ * are wgmma_dots' (num_warps 4 or 8, M a multiple of 16 * num_warps, N of
+ * 16 up to 256, at most 128 accumulator registers a thread), K a multiple
+ * of 32, fp32 accumulation with no imprecise partial sums below K, and no
+ * other dot of the block on the accumulator's layout but ones an mma.sync
+ * on v3's thread maps can do (whole 16-row warp tiles). */
+static bool fp8_wgmma_dot(Pipe *P, const Block *B, const Inst *d, int *sa, int *sb) {
+    Function *f = P->f;
+    int nw = f->num_warps ? f->num_warps : 4;
+    if (d->op != IR_DOT || d->nargs < 3 || (nw != 4 && nw != 8))
+        return false;
+    Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
+    int rl = f->values[d->results[0]].layout;
+    bool f8a = ta.dtype == DT_F8E4NV || ta.dtype == DT_F8E5, f8b = tb.dtype == DT_F8E4NV || tb.dtype == DT_F8E5;
+    if (!f8a || !f8b || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA ||
+        layout_is_wgmma(f, rl))
+        return false;
+    int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
+    if (M % (16 * nw) || N % 16 || N > 256 || K % 32 || (int64_t)M * N / (32 * nw) > 128 ||
+        (d->attr.num > 0 && d->attr.num < K))
+        return false;
+    for (int i = 0; i < B->ninsts; i++) {
+        const Inst *o = B->insts[i];
+        Type t = o->nresults ? vtype(P, o->results[0]) : ta;
+        if (o != d && o->op == IR_DOT && f->values[o->results[0]].layout == rl &&
+            (t.rank != 2 || t.shape[0] % (16 * nw) || t.shape[1] % 8))
+            return false;
+    }
+    *sa = arch_tma_swizzle(1, K), *sb = *sa;
+    return *sa > 0;
+}
+
+/* Operand k of d into an #nvmma buffer (before d, at cursor c): the value
+ * the dot reads is a local_load of it in d's operand layout. */
+static ValueId stage_operand(Pipe *P, Cursor *c, Inst *d, int k, int swizzle) {
+    Function *f = P->f;
+    ValueId v = d->args[k];
+    const Inst *cv = f->values[v].def;
+    ValueId src = cv && cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : v;
+    Type t = vtype(P, v), bt = t;
+    bt.mem = IR_MEM_SHARED;
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = swizzle, .elem_bits = 8, .transposed = k == 1};
+    Inst *al = put(P, c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), d->span);
+    al->attr.offset = -1;
+    put(P, c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, d->span);
+    return put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[v].layout, d->span);
+}
+
+static void fp8_wgmma(Pipe *P, Block *B) {
+    for (int i = 0; i < B->ninsts; i++) {
+        Inst *d = B->insts[i];
+        int sa, sb;
+        if (!fp8_wgmma_dot(P, B, d, &sa, &sb))
+            continue;
+        Cursor c = {B, i};
+        ValueId a = stage_operand(P, &c, d, 0, sa), b = stage_operand(P, &c, d, 1, sb);
+        d->args[0] = a, d->args[1] = b;
+        make_wgmma(P, B, d);
+        P->staged = true;
+        i = index_of(B, d);
+    }
+}
+
 /* ---- one loop: the plan ---- */
 
 /* What pipeline_loop decides for a loop before it rewrites anything: which
@@ -1632,6 +1707,8 @@ bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
     if (ok) {
         count_uses(f->body, P.uses, P.home);
         walk(&P, f->body);
+        if (P.wgmma)
+            fp8_wgmma(&P, f->body);
         if (P.staged)
             ir_dce(f); /* the register copies staged operands were converted into */
     } else {

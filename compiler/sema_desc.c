@@ -641,18 +641,20 @@ Val sema_h_store_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Spa
 }
 
 /* desc.atomic_add(offsets, value) and friends: TMA's reductions, here
- * masked atomics whose old values are dropped. The dtypes are Triton's,
- * narrowed to what tl's atomics do. */
+ * masked atomics whose old values are dropped. The dtypes are Triton's:
+ * f16 / bf16 max and min only with native TMA (sm_90 and later, when the
+ * arch is known), as Triton's _descriptor_atomic_min_max_supported. */
 static void desc_atomic(Sema *s, Val t, int kind, const char *name, Args *args, Span call) {
     DType elem = (DType)t.ty.pointee;
-    bool ok = kind == RMW_ADD ? elem == DT_I32 || elem == DT_U32 || elem == DT_U64 || elem == DT_F32 ||
-                                    elem == DT_F16 || elem == DT_BF16
-              : kind == RMW_MAX || kind == RMW_MIN ? elem == DT_I32 || elem == DT_U32 || elem == DT_I64 ||
-                                                         elem == DT_U64
-                                                   : elem == DT_I32 || elem == DT_U32 || elem == DT_I64 ||
-                                                         elem == DT_U64;
+    bool ints = elem == DT_I32 || elem == DT_U32 || elem == DT_I64 || elem == DT_U64;
+    bool half = elem == DT_F16 || elem == DT_BF16;
+    bool ok = kind == RMW_ADD                    ? (ints && elem != DT_I64) || elem == DT_F32 || half
+              : kind == RMW_MAX || kind == RMW_MIN ? ints || half
+                                                   : ints;
     if (!ok)
         sema_fail(s, call, "desc.%s does not support %s elements", name, D(elem));
+    if (half && kind != RMW_ADD && s->opt->arch && s->opt->arch < 90)
+        sema_fail(s, call, "desc.%s of %s elements needs native TMA (sm_90 or later)", name, D(elem));
     if (args->npos != 2 || args->nkw)
         sema_fail(s, call, "desc.%s takes the offsets and the value", name);
     Access acc = td_access(s, t, args->pos[0], args->pos_sp[0], name);

@@ -1040,8 +1040,8 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
      * ([B, M, K] x [B, K, N] -> [B, M, N]) */
     if (!((tx.rank == 2 && ty.rank == 2) || (tx.rank == 3 && ty.rank == 3)))
         sema_fail(s, call, "tl.dot needs two 2D or two 3D (batched) blocks, got %s and %s", T(tx), T(ty));
-    if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32 && !dt_is_fp8(dx))
-        sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32, fp8 or int8)", D(dx));
+    if (dx != DT_I8 && dx != DT_F16 && dx != DT_BF16 && dx != DT_F32 && dx != DT_F64 && !dt_is_fp8(dx))
+        sema_fail(s, sp[0], "tl.dot does not support inputs of type %s (fp16, bf16, fp32, fp64, fp8 or int8)", D(dx));
     if (dx != dy && !(dt_is_fp8(dx) && dt_is_fp8(dy))) /* fp8e4nv x fp8e5 is allowed */
         sema_fail(s, call, "both operands of tl.dot must have the same type, got %s and %s", T(tx), T(ty));
     /* Triton's deprecated_fp8_dot_operand_dtypes on sm_90 and later (when the
@@ -1090,24 +1090,33 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
         opt_str(s, a[3], sp[3], "input_precision");
         sema_opt_bool(s, a[4], sp[4], true, "allow_tf32");
     }
-    Type out = sema_given(a[6]) ? need_dtype(s, a[6], sp[6], "out_dtype") : ir_scalar(DT_F32);
+    /* Triton's out_dtype: float32 by default, the accumulator's type when
+     * one is given; both given, they must agree */
+    bool has_acc = sema_given(a[2]);
+    ValueId acc = has_acc ? need_tensor(s, a[2], sp[2]) : 0;
+    Type out = sema_given(a[6]) ? need_dtype(s, a[6], sp[6], "out_dtype")
+               : has_acc        ? ir_scalar(dt_of(s, acc))
+                                : ir_scalar(DT_F32);
+    if (has_acc && out.dtype != dt_of(s, acc))
+        sema_fail(s, sp[2], "expected accumulator dtype %s, got %s; pass out_dtype=%s to use this accumulator dtype",
+                  T(out), D(dt_of(s, acc)), D(dt_of(s, acc)));
     DType rd;
     if (dt_is_int(dx))
         rd = DT_I32;
     else if (out.dtype == DT_BF16)
         sema_fail(s, sp[6], "out_dtype=bfloat16 is unsupported; use out_dtype=float32/float16 and cast with "
                             ".to(tl.bfloat16)");
-    else if (dx == DT_F32 || dx == DT_BF16 || dt_is_fp8(dx))
+    else if (dx == DT_F32 || dx == DT_BF16)
         rd = DT_F32;
-    else if (out.dtype == DT_F16 || out.dtype == DT_F32)
+    else if (dx == DT_F64) /* Triton: an fp64 dot is fp64 whatever out_dtype says */
+        rd = DT_F64;
+    else if (out.dtype == DT_F16 || out.dtype == DT_F32) /* fp16 and fp8 inputs: out_dtype is the accumulator */
         rd = (DType)out.dtype;
     else
         sema_fail(s, sp[6], "out_dtype must be float32 or float16, got %s", T(out));
     int32_t sh[3] = {tx.shape[0], M, N};
     Type rt = ir_block(ir_scalar(rd), nd, nd == 3 ? sh : sh + 1);
-    ValueId acc;
-    if (sema_given(a[2])) {
-        acc = need_tensor(s, a[2], sp[2]);
+    if (has_acc) {
         if (!ir_type_eq(ty_of(s, acc), rt))
             sema_fail(s, sp[2], "the accumulator of tl.dot has type %s, but the product has type %s",
                       T(ty_of(s, acc)), T(rt));

@@ -58,6 +58,34 @@ static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 static int mem_bytes(DType dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
 
+int64_t smem_small_mma_bytes(int M, int N, int K, int64_t *boff, int64_t *doff) {
+    *boff = align_up((int64_t)M * K * 2, 16);
+    *doff = *boff + align_up((int64_t)K * N * 2, 16);
+    return *doff + (int64_t)M * N * 4;
+}
+
+/* The slots llvm_scan.c's step 3 stores for each operand of a scan: one per
+ * (row, repetition, warp along the axis), in the result's thread map.
+ * Repetitions x warps = S / (C * nl) <= S / nl (the chunk C >= 1, nl the
+ * lanes along the axis); none when one warp holds the whole axis (no step
+ * 3). Not laid out: rows x max(S, num_warps). */
+static int64_t scan_slots(const Function *f, const Inst *in) {
+    ValueId v = in->results[0];
+    Type t = f->values[v].type;
+    int axis = in->attr.axis, li = f->values[v].layout, S = t.shape[axis];
+    int64_t rows = ir_numel(t) / S;
+    if (S <= 1)
+        return 0;
+    const ThreadMap *tm = li > 0 && li < f->nlayouts && !layout_is_shared(f->layouts[li].kind)
+                              ? layout_thread_map(f, li, t, f->num_warps)
+                              : NULL;
+    if (!tm)
+        return rows * (S > f->num_warps ? S : f->num_warps);
+    int nl = layout_distinct(tm->dim[axis].lmod, tm->dim[axis].lmul, S);
+    int nw = layout_distinct(tm->dim[axis].wmod, tm->dim[axis].wmul, S);
+    return nw > 1 ? rows * (S / nl) : 0;
+}
+
 /* A block moved between thread maps through shared memory: its elements and
  * at most 16 bytes of padding per row where rows are padded (layout_row_padded:
  * they span the 32 banks a whole number of times). (A row of two fp32, as
@@ -190,12 +218,18 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
         bool regs = al > 0 && al < f->nlayouts && f->layouts[al].kind == LAYOUT_DOT_OPERAND && bl > 0 &&
                     bl < f->nlayouts && f->layouts[bl].kind == LAYOUT_DOT_OPERAND;
         int64_t ct = mem_bytes((DType)c.dtype) > 4 ? 8 : 4, fma = 0;
-        /* an fp8 dot runs as that FMA loop where the arch has no fp8 mma
-         * (before sm_89, and e4b15 always): smem-alloc does not know the arch,
-         * so its bound holds the staging in every case */
+        /* (e4m3 / e5m2 dots on an mma layout are mma.sync on every arch:
+         * native, or converted to fp16; e4b15 never gets one) */
         bool fp8 = a.dtype == DT_F8E4NV || a.dtype == DT_F8E5 || a.dtype == DT_F8E4B15;
-        if (fp8 || (!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
+        if ((!wgmma && !regs) || a.rank == 3) /* a batched dot is always that loop */
             fma = align_up(ir_numel(a) * ct, 16) + ir_numel(b) * ct;
+        /* a 16-bit or fp8 dot below one mma tile: the tensor cores through
+         * shared memory (lower_mma_small), where the arch has them */
+        int M = a.shape[a.rank - 2], K = a.shape[a.rank - 1], N = b.shape[b.rank - 1];
+        if (a.rank == 2 && (M < 16 || N < 8) && K % 16 == 0 && (dt_bits(a.dtype) == 16 || fp8)) {
+            int64_t bo, dof, small = smem_small_mma_bytes(M, N, K, &bo, &dof);
+            fma = small > fma ? small : fma;
+        }
         int64_t acc = f->values[in->args[2]].layout != f->values[in->results[0]].layout ? move_bound(c) : 0;
         int64_t m = ops > fma ? ops : fma;
         return align_up(m > acc ? m : acc, 16);
@@ -211,10 +245,8 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
                                     in->op == IR_REDUCE_FN ? in->attr.axis : -1);
         if (in->op == IR_REDUCE_FN && warps_along(f, in->args[0], in->attr.axis) == 1)
             return moves; /* a reduction inside each warp needs no partials */
-        int64_t rows = ir_numel(t) / t.shape[in->attr.axis], per = f->num_warps;
-        if (in->op == IR_SCAN && t.shape[in->attr.axis] > per)
-            per = t.shape[in->attr.axis];
-        int64_t partials = align_up(in->nargs * align_up(rows * per * 8, 8), 16);
+        int64_t slots = in->op == IR_SCAN ? scan_slots(f, in) : ir_numel(t) / t.shape[in->attr.axis] * f->num_warps;
+        int64_t partials = align_up(in->nargs * align_up(slots * 8, 8), 16);
         return partials > moves ? partials : moves;
     }
     case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: /* llvm_extern.c: all in the first result's layout */

@@ -606,7 +606,7 @@ static bool dot_accumulates(int in, int acc) {
     case DT_F16: return acc == DT_F32 || acc == DT_F16;
     case DT_BF16: case DT_F32: return acc == DT_F32;
     case DT_F64: return acc == DT_F64;
-    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return acc == DT_F32;
+    case DT_F8E4NV: case DT_F8E5: case DT_F8E4B15: return acc == DT_F32 || acc == DT_F16;
     default: return false;
     }
 }

@@ -39,9 +39,23 @@ static void report(const char *name, int ok, const char *detail) {
 
 /* ---- host data ---- */
 
+/* bf16: the top half of the fp32 bits, rounded to nearest even */
+static uint16_t f2bf(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+static float bf2f(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static double stored(TlDType dt, double v) {
     switch (dt) {
     case TL_F16: return ex_h2f(ex_f2h((float)v));
+    case TL_BF16: return bf2f(f2bf((float)v));
     case TL_F32: return (float)v;
     case TL_I32: return (double)(int32_t)v;
     default: return v;
@@ -52,6 +66,8 @@ static void to_raw(TlDType dt, const double *v, size_t n, void *raw) {
     for (size_t i = 0; i < n; i++) {
         if (dt == TL_F16)
             ((uint16_t *)raw)[i] = ex_f2h((float)v[i]);
+        else if (dt == TL_BF16)
+            ((uint16_t *)raw)[i] = f2bf((float)v[i]);
         else if (dt == TL_F32)
             ((float *)raw)[i] = (float)v[i];
         else
@@ -61,7 +77,8 @@ static void to_raw(TlDType dt, const double *v, size_t n, void *raw) {
 
 static void from_raw(TlDType dt, const void *raw, size_t n, double *v) {
     for (size_t i = 0; i < n; i++)
-        v[i] = dt == TL_F16 ? ex_h2f(((const uint16_t *)raw)[i])
+        v[i] = dt == TL_F16    ? ex_h2f(((const uint16_t *)raw)[i])
+               : dt == TL_BF16 ? bf2f(((const uint16_t *)raw)[i])
                : dt == TL_F32 ? ((const float *)raw)[i]
                               : ((const int32_t *)raw)[i];
 }
@@ -645,6 +662,61 @@ static void td_atomic(void) {
     tl_kernel_destroy(k);
 }
 
+/* ---- desc.atomic_max / atomic_min of 16-bit floats (Triton: native TMA's
+ * cp.reduce.async.bulk .max / .min; here CAS loops): program p reduces the
+ * tile x * (p - 2) at (em, en), x read at [0, 0] (zero past M, N); the
+ * products are exact, so max and min are in any order. ---- */
+static const char k_td_minmax[] =
+    PRE "def k(x_ptr, y_ptr, z_ptr, M, N, L, em, en):\n"
+        "    xd = tl.make_tensor_descriptor(x_ptr, [M, N], [L, 1], [16, 16])\n"
+        "    yd = tl.make_tensor_descriptor(y_ptr, [M, N], [L, 1], [16, 16])\n"
+        "    zd = tl.make_tensor_descriptor(z_ptr, [M, N], [L, 1], [16, 16])\n"
+        "    v = xd.load([0, 0]) * (tl.program_id(0) - 2)\n"
+        "    yd.atomic_max([em, en], v)\n"
+        "    zd.atomic_min([em, en], v)\n";
+
+static void td_minmax(const char *name, TlDType dt) {
+    static const int cases[][4] = {{37, 45, 0, 0}, {9, 13, 3, -2}, {20, 20, -5, 7}};
+    char msg[512] = "";
+    TlKernel *k = kernel(k_td_minmax, "", msg, sizeof msg);
+    int ok = k != NULL;
+    const int G = 5;
+    for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        int M = cases[ci][0], N = cases[ci][1], em = cases[ci][2], en = cases[ci][3], L = (int)ld_of(N, dt);
+        size_t n = (size_t)M * L;
+        double *x = random_values(dt, n), *y = random_values(dt, n + GUARD), *z = random_values(dt, n + GUARD);
+        TlBuffer *bx = upload(dt, x, n), *by = upload(dt, y, n + GUARD), *bz = upload(dt, z, n + GUARD);
+        TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(by), tl_arg_buffer(bz), tl_arg_i32(M), tl_arg_i32(N),
+                        tl_arg_i32(L), tl_arg_i32(em), tl_arg_i32(en)};
+        unsigned grid[3] = {(unsigned)G, 1, 1};
+        if (tl_launch(k, grid, args, 8) != TL_SUCCESS) {
+            /* before sm_90 Triton refuses these, and so does tl */
+            ok = strstr(tl_last_error(ctx), "needs native TMA (sm_90 or later)") != NULL;
+            snprintf(msg, sizeof msg, "%dx%d: %s", M, N, tl_last_error(ctx));
+            free(x), free(y), free(z);
+            tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_buffer_destroy(bz);
+            break;
+        }
+        double *gy = download(by), *gz = download(bz);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                int ti = i - em, tj = j - en;
+                if (ti < 0 || ti >= 16 || tj < 0 || tj >= 16)
+                    continue;
+                double t = ti < M && tj < N ? x[(size_t)ti * L + tj] : 0;
+                for (int p = 0; p < G; p++) {
+                    y[(size_t)i * L + j] = fmax(y[(size_t)i * L + j], t * (p - 2));
+                    z[(size_t)i * L + j] = fmin(z[(size_t)i * L + j], t * (p - 2));
+                }
+            }
+        ok = same(gy, y, n + GUARD, 0, msg, sizeof msg) && same(gz, z, n + GUARD, 0, msg, sizeof msg);
+        free(gy), free(gz), free(x), free(y), free(z);
+        tl_buffer_destroy(bx), tl_buffer_destroy(by), tl_buffer_destroy(bz);
+    }
+    report(name, ok, msg);
+    tl_kernel_destroy(k);
+}
+
 /* ---- launch checks of host descriptors ---- */
 
 static void refused(const char *name, TlKernel *k, TlArg *args, int nargs, const char *want) {
@@ -764,6 +836,8 @@ int main(void) {
     td_rank3();
     td_rank5();
     td_atomic();
+    td_minmax("descriptor_atomic_max_min_f16", TL_F16);
+    td_minmax("descriptor_atomic_max_min_bf16", TL_BF16);
     launch_checks();
     tl_context_destroy(ctx);
     printf("%s\n", failures ? "FAILED" : "all passed");

@@ -285,6 +285,11 @@ static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, 
     {{dt, D0 | D2, nb, -1, 1, 0}, {dt, D1 | D2, nb, -1, 1, 0}, {TL_F32, D0 | D1, nb, -1, 1, 0}}, \
         {{TL_F32, D0 | D1, nb, SENT, SENT, 0}}
 
+/* fp64 operands, accumulator and result */
+#define BDOT_BUFS64(nb) \
+    {{TL_F64, D0 | D2, nb, -1, 1, 0}, {TL_F64, D1 | D2, nb, -1, 1, 0}, {TL_F64, D0 | D1, nb, -1, 1, 0}}, \
+        {{TL_F64, D0 | D1, nb, SENT, SENT, 0}}
+
 #define RANK5_CASES \
     {"rank5_load_store_broadcast_sums", k_r5_sums_a, R5_OPTS, S5D, {0, 0}, 3, 0, \
      {{TL_F32, D0 | D1 | D2, 15, -1, 1, 0}, {TL_F32, 0, 15, -1, 1, 0}}, \
@@ -323,5 +328,9 @@ static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, 
     {"dot3_i8_b2_32x16x32", BDOT(""), "-D NB=2 -D BB=2 -D BM=32 -D BN=16 -D BK=32", SB_32_16_32, {32, 16}, 3, 0, \
      {{TL_I8, D0 | D2, 2, -100, 100, 0}, {TL_I8, D1 | D2, 2, -100, 100, 0}, {TL_I32, D0 | D1, 2, -1000, 1000, 0}}, \
      {{TL_I32, D0 | D1, 2, SENT, SENT, 0}}, r_bdot2, NULL, EXACT}, \
+    {"dot3_f64_b3_32x16x32", BDOT(""), "-D NB=3 -D BB=4 -D BM=32 -D BN=16 -D BK=32", SB_32_16_32, {32, 16}, 3, 0, \
+     BDOT_BUFS64(3), r_bdot3, NULL, 1e-13, 1e-13}, \
+    {"dot3_f64_k_loop_ragged_w2", k_bdot_loop, "-D NB=2 -D BB=2 -D BM=32 -D BN=16 -D BK=16 --num-warps 2", SMM, \
+     {32, 16}, 3, 0, BDOT_BUFS64(2), r_bdot2, NULL, 1e-13, 1e-13}, \
     {"dot3_f32_tf32_k_loop_ragged", k_bdot_loop, "-D NB=2 -D BB=2 -D BM=32 -D BN=16 -D BK=16", SMM, {32, 16}, 3, 0, \
      BDOT_BUFS(TL_F32, 2), r_bdot2_tf32, NULL, 1e-4, 1e-4},

@@ -98,6 +98,37 @@ static const char k_linrec[] =
 
 /* ------------------------------------------------------------- scans, 2-D */
 
+/* the linear recurrence along the rows (axis 1) or down the columns (axis 0)
+ * of one tile: program p covers rows p * BM .. (AX = 1) or is the only one */
+static void linrec_2d(const long *d, double *const *in, double *const *want, int axis) {
+    long M = d[0], N = d[1], outer = axis ? M : N, len = axis ? N : M;
+    for (long o = 0; o < outer; o++) {
+        int64_t H = 0;
+        for (long k = 0; k < len; k++) {
+            long i = axis ? o * N + k : k * N + o;
+            H = H * (int64_t)in[0][i] + (int64_t)in[1][i];
+            want[0][i] = (double)H;
+        }
+    }
+}
+static void r_linrec_rows(const long *d, double *const *in, double *const *want) { linrec_2d(d, in, want, 1); }
+static void r_linrec_cols(const long *d, double *const *in, double *const *want) { linrec_2d(d, in, want, 0); }
+static const char k_linrec_rows[] =
+    "import triton\nimport triton.language as tl\n\n\n"
+    "@triton.jit\n"
+    "def lin(a1, b1, a2, b2):\n"
+    "    return a1 * a2, b1 * a2 + b2\n\n\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, h_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, AX: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    mask = (rm[:, None] < M) & (rn[None, :] < N)\n"
+    "    idx = rm[:, None] * N + rn[None, :]\n"
+    "    a = tl.load(a_ptr + idx, mask=mask, other=1)\n"
+    "    b = tl.load(b_ptr + idx, mask=mask, other=0)\n"
+    "    _, h = tl.associative_scan((a, b), AX, lin)\n"
+    "    tl.store(h_ptr + idx, h, mask=mask)\n";
+
 /* Along the rows (axis 1, one tile covers N) and down the columns (axis 0,
  * one tile covers M); masked elements load 0. */
 static void r_scan_rows(const long *d, double *const *in, double *const *want) {
@@ -133,6 +164,9 @@ static void r_scan_cols(const long *d, double *const *in, double *const *want) {
     "    c = tl.load(c_ptr + idx, mask=mask, other=0)\n"                                            \
     "    tl.store(f_ptr + idx, tl.cumsum(x, " AX ", reverse=" REV "), mask=mask)\n"                 \
     "    tl.store(s_ptr + idx, tl.cumsum(c, axis=" AX "), mask=mask)\n"
+/* rows of at most 2 (one BN = 2 tile), and single rows (BM = 1) */
+static const Dims S2D_N2[] = {{{1000, 2}}, {{1, 1}}, {{1025, 2}}, {{37, 1}}, {{0}}};
+static const Dims S2D_M1[] = {{{1, 1000}}, {{1, 1}}, {{1, 2049}}, {{0}}};
 static const char k_scan_rows[] = SCAN2D("1", "False", "tl.program_id(0) * BM", "0");
 static const char k_scan_cols[] = SCAN2D("0", "True", "0", "tl.program_id(1) * BN");
 
@@ -571,6 +605,13 @@ static const char k_map_collatz[] =
     {"cumsum_axis0_reverse", k_scan_cols, "-D BM=64 -D BN=32", S2D_SMALL, {0, 32}, 2, 0,                            \
      {IN(TL_F32, D0 | D1, -1, 1), IN(TL_I32, D0 | D1, -1000, 1000)}, {OUT(TL_F32, D0 | D1), OUT(TL_I32, D0 | D1)},  \
      r_scan_cols, NULL, SUMS},                                                                                       \
+    /* a pair scanned along a short axis over many warps (Triton's test_scan2d, 16 warps) */                       \
+    {"linrec_axis1_n2_w16", k_linrec_rows, "-D BM=1024 -D BN=2 -D AX=1 --num-warps 16", S2D_N2, {1024, 0}, 2, 0,     \
+     {IN(TL_I32, D0 | D1, -1, 1), IN(TL_I32, D0 | D1, -100, 100)}, {OUT(TL_I32, D0 | D1)}, r_linrec_rows, NULL,      \
+     EXACT},                                                                                                         \
+    {"linrec_axis0_m1_w16", k_linrec_rows, "-D BM=1 -D BN=1024 -D AX=0 --num-warps 16", S2D_M1, {1, 1024}, 2, 0,     \
+     {IN(TL_I32, D0 | D1, -1, 1), IN(TL_I32, D0 | D1, -100, 100)}, {OUT(TL_I32, D0 | D1)}, r_linrec_cols, NULL,      \
+     EXACT},                                                                                                         \
     {"cumsum_axis0_reverse_w8", k_scan_cols, "-D BM=64 -D BN=32 --num-warps 8", S2D_SMALL, {0, 32}, 2, 0,           \
      {IN(TL_F32, D0 | D1, -1, 1), IN(TL_I32, D0 | D1, -1000, 1000)}, {OUT(TL_F32, D0 | D1), OUT(TL_I32, D0 | D1)},  \
      r_scan_cols, NULL, SUMS},                                                                                       \

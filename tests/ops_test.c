@@ -104,6 +104,12 @@ static const Dims SDOT32_64[] = {{{64, 32, 32}}, {{0}}};
 /* Triton's min_dot_size: M and N below the tensor cores' tiles (an FMA loop) */
 static const Dims SDOT_SMALL_MN[] = {{{2, 4, 16}}, {{0}}};
 static const Dims SDOT_ONE_ROW[] = {{{1, 16, 32}}, {{0}}};
+/* below one mma tile (Triton's small_dots: 1 x 2 x 32, 2 x 4 x 32) */
+static const Dims SDOT_TINY[] = {{{1, 2, 32}}, {{0}}};
+static const Dims SDOT_8x4[] = {{{8, 4, 64}}, {{0}}};
+/* fp8 dots wgmma takes outside loops on sm_90a (64-row warpgroups) */
+static const Dims SDOT_WG[] = {{{128, 128, 64}}, {{0}}};
+static const Dims SDOT_WG_MIX[] = {{{64, 64, 128}}, {{0}}};
 static const Dims SMM[] = {{{37, 45, 50}}, {{16, 16, 16}}, {{64, 33, 20}}, {{0}}};
 
 #define B128 "-D BLOCK=128"
@@ -729,6 +735,12 @@ static void r_dot(const long *d, double *const *in, double *const *want) {
 static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
     matmul(d, in, want[0], 1);
 }
+/* a @ b + 0.5 */
+static void r_dot_half(const long *d, double *const *in, double *const *want) {
+    matmul(d, in, want[0], 0);
+    for (long i = 0; i < d[0] * d[1]; i++)
+        want[0][i] += 0.5;
+}
 
 /* A whole M x K by K x N product in one program (M, N, K from -D). */
 #define DOTK(expr) \
@@ -759,6 +771,21 @@ static void r_dot_tf32(const long *d, double *const *in, double *const *want) {
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
 /* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
 static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
+/* Triton's test_dot_mulbroadcasted: a sum of a broadcast product, which the
+ * combine pass makes a dot (the 3-D product never formed) */
+static const char k_mulbcast[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    acc = tl.full((BM, BN), 0.0, tl.float32)\n"
+    "    for k0 in range(0, K, BK):\n"
+    "        ka = k0 + tl.arange(0, BK)\n"
+    "        a = tl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)\n"
+    "        b = tl.load(b_ptr + ka[:, None] * N + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)\n"
+    "        acc = tl.sum(tl.expand_dims(a, axis=2) * tl.expand_dims(b, axis=0), axis=1) + acc\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+/* fp64: an fp64 accumulator (FMA on the GPU) */
+static const char k_matmul_f64[] = K_MATMUL("tl.float64", "");
 /* fp8 partial sums added to the accumulator every 32 of K (two per BK = 64) */
 static const char k_matmul_imprecise[] = K_MATMUL("tl.float32", ", max_num_imprecise_acc=32");
 
@@ -1243,6 +1270,15 @@ static const Case cases[] = {
      2e-2, 1e-2},
     {"dot_f16_2x4x16", DOTK("tl.dot(a, b)"), "-D M=2 -D N=4 -D K=16", SDOT_SMALL_MN, {0, 0}, 0, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    /* tl.dot below one mma tile: on the GPU mma.sync through shared memory, as Triton (an fp8 one on fp16) */
+    {"dot_fp8_1x2x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=2 -D K=32 --num-warps 1", SDOT_TINY, {0, 0}, 0, 0,
+     {IN(TL_F8E5M2, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
+    {"dot_bf16_8x4x64_acc", DOTK("tl.dot(a, b, tl.full((M, N), 0.5, tl.float32))"), "-D M=8 -D N=4 -D K=64 --num-warps 2",
+     SDOT_8x4, {0, 0}, 0, 0, {IN(TL_BF16, D0 | D2, -1, 1), IN(TL_BF16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)},
+     r_dot_half, NULL, 1e-4, 1e-4},
+    {"dot_f16_8x4x64_acc_f16", DOTK("tl.dot(a, b, tl.full((M, N), 0.5, tl.float16))"), "-D M=8 -D N=4 -D K=64",
+     SDOT_8x4, {0, 0}, 0, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)},
+     r_dot_half, NULL, 2e-2, 1e-2},
     {"dot_f16_1x16x32", DOTK("tl.dot(a, b)"), "-D M=1 -D N=16 -D K=32", SDOT_ONE_ROW, {0, 0}, 0, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f32_ieee", DOTK("tl.dot(a, b, allow_tf32=False)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
@@ -1263,6 +1299,13 @@ static const Case cases[] = {
     {"dot_f32_k_loop_ragged_w1", k_matmul, "-D BM=16 -D BN=16 -D BK=16 --num-warps 1", SMM, {16, 16}, 3, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4,
      1e-4},
+    {"dot_mul_broadcast_sum_ragged", k_mulbcast, "-D BM=128 -D BN=32 -D BK=32", SMM, {128, 32}, 3, 0,
+     {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    /* fp64 inputs: an fp64 product whatever out_dtype says (Triton) */
+    {"dot_f64_64x32x16", DOTK("tl.dot(a, b, out_dtype=tl.float32)"), "-D M=64 -D N=32 -D K=16", SDOT64, {0, 0}, 0, 0,
+     {IN(TL_F64, D0 | D2, -1, 1), IN(TL_F64, D1 | D2, -1, 1)}, {OUT(TL_F64, D0 | D1)}, r_dot, NULL, 1e-13, 1e-13},
+    {"dot_f64_k_loop_ragged", k_matmul_f64, "-D BM=32 -D BN=32 -D BK=16", SMM, {32, 32}, 3, 0,
+     {IN(TL_F64, D0 | D2, -1, 1), IN(TL_F64, D1 | D2, -1, 1)}, {OUT(TL_F64, D0 | D1)}, r_dot, NULL, 1e-13, 1e-13},
     /* fp8: conversions against the brute-force nearest code, fp8 buffers,
      * and dots (mma.sync e4m3/e5m2 on sm_89+, else an FMA loop); the fp8
      * products are exact, the fp32 sums in any order */
@@ -1285,6 +1328,19 @@ static const Case cases[] = {
     {"dot_fp8_k_loop_imprecise", k_matmul_imprecise, "-D BM=64 -D BN=64 -D BK=64 --num-warps 8", SMM, {64, 64}, 3, 0,
      {IN(TL_F8E5M2, D0 | D2, -8, 8), IN(TL_F8E5M2, D1 | D2, -8, 8)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
      1e-5},
+    /* out_dtype=tl.float16: fp16 accumulation (the operands converted to
+     * fp16 for mma.sync m16n8k16 .f16 where fp8 mma is not native) */
+    {"dot_fp8_acc_f16", DOTK("tl.dot(a, b, out_dtype=tl.float16)"), "-D M=64 -D N=32 -D K=32", SDOT32_64, {0, 0}, 0,
+     0, {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E4M3, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2,
+     1e-2},
+    {"dot_fp8_acc_f16_k_loop_ragged_w8", k_matmul_f16acc, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8", SMM, {64, 32},
+     3, 0, {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E5M2, D1 | D2, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-2,
+     1e-2},
+    /* outside a loop, 4 warps: wgmma k32 on sm_90a (e5m2, and e4m3 x e5m2) */
+    {"dot_fp8_wgmma_128x128x64", DOTK("tl.dot(a, b)"), "-D M=128 -D N=128 -D K=64", SDOT_WG, {0, 0}, 0, 0,
+     {IN(TL_F8E5M2, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
+    {"dot_fp8_wgmma_mixed_64x64x128", DOTK("tl.dot(a, b)"), "-D M=64 -D N=64 -D K=128", SDOT_WG_MIX, {0, 0}, 0, 0,
+     {IN(TL_F8E4M3, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5, 1e-5},
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
      r_dot_e4b15, NULL, 1e-5, 1e-5},
