@@ -344,9 +344,9 @@ static DType computation_type(Sema *s, DType a, bool a_sc, DType b, bool b_sc, b
     if (dt_is_fp8(a) || dt_is_fp8(b))
         sema_fail(s, sp, "unexpected types %s and %s for '%s'", D(a), D(b), ast_op_str(op));
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b))
-        sema_fail(s, sp,
-                  "cannot use '%s' with %s and %s because they have different signedness; "
-                  "cast them to the same signedness",
+        sema_fail(s, sp, /* Triton's words, which its tests match */
+                  "Cannot use '%s' with %s and %s because they have different signedness; this is unlikely to "
+                  "result in a useful answer. Cast them to the same signedness.",
                   ast_op_str(op), D(a), D(b));
     return sema_int_promote(a, b);
 }
