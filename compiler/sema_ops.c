@@ -1402,11 +1402,19 @@ static Val h_expand_dims(Sema *s, const Builtin *bi, Val *a, const Span *sp, Spa
     bool seen[IR_MAX_RANK + 8] = {0};
     if (new_rank > IR_MAX_RANK)
         sema_fail(s, call, "blocks of rank %d are not supported (at most %d dimensions)", new_rank, IR_MAX_RANK);
+    int axes[IR_MAX_RANK];
+    bool dup = false;
     for (int i = 0; i < n; i++) {
-        int d = get_axis(s, items[i], sp[1], new_rank);
-        if (seen[d])
-            sema_fail(s, sp[1], "expand_dims received duplicate axes");
-        seen[d] = true;
+        axes[i] = get_axis(s, items[i], sp[1], new_rank);
+        dup |= seen[axes[i]];
+        seen[axes[i]] = true;
+    }
+    if (dup) { /* Triton's words, with every normalised axis */
+        char list[IR_MAX_RANK * 8 + 4] = "[";
+        for (int i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", axes[i]);
+        strcat(list, "]");
+        sema_fail(s, sp[1], "expand_dims received duplicate axes, normalized axes = %s", list);
     }
     for (int d = 0; d < new_rank; d++)
         if (seen[d])
