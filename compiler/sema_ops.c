@@ -775,6 +775,8 @@ static Val do_full(Sema *s, int rank, const int32_t *dims, Val value, Type elem,
     }
     if (!sema_is_number(value))
         sema_fail(s, sp, "the fill value must be a number, got %s", sema_describe(s, value));
+    if (value.k == V_FLOAT && value.f == 0.0) /* semantic.scalar_constant: any zero is the type's zero */
+        value = sema_int(0);
     return tv(s, sema_const_of(s, value, t, sp));
 }
 
