@@ -1053,7 +1053,7 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     compile_time(times, STAGE_LOWER, t0);
     bool ok = ptx_optimize(mod, tm, opt, &err);
     compile_time(times, STAGE_OPTIMIZE, t0);
-    ok = ok && (!ptx || ptx_emit(mod, tm, debug_info, ptx, &err));
+    ok = ok && (!ptx || ptx_emit(mod, tm, a, debug_info, ptx, &err));
     compile_time(times, STAGE_EMIT, t0);
     if (!ok) {
         diag_internal(d, "LLVM failed on the %s kernel: %s", a->name, err ? err : "?");

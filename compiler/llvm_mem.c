@@ -520,7 +520,7 @@ void llvm_lower_atomic(Lower *L, Inst *in) {
     int n = pv->n;
     LLVMValueRef *r = llvm_new_regs(L, n), *owner = llvm_new_regs(L, n);
     bool replicated = false;
-    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && L->arch->sm < 90;
+    bool bf16_cas = in->op == IR_ATOMIC_RMW && dt == DT_BF16 && !ptx_arch_has(L->arch, ARCH_HOPPER);
     if (bf16_cas)
         fence_acq_rel_gpu(L);
     for (int i = 0; i < n; i++) {

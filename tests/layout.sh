@@ -18,7 +18,7 @@ FILECHECK=${FILECHECK:-/usr/lib/llvm-19/bin/FileCheck}
 lt_build() {
     local log=$T/layout_build.log
     local srcs="lang/util.c lang/diag.c compiler/ir.c compiler/irprint.c compiler/irparse.c compiler/verify.c
-                compiler/axis.c compiler/layout.c compiler/layout_pass.c tests/layout_test.c"
+                compiler/axis.c compiler/layout.c compiler/layout_pass.c compiler/arch.c tests/layout_test.c"
     local flags="-std=gnu11 -g -O1 -Wall -Wextra -Ilang -Icompiler"
     ${CC:-cc} $flags -fsanitize=address,undefined -fno-sanitize-recover=all $srcs -o $lt_bin -lm > $log 2>&1 ||
         ${CC:-cc} $flags $srcs -o $lt_bin -lm >> $log 2>&1
