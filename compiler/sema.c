@@ -1609,13 +1609,20 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
 
 static void exec_if(Sema *s, const Node *n, const Cont *k) {
     Val c = eval(s, n->a);
+    /* A name assigned a number (`a = False`) is a tensor to Triton, so its
+     * `if` is a runtime one: in a helper, a `return` in the branch not taken
+     * still gives the function its return type (the other path returns
+     * poison). A kernel returns nothing: its `if` folds. */
+    bool returns = !s->fr->loop_nest && (has_return(&n->l0) || has_return(&n->l1));
+    if (c.as_tensor && returns && s->fr->caller)
+        c = sema_materialize(s, c, n->a->span);
     if (c.k != V_TENSOR) {
         exec_seq(s, sema_truthy(s, c, n->a->span) ? &n->l0 : &n->l1, 0, k);
         return;
     }
     ValueId cond = scalar_cond(s, c, n->a->span, "an 'if'");
     /* in a runtime loop a `return` is an error (exec_return) */
-    if (!s->fr->loop_nest && (has_return(&n->l0) || has_return(&n->l1)))
+    if (returns)
         runtime_if_return(s, cond, n, k);
     else
         runtime_if(s, cond, &n->l0, &n->l1, n->span);
