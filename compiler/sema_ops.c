@@ -1690,6 +1690,8 @@ static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)a, (void)sp;
     if (!strcmp(bi->name, "range") || !strcmp(bi->name, "static_range"))
         sema_fail(s, call, "'%s' can only be used as the iterable of a 'for' loop", bi->name);
+    if (!strcmp(bi->name, "condition"))
+        sema_fail(s, call, "tl.condition can only be used as the condition of a 'while' loop");
     if (!strcmp(bi->name, "tensor_descriptor"))
         sema_fail(s, call, "tl.tensor_descriptor is a type: make a descriptor with tl.make_tensor_descriptor");
     sema_fail(s, call, "'%s' can only be used as a decorator", bi->name);
@@ -1949,7 +1951,8 @@ static const Builtin builtins[] = {
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
     {"range", "arg1 arg2? step? num_stages? loop_unroll_factor? disallow_acc_multi_buffer? flatten? "
-              "warp_specialize?", h_not_here, 0, TL},
+              "warp_specialize? disable_licm?", h_not_here, 0, TL},
+    {"condition", "arg1 disable_licm?", h_not_here, 0, TL},
     /* Python builtins (bare names only) */
     {"range", "arg1 arg2? arg3?", h_not_here, 0, B_PY},
     {"min", "*args", h_py_min, 0, B_PY},
