@@ -847,6 +847,8 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
                            pn, f, w);
             x = (int64_t)f;
         }
+        if (pdt == DT_I1) /* Triton: its launcher passes an int's low byte unchecked, the kernel reads the bit */
+            x &= 1;
         if (!int_fits(x, pdt))
             return BAD("%s: argument %d ('%s'): %lld does not fit in the parameter's type %s", k->name, i + 1, pn,
                        (long long)x, w);
