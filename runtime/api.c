@@ -177,8 +177,9 @@ static const struct { DType dt; const char *sig; size_t size; } dtypes[] = {
     [TL_U16] = {DT_U16, "u16", 2},  [TL_U32] = {DT_U32, "u32", 4},    [TL_U64] = {DT_U64, "u64", 8},
     [TL_F16] = {DT_F16, "fp16", 2}, [TL_BF16] = {DT_BF16, "bf16", 2}, [TL_F32] = {DT_F32, "fp32", 4},
     [TL_F64] = {DT_F64, "fp64", 8}, [TL_F8E4M3] = {DT_F8E4NV, "fp8e4nv", 1}, [TL_F8E5M2] = {DT_F8E5, "fp8e5", 1},
+    [TL_F8E4B15] = {DT_F8E4B15, "fp8e4b15", 1},
 };
-enum { TL_DTYPE_LAST = TL_F8E5M2 };
+enum { TL_DTYPE_LAST = TL_F8E4B15 };
 
 size_t tl_dtype_size(TlDType dt) {
     return (int)dt >= TL_I1 && (int)dt <= TL_DTYPE_LAST ? dtypes[dt].size : 0;

@@ -575,7 +575,8 @@ TlStatus gpu_zero(TlContext *ctx, CUdeviceptr p, size_t bytes) {
 /* CUtensorMapDataType of each TlDType (TMA moves bits: i1 as bytes). */
 static int tma_dtype(TlDType dt) {
     switch (dt) {
-    case TL_I1: case TL_I8: case TL_U8: case TL_F8E4M3: case TL_F8E5M2: return 0; /* UINT8 (bits) */
+    case TL_I1: case TL_I8: case TL_U8: case TL_F8E4M3: case TL_F8E5M2: case TL_F8E4B15:
+        return 0; /* UINT8 (bits) */
     case TL_I16: case TL_U16: return 1;             /* UINT16 */
     case TL_U32: return 2;
     case TL_I32: return 3;
