@@ -4,11 +4,14 @@
 #define TL_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct PtxArch {
-    const char *name;     /* "sm_80", ..., "sm_90a": LLVM's CPU name and ptxas' -arch */
-    int sm;               /* 80, 86, 89, 90 */
-    const char *features; /* PTX ISA version LLVM emits: "+ptx70" ... */
+    const char *name;     /* "sm_70", ..., "sm_120a": the PTX .target and ptxas' -arch */
+    int sm;               /* 70, 75, 80, 86, 89, 90, 100, 120 */
+    const char *llvm_cpu; /* the CPU LLVM's NVPTX backend compiles for: the name, or
+                           * sm_90 where LLVM 19 has none (the Blackwells) */
+    int isa;              /* the PTX ISA version the PTX declares at least, major * 10 + minor */
     int max_shared;       /* dynamic shared memory a block may use, in bytes */
 } PtxArch;
 
@@ -16,11 +19,25 @@ typedef struct PtxArch {
 const PtxArch *ptx_arch(const char *name);
 /* Can a device of compute capability cc (major * 10 + minor) run machine
  * code (a cubin) built for `a`? Within one major version, for the same or a
- * newer minor one; an arch-specific target (sm_90a) on its own device only.
- * PTX runs everywhere newer: the driver compiles it at load. */
+ * newer minor one; an arch-specific target (sm_90a) on its own device only. */
 bool ptx_arch_cubin_runs_on(const PtxArch *a, int cc);
-/* "sm_80, sm_86, sm_89, sm_90, sm_90a": for error messages. */
-const char *ptx_arch_names(void);
+/* Can it run `a`'s PTX (the driver compiles it at load)? Every newer device;
+ * an arch-specific target's only its own. A target no device here runs is
+ * compile-only: tl builds its PTX and cubin, and a launch is refused. */
+bool ptx_arch_ptx_runs_on(const PtxArch *a, int cc);
+
+/* What the code generator may use, by the PTX ISA's "requires sm_XX". */
+typedef enum ArchFeature {
+    ARCH_AMPERE,   /* sm_80: cp.async, mma.sync m16n8k16 / bf16 / tf32 / int8, bf16 arithmetic and
+                    * conversions, cvt.rn.f16x2.f32, min / max .NaN, mbarrier, L2 cache hints */
+    ARCH_FP8,      /* sm_89: fp8 mma.sync and conversions */
+    ARCH_HOPPER,   /* sm_90: TMA (cp.async.bulk), stmatrix, clusters, bf16 atomics */
+    ARCH_WGMMA,    /* sm_90a only: wgmma, setmaxnreg */
+} ArchFeature;
+bool ptx_arch_has(const PtxArch *a, ArchFeature f);
+
+/* "sm_70, sm_75, ..., sm_120a" into out (n bytes): for error messages. */
+void ptx_arch_names(char *out, size_t n);
 
 /* The shared-memory swizzle (bytes: 128, 64 or 32; 0: none fits) of a 2-D
  * tile whose rows hold `inner` elements of `elem_bytes`: the widest whose

@@ -82,7 +82,7 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
 }
 
 static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
-    return flatten_pass(d, f, t->sm, t->max_shared);
+    return flatten_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), t->max_shared);
 }
 
 /* Before the layout pass: a dead value would need a layout nothing asks for. */
@@ -97,16 +97,16 @@ static bool run_dce(Diag *d, Function *f, const PtxArch *t) {
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
     const AxisInfo *axis = axis_analyze(f);
-    return axis && layout_pass(d, f, axis, t->sm);
+    return axis && layout_pass(d, f, axis, t);
 }
 
 static bool run_tma(Diag *d, Function *f, const PtxArch *t) {
-    return tma_pass(d, f, !strcmp(t->name, "sm_90a"));
+    return tma_pass(d, f, ptx_arch_has(t, ARCH_WGMMA));
 }
 
 /* wgmma needs the arch-specific sm_90a target (plain sm_90 keeps mma.sync). */
 static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) {
-    return pipeline_pass(d, f, t->sm, t->max_shared, !strcmp(t->name, "sm_90a"));
+    return pipeline_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), t->max_shared, ptx_arch_has(t, ARCH_WGMMA));
 }
 /* The pointer tiles the tma pass offered and the pipeliner did not fill by
  * TMA get their pointers back, and unused maps leave the parameters. */

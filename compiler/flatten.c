@@ -528,9 +528,9 @@ static void walk(Function *f, Block *b, int max_shared) {
     }
 }
 
-bool flatten_pass(Diag *d, Function *f, int sm, int max_shared) {
+bool flatten_pass(Diag *d, Function *f, bool async_copy, int max_shared) {
     (void)d;
-    if (sm >= 80) /* only a pipelined loop gains from it */
+    if (async_copy) /* only a pipelined loop gains from it */
         walk(f, f->body, max_shared);
     return true;
 }

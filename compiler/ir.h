@@ -285,6 +285,8 @@ typedef struct Attr {
                           holds (flatten.c) */
     int warp_spec;     /* FOR: tl.range's warp_specialize: 1 True, -1 False, 0 the
                           function's (Function.warp_spec) */
+    bool no_licm;      /* FOR, WHILE (IR `disable_licm`): tl.range's / tl.condition's
+                          disable_licm, LLVM's llvm.licm.disable loop metadata */
 } Attr;
 
 typedef int ValueId; /* index into Function.values; 0 is never a valid value */

@@ -973,6 +973,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int32_of(P, l, &a->num_stages);
     if (!strcmp(k, "flatten"))
         return bool_of(P, l, &a->flatten);
+    if (!strcmp(k, "disable_licm"))
+        return bool_of(P, l, &a->no_licm);
     if (!strcmp(k, "start"))
         return int_of(P, l, INT64_MIN, INT64_MAX, &a->start);
     if (!strcmp(k, "end"))

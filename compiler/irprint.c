@@ -69,7 +69,8 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_MBAR_EXPECT] = "bytes",
     [IR_MBAR_INIT] = "count",        /* printed only when set: more than one arrival */
     [IR_WARP_SPEC] = "warps",
-    [IR_FOR] = "num_stages flatten warp_specialize", /* each printed only when set (tl.range's) */
+    [IR_FOR] = "num_stages flatten warp_specialize disable_licm", /* each printed only when set (tl.range's) */
+    [IR_WHILE] = "disable_licm",                                  /* printed only when set (tl.condition's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
     [IR_MAP_FN] = "pack",
@@ -225,6 +226,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->flatten ? "true" : "false");
     } else if (IS("warp_specialize")) {
         buf_puts(b, a->warp_spec > 0 ? "true" : "false");
+    } else if (IS("disable_licm")) {
+        buf_puts(b, a->no_licm ? "true" : "false");
     } else if (IS("cache")) {
         put_enum(b, ir_cache_names, a->cache);
     } else if (IS("evict")) {
@@ -256,6 +259,14 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->scope;
     if (IS("imprecise"))
         return !a->num;
+    if (IS("disable_licm"))
+        return !a->no_licm;
+    if (IS("flatten"))
+        return !a->flatten;
+    if (IS("warp_specialize"))
+        return !a->warp_spec;
+    if (IS("num_stages"))
+        return !a->num_stages;
 #undef IS
     if (in->op == IR_MBAR_INIT)
         return !in->attr.num;
@@ -263,14 +274,14 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !in->attr.rn;
     if (in->op == IR_CAST)
         return !in->attr.rtz;
-    if (in->op != IR_FOR)
-        return false;
-    return n == 7 ? !in->attr.flatten : n == 15 ? !in->attr.warp_spec : !in->attr.num_stages;
+    return false;
 }
 
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
-    if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec) ||
+    if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec &&
+               !in->attr.no_licm) ||
+        (in->op == IR_WHILE && !in->attr.no_licm) ||
         (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
         (in->op == IR_DIV && !in->attr.rn) || (in->op == IR_CAST && !in->attr.rtz))
         return;

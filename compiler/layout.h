@@ -76,6 +76,7 @@
 #ifndef TL_LAYOUT_H
 #define TL_LAYOUT_H
 
+#include "arch.h"
 #include "ir.h"
 
 typedef struct AxisInfo AxisInfo;
@@ -244,7 +245,8 @@ AxisInfo *axis_analyze(Function *f);
  * memory and loops over K); a
  * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
  * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
- * RESHAPE moves data through shared memory like CONVERT_LAYOUT. */
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int sm);
+ * RESHAPE moves data through shared memory like CONVERT_LAYOUT. The only
+ * thing of the target it reads: whether dots may be mma.sync (sm_80+). */
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, const PtxArch *arch);
 
 #endif

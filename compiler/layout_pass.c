@@ -80,6 +80,7 @@ typedef struct Pass {
     Diag *d;
     Function *f;
     const AxisInfo *axis;
+    bool mma;             /* the target has mma.sync for the sm_80 types (else every dot is FMA) */
     int nw;
     int sm;               /* the target (80, 86, 89, 90): which mma a dot gets */
     int n0;               /* values before the pass; the tables below cover these */
@@ -364,6 +365,8 @@ static void warps_per_tile(Pass *P, Inst *dot, int M, int N, int *wpc) {
 /* mma.sync's k_width (elements per 32-bit register) for a dot's operand
  * types, or 0 when only the FMA loop can do it. */
 static int mma_k_width(Pass *P, Inst *dot) {
+    if (!P->mma)
+        return 0;
     DType a = vtype(P, dot->args[0]).dtype, b = vtype(P, dot->args[1]).dtype;
     DType c = vtype(P, dot->results[0]).dtype;
     if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5)) {
@@ -1355,13 +1358,13 @@ static void sink_converts(Function *f, Block *b, const int *uses) {
     }
 }
 
-bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, int sm) {
+bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, const PtxArch *arch) {
     int nw = f->num_warps;
     if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
         diag_plain(d, DIAG_ERROR, "num_warps=%d: must be a power of two from 1 to 32", nw);
         return false;
     }
-    Pass P = {.d = d, .f = f, .axis = axis, .nw = nw, .sm = sm};
+    Pass P = {.d = d, .f = f, .axis = axis, .mma = ptx_arch_has(arch, ARCH_AMPERE), .nw = nw, .sm = arch->sm};
     if (!setup(&P)) {
         diag_internal(d, "layout pass: out of memory");
         return false;

@@ -21,6 +21,7 @@
  * The op families live in llvm_ops.c (elementwise, shape, math, debugging),
  * llvm_mem.c (loads, stores, atomics), llvm_reduce.c and llvm_dot.c. */
 #include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +534,22 @@ static Inst *region_end(Lower *L, Block *blk, OpCode want) {
 
 /*   pre -> header: iv, carried = phi(init, next) ; iv < ub ? body : exit
  *   body ... yield -> latch: iv += step -> header */
+/* The loop's backedge `br` carries its LLVM loop metadata: llvm.licm.disable
+ * for tl.range / tl.condition's disable_licm (Triton's
+ * llvm.loop_annotation), so LLVM's LICM leaves the loop's invariants in it.
+ * A loop ID is a distinct node whose first operand is itself: a temporary
+ * node replaced by the node that holds it (LLVM makes such a cycle distinct). */
+static void loop_metadata(Lower *L, LLVMValueRef br, const Inst *in) {
+    if (!in->attr.no_licm)
+        return;
+    LLVMMetadataRef name = LLVMMDStringInContext2(L->ctx, "llvm.licm.disable", 17);
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(L->ctx, &name, 1)};
+    LLVMMetadataRef id = LLVMMDNodeInContext2(L->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, id);
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "llvm.loop", 9), LLVMMetadataAsValue(L->ctx, id));
+}
+
 static void lower_for(Lower *L, Inst *in) {
     Block *body = in->regions[0];
     int ncar = in->nargs - 3;
@@ -569,7 +586,7 @@ static void lower_for(Lower *L, Inst *in) {
         next[i] = carried(L, y->args[i], body->args[1 + i], y->span);
     LLVMValueRef ivn = LLVMBuildAdd(L->b, iv[0], step, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, header);
+    loop_metadata(L, LLVMBuildBr(L->b, header), in);
     add_incoming(iv, (LVal){&ivn, 1}, latch);
     for (int i = 0; i < ncar && i < y->nargs; i++)
         add_incoming(car[i], next[i], latch);
@@ -661,7 +678,7 @@ static void lower_while(Lower *L, Inst *in) {
     for (int i = 0; i < n && i < y->nargs; i++)
         next[i] = carried(L, y->args[i], before->args[i], y->span);
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, bb);
+    loop_metadata(L, LLVMBuildBr(L->b, bb), in);
     for (int i = 0; i < n && i < y->nargs; i++)
         add_incoming(car[i], next[i], latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
@@ -1053,7 +1070,7 @@ static bool finish_module(Diag *d, LLVMModuleRef mod, const PtxArch *a, LLVMTarg
     compile_time(times, STAGE_LOWER, t0);
     bool ok = ptx_optimize(mod, tm, opt, &err);
     compile_time(times, STAGE_OPTIMIZE, t0);
-    ok = ok && (!ptx || ptx_emit(mod, tm, debug_info, ptx, &err));
+    ok = ok && (!ptx || ptx_emit(mod, tm, a, debug_info, ptx, &err));
     compile_time(times, STAGE_EMIT, t0);
     if (!ok) {
         diag_internal(d, "LLVM failed on the %s kernel: %s", a->name, err ? err : "?");

@@ -57,7 +57,7 @@ static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32);
 
 static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
-    if (L->arch->sm < 80)
+    if (!ptx_arch_has(L->arch, ARCH_AMPERE))
         return false;
     if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5)) {
         if (arch_mma_fp8(L->arch->sm) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
@@ -194,10 +194,24 @@ static bool plan_mma(Lower *L, Inst *in, Mma *m) {
 
 /* ---- tensor cores ---- */
 
+/* x (f32) rounded to tf32 as cvt.rna.tf32.f32 does (to nearest, ties away
+ * from zero; the low 13 bits zero), as its 32 bits. Before sm_80 (no tf32:
+ * the FMA dot's staging) the same in integer ops: add half a tf32 ulp to the
+ * magnitude and truncate; infinities and NaN stay as they are. */
+static LLVMValueRef f2tf32(Lower *L, LLVMValueRef x) {
+    if (ptx_arch_has(L->arch, ARCH_AMPERE))
+        return llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &x, 1);
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, x, L->t_i32, "");
+    LLVMValueRef r = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, bits, llvm_i32(L, 0x1000), ""), llvm_i32(L, ~0x1fff), "");
+    LLVMValueRef exp = LLVMBuildAnd(L->b, bits, llvm_i32(L, 0x7f800000), "");
+    LLVMValueRef special = LLVMBuildICmp(L->b, LLVMIntEQ, exp, llvm_i32(L, 0x7f800000), "");
+    return LLVMBuildSelect(L->b, special, bits, r, "");
+}
+
 /* Pack kw registers (low element first) into the 32-bit operand register. */
 static LLVMValueRef pack32(Lower *L, const Mma *m, LLVMValueRef *x) {
     if (m->tf32)
-        return llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, x, 1);
+        return f2tf32(L, x[0]);
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x[0]), (unsigned)m->kw));
     for (int j = 0; j < m->kw; j++)
         v = LLVMBuildInsertElement(L->b, v, x[j], llvm_i32(L, j), "");
@@ -206,9 +220,9 @@ static LLVMValueRef pack32(Lower *L, const Mma *m, LLVMValueRef *x) {
 
 /* tf32x3: x = hi + lo with hi = tf32(x), lo = tf32(x - hi). */
 static void split_tf32(Lower *L, LLVMValueRef x, LLVMValueRef *hi, LLVMValueRef *lo) {
-    *hi = llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &x, 1);
+    *hi = f2tf32(L, x);
     LLVMValueRef rest = LLVMBuildFSub(L->b, x, LLVMBuildBitCast(L->b, *hi, L->t_f32, ""), "");
-    *lo = llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &rest, 1);
+    *lo = f2tf32(L, rest);
 }
 
 /* Two halves (low element first) as one .f16x2 register, and back. */
@@ -784,7 +798,7 @@ static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32) {
     for (int r = 0; r < x->n; r++) {
         LLVMValueRef val = llvm_cast(L, x->r[r], dtype_of(L, v), ct);
         if (tf32)
-            val = LLVMBuildBitCast(L->b, llvm_call(L, "llvm.nvvm.f2tf32.rna", L->t_i32, &val, 1), t, "");
+            val = LLVMBuildBitCast(L->b, f2tf32(L, val), t, "");
         LLVMBuildStore(L->b, val, llvm_smem_ptr(L, t, llvm_linear(L, tm, r, strides), byte_off));
     }
 }

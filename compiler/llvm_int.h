@@ -238,7 +238,8 @@ void llvm_debug_finish(Lower *L); /* finalise, before the verifier */
 LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **err);
 /* Run the default<O<opt_level>> pipeline on the module. */
 bool ptx_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, char **err);
-/* debug_info as codegen_module's: line tables alone keep ptxas optimising. */
-bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, int debug_info, Buf *out, char **err);
+/* The PTX, for a's .target and at least its PTX ISA. debug_info as
+ * codegen_module's: line tables alone keep ptxas optimising. */
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, const PtxArch *a, int debug_info, Buf *out, char **err);
 
 #endif

@@ -246,6 +246,15 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to) {
  * cvt.rz to 16 bits; e5m2 is fp16's upper byte, so truncating the rz fp16
  * rounds toward zero too (as Triton's FpToFp does). */
 static LLVMValueRef cast_rtz(Lower *L, LLVMValueRef v, DType to) {
+    if (to == DT_BF16 && !ptx_arch_has(L->arch, ARCH_AMPERE)) {
+        /* no cvt to bf16 before sm_80: bf16 is f32's upper half, so dropping
+         * the lower one rounds toward zero; a NaN stays one (quiet) */
+        LLVMValueRef bits = LLVMBuildBitCast(L->b, v, L->t_i32, "");
+        LLVMValueRef hi = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, bits, llvm_i32(L, 16), ""), L->t_i16, "");
+        LLVMValueRef nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, "");
+        hi = LLVMBuildSelect(L->b, nan, LLVMBuildOr(L->b, hi, LLVMConstInt(L->t_i16, 0x40, 0), ""), hi, "");
+        return LLVMBuildBitCast(L->b, hi, llvm_type(L, to), "");
+    }
     const char *text = to == DT_BF16 ? "cvt.rz.bf16.f32 $0, $1;" : "cvt.rz.f16.f32 $0, $1;";
     LLVMValueRef h = llvm_asm(L, text, "=h,f", L->t_i16, &v, 1, true);
     if (to == DT_F8E5)
@@ -378,7 +387,8 @@ static bool lower_map(Lower *L, Inst *in) {
     }
     DType rt = dtype_of(L, res), at = in->nargs ? dtype_of(L, in->args[0]) : rt;
     LLVMValueRef *r = llvm_new_regs(L, n);
-    if (in->op == IR_CAST && at == DT_F32 && is_half(rt) && nops[0] == n && n % 2 == 0 && L->arch->sm >= 80) {
+    if (in->op == IR_CAST && at == DT_F32 && is_half(rt) && nops[0] == n && n % 2 == 0 &&
+        ptx_arch_has(L->arch, ARCH_AMPERE)) {
         /* fp32 -> fp16 / bf16 two at a time: one cvt.{rn,rz}.{f16,bf16}x2.f32
          * a pair (LLVM 19's NVPTX splits a <2 x float> fptrunc into two); the
          * first operand goes to the upper half */
@@ -582,7 +592,7 @@ static void lower_intrinsic(Lower *L, Inst *in) {
         set_all(L, in->results[0], llvm_sreg(L, "smid"));
     } else if (!strcmp(n, "globaltimer")) {
         set_all(L, in->results[0], llvm_call(L, "llvm.nvvm.read.ptx.sreg.globaltimer", L->t_i64, NULL, 0));
-    } else if (L->arch->sm >= 90) {
+    } else if (ptx_arch_has(L->arch, ARCH_HOPPER)) {
         const char *text = !strcmp(n, "gdc_wait") ? "griddepcontrol.wait;" : "griddepcontrol.launch_dependents;";
         LLVMTypeRef fty = LLVMFunctionType(L->t_void, NULL, 0, 0);
         LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "~{memory}", 9, 1, 0,

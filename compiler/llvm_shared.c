@@ -265,7 +265,7 @@ static bool stmatrix_exact(Lower *L, const ThreadMap *tm, const StPlan *p, Value
 }
 
 static bool plan_stmatrix(Lower *L, const ThreadMap *tm, DType dt, int inner, ValueId buf, StPlan *p) {
-    if (L->arch->sm < 90 || dt_bits(dt) != 16 || tm->rank != 2 || inner < 0 || inner > 1)
+    if (!ptx_arch_has(L->arch, ARCH_HOPPER) || dt_bits(dt) != 16 || tm->rank != 2 || inner < 0 || inner > 1)
         return false;
     int S[2] = {tm->shape[0], tm->shape[1]}, nb[2] = {S[0] / 8, S[1] / 8};
     /* pd: the dim of the pairs (lane part 2 (l%4)); the other one's is l/4 */

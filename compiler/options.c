@@ -15,7 +15,8 @@ const OptionSpec option_specs[] = {
     {.name = "D", .metavar = "NAME=VALUE",
      .help = "set a constexpr parameter or **meta key (repeatable); a runtime parameter set so is a constant and takes no signature entry"},
     {.name = "arch", .metavar = "SM",
-     .help = "GPU architecture: sm_80, sm_86, sm_89, sm_90 (default), sm_90a"},
+     .help = "GPU architecture: sm_70, sm_75, sm_80, sm_86, sm_89, sm_90 (default), sm_90a, sm_100, sm_100a, "
+             "sm_120, sm_120a"},
     {.name = "num-warps", .metavar = "N",
      .help = "warps per program (1, 2, 4, 8, 16, 32; default 4 or the autotune config's)", .lo = 1, .hi = 32, .pow2 = true},
     {.name = "num-stages", .metavar = "N",
@@ -99,7 +100,9 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
     } else if (!strcmp(name, "arch")) {
         const PtxArch *arch = ptx_arch(arg);
         if (!arch) {
-            buf_printf(err, "unsupported --arch '%s' (expected %s)", arg, ptx_arch_names());
+            char names[160];
+            ptx_arch_names(names, sizeof names);
+            buf_printf(err, "unsupported --arch '%s' (expected %s)", arg, names);
             return false;
         }
         o->arch = arch;

@@ -12,9 +12,9 @@
 bool combine_pass(Diag *d, Function *f);
 
 /* flatten.c: a `for {flatten = true}` holding one loop becomes one loop over
- * both, its epilogue under an if (before the layout pass; sm >= 80, where
- * the pipeliner can use it). */
-bool flatten_pass(Diag *d, Function *f, int sm, int max_shared);
+ * both, its epilogue under an if (before the layout pass; only with
+ * async_copy, the target's cp.async, where the pipeliner can use it). */
+bool flatten_pass(Diag *d, Function *f, bool async_copy, int max_shared);
 
 /* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
  * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune (its
@@ -24,9 +24,9 @@ void tma_prune(Function *f);
 
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
  * of shared buffers filled num_stages-1 iterations ahead by async copies.
- * sm: the target's compute capability (nothing before sm_80); wgmma (sm_90a):
+ * async_copy: the target has cp.async (sm_80; nothing without); wgmma (sm_90a):
  * a dot whose operands both come from rings becomes MMA v3, read by wgmma. */
-bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma);
+bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool wgmma);
 
 /* smem.c: offsets of every buffer and scratch area, Function.shared_bytes and
  * the arch's limit (smem_alloc_pass); barriers where threads share shared

@@ -1694,8 +1694,8 @@ static void walk(Pipe *P, Block *b) {
     }
 }
 
-bool pipeline_pass(Diag *d, Function *f, int sm, int max_shared, bool wgmma) {
-    if (sm < 80 || f->nlayouts <= 1)
+bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool wgmma) {
+    if (!async_copy || f->nlayouts <= 1)
         return true; /* no cp.async before sm_80; nothing laid out, nothing to do */
     Pipe P = {.d = d, .f = f, .n0 = f->nvalues, .max_shared = max_shared, .wgmma = wgmma};
     P.axis = axis_analyze(f);

@@ -1,8 +1,9 @@
 /* ptx.c: PTX emission through LLVM's NVPTX backend.
  *
- * The target machine (triple nvptx64-nvidia-cuda, CPU = the
- * arch, the oldest PTX ISA version that arch needs, so older drivers can still
- * JIT the result), LLVM's default<On> pipeline, and assembly emission. */
+ * The target machine (triple nvptx64-nvidia-cuda, the arch's LLVM CPU, the
+ * oldest PTX ISA version that arch needs, so older drivers can still JIT the
+ * result), LLVM's default<On> pipeline, and assembly emission under the
+ * arch's own .target and .version (arch.c: LLVM 19 stops at sm_90a). */
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -12,6 +13,9 @@
 #include <string.h>
 
 #include "llvm_int.h"
+
+/* The newest PTX ISA LLVM 19's NVPTX backend writes (+ptx85). */
+enum { LLVM_PTX_MAX = 85 };
 
 static const char triple[] = "nvptx64-nvidia-cuda";
 
@@ -54,7 +58,9 @@ LLVMTargetMachineRef ptx_target_machine(const PtxArch *a, int opt_level, char **
                               : opt_level == 1 ? LLVMCodeGenLevelLess
                               : opt_level == 2 ? LLVMCodeGenLevelDefault
                                                : LLVMCodeGenLevelAggressive;
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, a->name, a->features, lvl,
+    char features[16]; /* the arch's PTX ISA, at most LLVM 19's newest (ptx_emit declares the arch's) */
+    snprintf(features, sizeof features, "+ptx%d", a->isa < LLVM_PTX_MAX ? a->isa : LLVM_PTX_MAX);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, a->llvm_cpu, features, lvl,
                                                       LLVMRelocDefault, LLVMCodeModelDefault);
     if (!tm)
         *err = LLVMCreateMessage("cannot create the NVPTX target machine");
@@ -99,6 +105,7 @@ static const struct {
     {".f32.e4m3.", 84}, {".f32.e5m2.", 84},      /* fp8 mma.sync (llvm_dot.c) */
     {"createpolicy.fractional", 74},              /* an eviction policy's L2 hint (llvm_mem.c) */
     {".L1::evict_", 74},
+    {".add.noftz.f16", 63},                       /* fp16 atomic add (llvm_mem.c) */
 };
 
 static void require_isa(char *text, size_t len, int need) {
@@ -129,17 +136,34 @@ static size_t drop_debug_target(char *text, size_t len) {
     return len - 7;
 }
 
-bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, int debug_info, Buf *out, char **err) {
+/* Appends LLVM's PTX (text, len) to out under a's own .target where LLVM
+ * compiled for another CPU (arch.c: sm_90 code for a Blackwell). */
+static void put_retargeted(Buf *out, const char *text, size_t len, const PtxArch *a) {
+    const char *t = memmem(text, len, "\n.target ", 9);
+    size_t n = strlen(a->llvm_cpu), at = t ? (size_t)(t + 9 - text) : 0;
+    if (!t || !strcmp(a->name, a->llvm_cpu) || at + n >= len || strncmp(text + at, a->llvm_cpu, n) ||
+        (text[at + n] != '\n' && text[at + n] != ',')) {
+        buf_putn(out, text, len);
+        return;
+    }
+    buf_putn(out, text, at);
+    buf_puts(out, a->name);
+    buf_putn(out, text + at + n, len - at - n);
+}
+
+bool ptx_emit(LLVMModuleRef m, LLVMTargetMachineRef tm, const PtxArch *a, int debug_info, Buf *out, char **err) {
     LLVMMemoryBufferRef mb;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, err, &mb))
         return false;
     size_t start = out->len;
-    buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
+    put_retargeted(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), a);
     LLVMDisposeMemoryBuffer(mb);
     if (out->data && debug_info == 1)
         out->len = start + drop_debug_target(out->data + start, out->len - start);
+    /* the arch's own ISA where LLVM's stops short; -g's DWARF has label
+     * differences in its sections: PTX ISA 7.5 */
+    int floor = debug_info >= 2 && a->isa < 75 ? 75 : a->isa;
     if (out->data)
-        /* -g's DWARF has label differences in its sections: PTX ISA 7.5 */
-        require_isa(out->data + start, out->len - start, debug_info >= 2 ? 75 : 0);
+        require_isa(out->data + start, out->len - start, floor);
     return true;
 }

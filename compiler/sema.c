@@ -1609,13 +1609,20 @@ static void runtime_if_return(Sema *s, ValueId cond, const Node *n, const Cont *
 
 static void exec_if(Sema *s, const Node *n, const Cont *k) {
     Val c = eval(s, n->a);
+    /* A name assigned a number (`a = False`) is a tensor to Triton, so its
+     * `if` is a runtime one: in a helper, a `return` in the branch not taken
+     * still gives the function its return type (the other path returns
+     * poison). A kernel returns nothing: its `if` folds. */
+    bool returns = !s->fr->loop_nest && (has_return(&n->l0) || has_return(&n->l1));
+    if (c.as_tensor && returns && s->fr->caller)
+        c = sema_materialize(s, c, n->a->span);
     if (c.k != V_TENSOR) {
         exec_seq(s, sema_truthy(s, c, n->a->span) ? &n->l0 : &n->l1, 0, k);
         return;
     }
     ValueId cond = scalar_cond(s, c, n->a->span, "an 'if'");
     /* in a runtime loop a `return` is an error (exec_return) */
-    if (!s->fr->loop_nest && (has_return(&n->l0) || has_return(&n->l1)))
+    if (returns)
         runtime_if_return(s, cond, n, k);
     else
         runtime_if(s, cond, &n->l0, &n->l1, n->span);
@@ -1944,10 +1951,25 @@ static void exec_for(Sema *s, const Node *n, const Cont *k) {
     in->attr.flatten = (v[6].k == V_INT || v[6].k == V_BOOL) && v[6].i; /* tl.range(..., flatten=True) */
     if (v[7].k == V_INT || v[7].k == V_BOOL) /* tl.range(..., warp_specialize=...): pipeline.c */
         in->attr.warp_spec = v[7].i ? 1 : -1;
+    in->attr.no_licm = sema_opt_bool(s, v[8], sp[8], false, "disable_licm"); /* LLVM's loop metadata (llvm.c) */
     ValueId *outs = arena_alloc(s->a, sizeof(ValueId) * (size_t)(nr + 1));
     memcpy(outs, in->results, sizeof(ValueId) * (size_t)nr);
     prune_struct_slots(s, in, c, nc, outs);
     rebind_after_loop(s, &live, c, nc, outs, target->name, tb ? &tgt_live : NULL);
+}
+
+/* A while loop's condition: the value, or tl.condition(value,
+ * disable_licm=...)'s (Triton's while-loop analogue of tl.range's options). */
+static Val while_condition(Sema *s, const Node *e, bool *no_licm) {
+    Val callee = e->kind == N_CALL ? eval(s, e->a) : sema_none();
+    if (callee.k != V_BUILTIN || !sema_builtin_is(callee.bi, "condition"))
+        return eval(s, e);
+    Args args = eval_args(s, e);
+    Val v[B_MAX_PARAMS] = {0};
+    Span sp[B_MAX_PARAMS] = {0};
+    sema_bind_args(s, callee.bi, &args, e->span, v, sp);
+    *no_licm = sema_opt_bool(s, v[1], sp[1], false, "disable_licm");
+    return v[0];
 }
 
 static void exec_while(Sema *s, const Node *n) {
@@ -1966,7 +1988,8 @@ static void exec_while(Sema *s, const Node *n) {
         if (!c[i].deferred)
             bind_carried(s, &c[i], before, inits, rt, fwd + 1, &nr);
     s->blk = before;
-    Val cv = eval(s, n->a);
+    bool no_licm = false;
+    Val cv = while_condition(s, n->a, &no_licm);
     ValueId cond = cv.k == V_TENSOR ? scalar_cond(s, cv, n->a->span, "a 'while'")
                                     : sema_const_of(s, sema_bool(sema_truthy(s, cv, n->a->span)),
                                                     ir_scalar(DT_I1), n->a->span);
@@ -1981,6 +2004,7 @@ static void exec_while(Sema *s, const Node *n) {
     s->blk = outer;
     Inst *in = sema_emit_inst(s, IR_WHILE, inits, nr, rt, nr, n->span);
     ir_set_regions(in, before, after);
+    in->attr.no_licm = no_licm;
     carry_const(s, in, inits);
     rebind_after_loop(s, &live, c, nc, in->results, NULL, NULL);
 }

@@ -193,7 +193,8 @@ bool sema_value_attr(Sema *s, Val x, const char *name, Span sp, Val *out) {
  * with the values inside constexprs unwrapped: isinstance(BLOCK, int) is
  * True for a constexpr int, isinstance(x, tl.constexpr) is False for every
  * x, a name assigned a number (`v = 1`) is a tl.tensor. The classes a kernel
- * can name: int, float, bool, tl.tensor, tl.dtype, tl.constexpr,
+ * can name: int, float, bool, tl.tensor, tl.dtype, tl.pointer_type,
+ * tl.constexpr, tl.constexpr_type (a compile-time value's .type),
  * tl.tensor_descriptor. */
 
 static bool is_instance(Sema *s, Val x, Val c, Span sp) {
@@ -221,8 +222,11 @@ static bool is_instance(Sema *s, Val x, Val c, Span sp) {
         return x.k == V_DTYPE && x.ty.dtype == DT_PTR && !x.ty.rank;
     if (n && !strcmp(n, "tensor_descriptor") && c.bi->flags & B_TL) /* tutorial 06: a descriptor or a pointer */
         return x.k == V_TENSORDESC;
+    if (n && !strcmp(n, "constexpr_type") && c.bi->flags & B_TL) /* a compile-time value's .type */
+        return x.k == V_DICT && x.i == SEMA_DICT_CTYPE;
     sema_fail(s, sp, "isinstance's second argument must be a class (int, float, bool, tl.tensor, tl.dtype, "
-                     "tl.pointer_type, tl.constexpr, tl.tensor_descriptor) or a tuple of them, got %s",
+                     "tl.pointer_type, tl.constexpr, tl.constexpr_type, tl.tensor_descriptor) or a tuple of them, "
+                     "got %s",
               sema_describe(s, c));
 }
 

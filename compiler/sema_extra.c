@@ -408,9 +408,11 @@ Val sema_h_inline_asm(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     for (int i = 0; i < n; i++) {
         ids[i] = sema_to_tensor(s, args.items[i], sp[2]);
         DType d = dt_of(s, ids[i]);
-        if (d == DT_PTR || d == DT_I1)
-            sema_fail(s, sp[2], "inline_asm_elementwise's argument %d has type %s; pass numbers (cast pointers with "
-                                ".to(tl.int64), booleans with .to(tl.int8))", i, T(ty_of(s, ids[i])));
+        if (d == DT_I1)
+            sema_fail(s, sp[2], "inline_asm_elementwise's argument %d has type %s; pass numbers (booleans with "
+                                ".to(tl.int8))", i, T(ty_of(s, ids[i])));
+        if (d == DT_PTR) /* the address, 64 bits (an "l" operand), as Triton passes a pointer */
+            ids[i] = sema_cast(s, ids[i], ir_scalar(DT_I64), sp[2]);
         ValueId x = ids[i], y = i ? ids[0] : ids[i];
         sema_broadcast_pair(s, &x, &y, sp[2]);
         if (ty_of(s, x).rank > shape.rank || (ty_of(s, x).rank && ir_numel(ty_of(s, x)) > ir_numel(shape)))

@@ -344,9 +344,9 @@ static DType computation_type(Sema *s, DType a, bool a_sc, DType b, bool b_sc, b
     if (dt_is_fp8(a) || dt_is_fp8(b))
         sema_fail(s, sp, "unexpected types %s and %s for '%s'", D(a), D(b), ast_op_str(op));
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b))
-        sema_fail(s, sp,
-                  "cannot use '%s' with %s and %s because they have different signedness; "
-                  "cast them to the same signedness",
+        sema_fail(s, sp, /* Triton's words, which its tests match */
+                  "Cannot use '%s' with %s and %s because they have different signedness; this is unlikely to "
+                  "result in a useful answer. Cast them to the same signedness.",
                   ast_op_str(op), D(a), D(b));
     return sema_int_promote(a, b);
 }
@@ -775,6 +775,8 @@ static Val do_full(Sema *s, int rank, const int32_t *dims, Val value, Type elem,
     }
     if (!sema_is_number(value))
         sema_fail(s, sp, "the fill value must be a number, got %s", sema_describe(s, value));
+    if (value.k == V_FLOAT && value.f == 0.0) /* semantic.scalar_constant: any zero is the type's zero */
+        value = sema_int(0);
     return tv(s, sema_const_of(s, value, t, sp));
 }
 
@@ -1411,11 +1413,19 @@ static Val h_expand_dims(Sema *s, const Builtin *bi, Val *a, const Span *sp, Spa
     bool seen[IR_MAX_RANK + 8] = {0};
     if (new_rank > IR_MAX_RANK)
         sema_fail(s, call, "blocks of rank %d are not supported (at most %d dimensions)", new_rank, IR_MAX_RANK);
+    int axes[IR_MAX_RANK];
+    bool dup = false;
     for (int i = 0; i < n; i++) {
-        int d = get_axis(s, items[i], sp[1], new_rank);
-        if (seen[d])
-            sema_fail(s, sp[1], "expand_dims received duplicate axes");
-        seen[d] = true;
+        axes[i] = get_axis(s, items[i], sp[1], new_rank);
+        dup |= seen[axes[i]];
+        seen[axes[i]] = true;
+    }
+    if (dup) { /* Triton's words, with every normalised axis */
+        char list[IR_MAX_RANK * 8 + 4] = "[";
+        for (int i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", axes[i]);
+        strcat(list, "]");
+        sema_fail(s, sp[1], "expand_dims received duplicate axes, normalized axes = %s", list);
     }
     for (int d = 0; d < new_rank; d++)
         if (seen[d])
@@ -1689,6 +1699,8 @@ static Val h_not_here(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
     (void)a, (void)sp;
     if (!strcmp(bi->name, "range") || !strcmp(bi->name, "static_range"))
         sema_fail(s, call, "'%s' can only be used as the iterable of a 'for' loop", bi->name);
+    if (!strcmp(bi->name, "condition"))
+        sema_fail(s, call, "tl.condition can only be used as the condition of a 'while' loop");
     if (!strcmp(bi->name, "tensor_descriptor"))
         sema_fail(s, call, "tl.tensor_descriptor is a type: make a descriptor with tl.make_tensor_descriptor");
     sema_fail(s, call, "'%s' can only be used as a decorator", bi->name);
@@ -1948,7 +1960,8 @@ static const Builtin builtins[] = {
     {"pointer_type", "element_ty address_space?", h_pointer_type, 0, TL},
     {"static_range", "arg1 arg2? step?", h_not_here, 0, TL},
     {"range", "arg1 arg2? step? num_stages? loop_unroll_factor? disallow_acc_multi_buffer? flatten? "
-              "warp_specialize?", h_not_here, 0, TL},
+              "warp_specialize? disable_licm?", h_not_here, 0, TL},
+    {"condition", "arg1 disable_licm?", h_not_here, 0, TL},
     /* Python builtins (bare names only) */
     {"range", "arg1 arg2? arg3?", h_not_here, 0, B_PY},
     {"min", "*args", h_py_min, 0, B_PY},

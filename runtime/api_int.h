@@ -180,7 +180,7 @@ typedef struct KernelDType {
     const char *sig;
     size_t size;
 } KernelDType;
-enum { TL_DTYPE_LAST = TL_F8E5M2 };
+enum { TL_DTYPE_LAST = TL_F8E4B15 };
 extern const KernelDType kernel_dtypes[TL_DTYPE_LAST + 1];
 TlStatus gpu_open(TlContext *ctx);
 /* The arch a device of compute capability major.minor gets: never none. */

@@ -191,16 +191,22 @@ static TlStatus ptx_rejected(TlKernel *k, CUresult r, const char *jitlog) {
  * occupancy) and makes warp-specialised consumers spill. A ptxas that fails
  * leaves a note in the kernel's log and the driver compiles the PTX. So does
  * a target whose machine code this device cannot run (sm_80 on a Hopper,
- * sm_90 on a Blackwell): its PTX runs, compiled by the driver. */
+ * sm_90 on a Blackwell): its PTX runs, compiled by the driver. A target whose
+ * PTX cannot run here either (sm_100a on a Hopper) is compile-only: its
+ * cubin, where ptxas can build it, is the product, never loaded (load). */
 static void image_from_ptx(TlKernel *k, Variant *v, const Buf *ptx, Buf *image) {
     Buf path = {0}, log = {0};
-    if (ptx_arch_cubin_runs_on(target_of(k), k->ctx->cc) && cuda_find_ptxas(&path)) {
+    const PtxArch *t = target_of(k);
+    bool cubin = ptx_arch_cubin_runs_on(t, k->ctx->cc) || !ptx_arch_ptx_runs_on(t, k->ctx->cc);
+    if (cubin && cuda_find_ptxas(&path)) {
         PtxasResult r = cuda_run_ptxas(path.data, target_of(k)->name, k->opts.debug_info > 0, ptx->data, ptx->len,
                                        image, &log);
         if (r == PTXAS_OK && kernel_dump_enabled())
             kernel_dump(k, v, "cubin", image);
         if (r != PTXAS_OK) {
-            buf_printf(&k->log, "note: %s: the CUDA driver compiles the PTX instead:\n%s", k->name,
+            buf_printf(&k->log, "note: %s: %s:\n%s", k->name,
+                       ptx_arch_ptx_runs_on(t, k->ctx->cc) ? "the CUDA driver compiles the PTX instead"
+                                                           : "no cubin for this compile-only target",
                        log.data ? log.data : "");
             image->len = 0;
         }
@@ -290,10 +296,14 @@ static bool auto_alloc(Variant *v, int n) {
 }
 
 /* Load the image (a cubin, or PTX where there was no ptxas, which the
- * driver compiles here: image_from_ptx) and fill in what a launch needs. */
+ * driver compiles here: image_from_ptx) and fill in what a launch needs.
+ * The image of a target this device cannot run stays unloaded (v->func
+ * NULL): gpu_launch and gpu_func_attrs refuse it by name. */
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
     TlStatus s = TL_SUCCESS;
+    if (!ptx_arch_ptx_runs_on(target_of(k), k->ctx->cc))
+        return TL_SUCCESS;
     char errlog[8192] = "";
     int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog};
@@ -435,6 +445,9 @@ out:
 
 /* What ptxas gave the kernel: registers and local memory (spills, stack) per thread. */
 TlStatus gpu_func_attrs(TlContext *ctx, const Variant *v, int *regs, int *local_bytes) {
+    if (!v->func)
+        return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: compiled for an arch %s cannot run, so not loaded: no "
+                    "registers to report", v->func_name, ctx->name);
     bind(ctx);
     CUresult r = ctx->cu->cuFuncGetAttribute(regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->func);
     if (!r)
@@ -459,6 +472,12 @@ TlStatus gpu_synchronize(TlContext *ctx) {
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync) {
     TlContext *ctx = k->ctx;
+    if (!v->func) { /* load: a compile-only target */
+        const PtxArch *t = target_of(k);
+        return fail(ctx, TL_ERROR_LAUNCH, "%s was compiled for %s, which %s (compute capability %d.%d) cannot run; "
+                    "compile it for this device's arch to launch it", k->name, t->name, ctx->name, ctx->cc / 10,
+                    ctx->cc % 10);
+    }
     bind(ctx);
     for (int i = 0; i < 3; i++)
         if (grid[i] > ctx->max_grid[i])
@@ -556,7 +575,8 @@ TlStatus gpu_zero(TlContext *ctx, CUdeviceptr p, size_t bytes) {
 /* CUtensorMapDataType of each TlDType (TMA moves bits: i1 as bytes). */
 static int tma_dtype(TlDType dt) {
     switch (dt) {
-    case TL_I1: case TL_I8: case TL_U8: case TL_F8E4M3: case TL_F8E5M2: return 0; /* UINT8 (bits) */
+    case TL_I1: case TL_I8: case TL_U8: case TL_F8E4M3: case TL_F8E5M2: case TL_F8E4B15:
+        return 0; /* UINT8 (bits) */
     case TL_I16: case TL_U16: return 1;             /* UINT16 */
     case TL_U32: return 2;
     case TL_I32: return 3;

@@ -62,6 +62,7 @@ const KernelDType kernel_dtypes[TL_DTYPE_LAST + 1] = {
     [TL_U16] = {DT_U16, "u16", 2},  [TL_U32] = {DT_U32, "u32", 4},    [TL_U64] = {DT_U64, "u64", 8},
     [TL_F16] = {DT_F16, "fp16", 2}, [TL_BF16] = {DT_BF16, "bf16", 2}, [TL_F32] = {DT_F32, "fp32", 4},
     [TL_F64] = {DT_F64, "fp64", 8}, [TL_F8E4M3] = {DT_F8E4NV, "fp8e4nv", 1}, [TL_F8E5M2] = {DT_F8E5, "fp8e5", 1},
+    [TL_F8E4B15] = {DT_F8E4B15, "fp8e4b15", 1},
 };
 
 /* ---- kernels ---- */
@@ -439,6 +440,8 @@ static bool check_arg(TlKernel *k, int i, const KernelParam *p, const TlArg *a, 
                            pn, f, w);
             x = (int64_t)f;
         }
+        if (pdt == DT_I1) /* Triton: its launcher passes an int's low byte unchecked, the kernel reads the bit */
+            x &= 1;
         if (!int_fits(x, pdt))
             return BAD("%s: argument %d ('%s'): %lld does not fit in the parameter's type %s", k->name, i + 1, pn,
                        (long long)x, w);

@@ -60,6 +60,7 @@ typedef enum TlDType {
     TL_F16, TL_BF16, TL_F32, TL_F64,
     TL_F8E4M3, /* tl.float8e4nv (E4M3FN: bias 7, no inf, max 448), 1 byte */
     TL_F8E5M2, /* tl.float8e5 (E5M2: bias 15, IEEE-like), 1 byte */
+    TL_F8E4B15, /* tl.float8e4b15 (E4M3, bias 15: no inf, no NaN, max 1.875), 1 byte */
 } TlDType;
 
 enum { TL_TENSORDESC_MAX_RANK = 5 }; /* dims of a tensor descriptor (TlTensorDesc), as a CUtensorMap */

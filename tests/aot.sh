@@ -96,7 +96,7 @@ aot_error emit_c_needs_dot_c 2 "-o must name the .c file, not '$A/err.h'" \
 aot_error emit_c_stdin_needs_o 2 "--emit=c from standard input needs -o NAME.c" --emit=c - < examples/copy.tl
 aot_error several_archs_need_emit_c 2 "several architectures in --arch need --emit=c" \
     examples/copy.tl --signature "$COPY_SIG" --arch sm_80,sm_90
-aot_error arch_list_checked 2 "unsupported --arch 'sm_70'" --emit=c examples/copy.tl --arch sm_80,sm_70 -o $A/err.c
+aot_error arch_list_checked 2 "unsupported --arch 'sm_60'" --emit=c examples/copy.tl --arch sm_80,sm_60 -o $A/err.c
 aot_error arch_list_twice 2 "--arch lists sm_80 twice" --emit=c examples/copy.tl --arch sm_80,sm_80 -o $A/err.c
 aot_error embed_needs_emit_c 2 "--embed is for --emit=c" --embed=cubin examples/copy.tl --signature "$COPY_SIG"
 aot_error bad_embed 2 "unknown --embed form 'elf'" --embed=elf --emit=c examples/copy.tl

@@ -26,7 +26,29 @@ cli_case empty_file_ptx 1 err "no @triton.jit function in the file" tests/data/e
 cli_case needs_signature 1 err "needs a signature for parameter 'x_ptr'" examples/copy.tl
 cli_case ptx_copy 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024"
 cli_case o_dash 0 out "ld.global.v4" examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" -o -
-cli_case bad_arch 2 err "unsupported --arch 'sm_70'" --arch sm_70 examples/copy.tl
+cli_case bad_arch 2 err "unsupported --arch 'sm_60' (expected sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120, sm_120a) (see" --arch sm_60 examples/copy.tl
+# Every arch of the table: its own .target and PTX ISA (the Blackwells'
+# from LLVM's sm_90 code: LLVM 19 has no sm_100), -g's DWARF raising an older
+# ISA to 7.5 and keeping ", debug"; ptxas accepts each (CUDA 13's has no
+# sm_70: sm_75 still checks every instruction against .target sm_70).
+for cli_at in sm_70:6.0 sm_75:6.3 sm_80:7.0 sm_86:7.1 sm_89:7.8 sm_90:7.8 sm_90a:8.0 sm_100:8.6 sm_100a:8.6 \
+        sm_120:8.7 sm_120a:8.7; do
+    cli_a=${cli_at%%:*} cli_v=${cli_at#*:}
+    want cli/target_$cli_a || continue
+    log=$T/cli_target_$cli_a.log ok=0
+    $TLC examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" --arch $cli_a > $T/cli_t.ptx 2> $log || ok=1
+    [ "$(grep -E '^\.(version|target) ' $T/cli_t.ptx | tr '\n' ' ')" = ".version $cli_v .target $cli_a " ] ||
+        { echo "header: $(grep -E '^\.(version|target) ' $T/cli_t.ptx | tr '\n' ' ')" >> $log; ok=1; }
+    $TLC examples/copy.tl --signature "*fp32:16, *fp32:16, i32:16, 1024" --arch $cli_a -g > $T/cli_tg.ptx 2>> $log || ok=1
+    grep -qx ".target $cli_a, debug" $T/cli_tg.ptx || { echo "-g: $(grep '^.target' $T/cli_tg.ptx)" >> $log; ok=1; }
+    [ "${cli_v%.*}${cli_v#*.}" -ge 75 ] || grep -qx ".version 7.5" $T/cli_tg.ptx || { echo "-g: not 7.5" >> $log; ok=1; }
+    if [ -x /usr/local/cuda/bin/ptxas ]; then
+        cli_pa=$cli_a
+        /usr/local/cuda/bin/ptxas --help | grep -q "'$cli_a'" || cli_pa=sm_75
+        /usr/local/cuda/bin/ptxas -arch=$cli_pa $T/cli_t.ptx -o /dev/null >> $log 2>&1 || { echo "ptxas -arch=$cli_pa" >> $log; ok=1; }
+    fi
+    report cli/target_$cli_a $ok $log
+done
 cli_case bad_define 2 err "-D expects NAME=VALUE" -D 9x=1 examples/copy.tl
 # Unknown and malformed flags are named as written: a short flag inside its
 # word (the bug: 'tlc -q3 x.tl' named argv[0]), a long one without its '=value'.

@@ -36,6 +36,29 @@ if want fakegpu/; then
             fi
             report $n $rc $log
         done
+        # Kernels for other arches (fakegpu_test's "targets"): sm_70 runs
+        # everywhere (the driver compiles its PTX); sm_100a only on 10.0,
+        # elsewhere compile-only. With a ptxas, a compile-only target's cubin
+        # is built (and dumped) though never loaded; sm_70's is not, on 9.0.
+        for fg_cc in 90 100 120; do
+            want fakegpu/targets_cc$fg_cc || continue
+            log=$T/fakegpu_targets$fg_cc.log
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=$fg_cc timeout 120 build/tests/fakegpu_test \
+                $fg_cc targets > $log 2>&1
+            report fakegpu/targets_cc$fg_cc $? $log
+        done
+        if want fakegpu/compile_only_cubin; then
+            log=$T/fakegpu_compile_only.log
+            rm -rf $T/fg_co && mkdir -p $T/fg_co
+            FAKE_PTXAS_NUL=1 FAKE_PTXAS_LOG=$PWD/$T/fg_co/ptxas.args TL_PTXAS=$PWD/tests/aot/fake_ptxas.sh \
+                TL_DUMP_DIR=$T/fg_co TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
+                90 targets > $log 2>&1
+            rc=$?
+            [ "$(grep -o -- '-arch=sm_[0-9a]*' $T/fg_co/ptxas.args | tr '\n' ' ')" = "-arch=sm_100a " ] ||
+                { echo "ptxas runs: $(cat $T/fg_co/ptxas.args 2>&1)" >> $log; rc=1; }
+            grep -q "^FAKE-CUBIN -arch=sm_100a" $T/fg_co/*.cubin || { echo "no sm_100a cubin dumped" >> $log; rc=1; }
+            report fakegpu/compile_only_cubin $rc $log
+        fi
         for fg_off in 0 1; do
             n=fakegpu/lineinfo_default; [ $fg_off = 1 ] && n=fakegpu/lineinfo_disabled
             want $n || continue

@@ -3,8 +3,14 @@
  *   fakegpu_test CC ARCH   the device is CC (87: 8.7); kernels compile for
  *                          ARCH, a host pointer is refused by name, device
  *                          memory is not, and a cache directory others can
- *                          write is not used (a note says so). */
+ *                          write is not used (a note says so).
+ *   fakegpu_test CC targets  kernels compiled for other arches: sm_70's PTX
+ *                          loads (the driver compiles it for any newer
+ *                          device); sm_100a, which only a 10.0 device runs,
+ *                          compiles and is not loaded anywhere else, and its
+ *                          launch is refused by name. */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +41,60 @@ static const char *copy_src =
 
 typedef struct { int launches; unsigned grid[3]; char target[32]; } FakeRecord;
 
+/* The copy kernel compiled with --arch `arch` on this device (cc): loaded
+ * and launched where the device runs its PTX, else built and refused. */
+static void other_target(FakeRecord *fake, int cc, const char *arch, bool runs) {
+    TlContext *ctx;
+    if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS)
+        return check("context", 0, tl_last_error(NULL));
+    char opts[128], name[64], want[256];
+    snprintf(opts, sizeof opts, "--signature '*fp32:16, *fp32:16, i32' -D bs=64 --arch %s", arch);
+    fake->target[0] = 0;
+    TlKernel *k;
+    TlStatus s = tl_kernel_from_string(ctx, copy_src, opts, &k);
+    snprintf(name, sizeof name, "%s_compiles", arch);
+    check(name, s == TL_SUCCESS, tl_last_error(ctx));
+    if (s != TL_SUCCESS)
+        return tl_context_destroy(ctx);
+    snprintf(name, sizeof name, runs ? "%s_loaded" : "%s_not_loaded", arch);
+    check(name, runs ? !strcmp(fake->target, arch) : !fake->target[0], fake->target);
+    TlBuffer *x, *z;
+    tl_buffer_create(ctx, TL_F32, 100, &x);
+    tl_buffer_create(ctx, TL_F32, 100, &z);
+    unsigned grid[3] = {2, 1, 1};
+    TlArg args[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_i32(100)};
+    int before = fake->launches;
+    s = tl_launch(k, grid, args, 3);
+    snprintf(want, sizeof want, "copy_k was compiled for %s, which Fake GPU (compute capability %d.%d) cannot run; "
+             "compile it for this device's arch to launch it", arch, cc / 10, cc % 10);
+    snprintf(name, sizeof name, runs ? "%s_launches" : "%s_launch_refused", arch);
+    if (runs)
+        check(name, s == TL_SUCCESS && fake->launches == before + 1, tl_last_error(ctx));
+    else
+        check(name, s == TL_ERROR_LAUNCH && !strcmp(tl_last_error(ctx), want) && fake->launches == before,
+              tl_last_error(ctx));
+    TlKernelResources res;
+    s = tl_kernel_resources(k, &res);
+    snprintf(name, sizeof name, "%s_resources", arch);
+    check(name, runs ? s == TL_SUCCESS : s == TL_ERROR_INVALID_ARGUMENT && strstr(tl_last_error(ctx), "not loaded"),
+          tl_last_error(ctx));
+    tl_buffer_destroy(x);
+    tl_buffer_destroy(z);
+    tl_kernel_destroy(k);
+    tl_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3)
         return 2;
     label = argv[1];
     FakeRecord *fake = dlsym(dlopen(getenv("TL_LIBCUDA"), RTLD_NOW), "fake");
+    if (fake && !strcmp(argv[2], "targets")) {
+        int cc = atoi(argv[1]);
+        other_target(fake, cc, "sm_70", true);
+        other_target(fake, cc, "sm_100a", cc == 100);
+        return failures != 0;
+    }
     char dir[] = "/tmp/tl-fakegpu-XXXXXX";
     if (!fake || !mkdtemp(dir))
         return 2;

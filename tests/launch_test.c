@@ -152,6 +152,33 @@ int main(void) {
     check("int_out_of_range", tl_launch(k, grid, too_big, 5) == TL_ERROR_LAUNCH &&
           contains(tl_last_error(ctx), "1099511627776 does not fit in the parameter's type i32"), tl_last_error(ctx));
     check("error_set_before_success", tl_last_error(ctx)[0] != 0, NULL);
+    {
+        /* A bool (i1) parameter takes any integer's lowest bit, as Triton's
+         * launcher passes an int's low byte unchecked (upstream's
+         * test_int_annotation passes 3 for a tl.uint1 annotation). */
+        TlKernel *kb;
+        TlStatus s = tl_kernel_from_string(ctx, "import triton\nimport triton.language as tl\n@triton.jit\n"
+                                                "def kb(X, v: tl.int1):\n    tl.store(X + tl.program_id(0), v)\n",
+                                           "--signature '*i32, i1'", &kb);
+        check("bool_param_compiles", s == TL_SUCCESS, tl_last_error(ctx));
+        TlBuffer *o = NULL;
+        tl_buffer_create(ctx, TL_I32, 1, &o);
+        int got[4] = {-1, -1, -1, -1};
+        const int64_t vals[4] = {3, 2, -1, 0};
+        for (int i = 0; i < 4 && s == TL_SUCCESS; i++) {
+            TlArg a[] = {tl_arg_buffer(o), tl_arg_i64(vals[i])};
+            unsigned g1[3] = {1, 1, 1};
+            if (tl_launch(kb, g1, a, 2) != TL_SUCCESS || tl_buffer_read(o, 0, &got[i], sizeof got[i]) != TL_SUCCESS)
+                break;
+        }
+        char d[160];
+        snprintf(d, sizeof d, "3 -> %d, 2 -> %d, -1 -> %d, 0 -> %d (%s)", got[0], got[1], got[2], got[3],
+                 tl_last_error(ctx));
+        check("bool_param_low_bit", got[0] == 1 && got[1] == 0 && got[2] == 1 && got[3] == 0, d);
+        tl_buffer_destroy(o);
+        if (s == TL_SUCCESS)
+            tl_kernel_destroy(kb);
+    }
     TlArg good[] = {tl_arg_buffer(x), tl_arg_buffer(z), tl_arg_f32(-0.5f), tl_arg_f32(3.0f), tl_arg_i64(1031)};
     run_axpb(k, x, z, good, 5, 1031, -0.5f, 3.0f, "typed_launch_i64_narrowed");
     check("success_clears_error", tl_last_error(ctx)[0] == 0, tl_last_error(ctx));

@@ -443,7 +443,7 @@ static int run_file(const char *path, bool axis_only) {
             print_axis(&out, f, ax);
             continue;
         }
-        ok = ax && layout_pass(&d, f, ax, 90) && ir_verify(&d, f);
+        ok = ax && layout_pass(&d, f, ax, ptx_arch(NULL)) && ir_verify(&d, f);
         if (ok)
             ir_print_func(&out, f);
     }

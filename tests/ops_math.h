@@ -119,6 +119,18 @@ static const char k_inline_asm[] =
     "        is_pure=True, pack=4)\n"
     ST(c, "c + s - a + t") ST(d, "d");
 
+/* Pointer operands ("l": the 64-bit address), as upstream's
+ * test_inline_asm_with_pointers: the asm loads and stores through them
+ * itself, under the mask it is given as an int (is_pure=False keeps it). */
+REF(r_inline_asm_ptr, want[0][i] = (double)(((int)a << 3) & 0xff); want[1][i] = a * 8 + b)
+static const char k_inline_asm_ptr[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, d_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(b)
+    "    t = tl.inline_asm_elementwise('{ .reg .pred p; setp.ne.s32 p, $3, 0; mov.b32 $0, 0; '\n"
+    "                                  '@p ld.global.b8 $0, [$1]; shl.b32 $0, $0, 3; @p st.global.b8 [$2], $0; }',\n"
+    "                                  '=r,l,l,r', [a_ptr + offs, c_ptr + offs, mask.to(tl.int32)], dtype=tl.int32,\n"
+    "                                  is_pure=False, pack=1)\n"
+    ST(d, "t + b");
+
 #define MATH_CASES                                                                                                   \
     {"math_f64_exp_log", k_f64_exp, B128, S1D, G1D, 1, 0, {IN(TL_F64, D0, -30, 30), IN(TL_F64, D0, 1e-3, 1e3)},       \
      {OUT(TL_F64, D0), OUT(TL_F64, D0), OUT(TL_F64, D0), OUT(TL_F64, D0)}, r_f64_exp, NULL, F64_TOL},                \
@@ -135,4 +147,6 @@ static const char k_inline_asm[] =
     {"libdevice_asin_pow_ilogb_popc", k_libdevice, B128, S1D, G1D, 1, 0, {F1D(-1, 1), F1D(0.001, 4)},               \
      {OUT(TL_F32, D0), OUT(TL_F32, D0), OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_libdevice, NULL, 1e-6, 1e-5},         \
     {"inline_asm_pack1_pack4", k_inline_asm, "-D BLOCK=512", S1D, {512, 0}, 1, 0,                                   \
-     {IN(TL_U8, D0, 1, 255), F1D(-300, 300)}, {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_inline_asm, NULL, EXACT},
+     {IN(TL_U8, D0, 1, 255), F1D(-300, 300)}, {OUT(TL_I32, D0), OUT(TL_F32, D0)}, r_inline_asm, NULL, EXACT},       \
+    {"inline_asm_pointers", k_inline_asm_ptr, "-D BLOCK=512", S1D, {512, 0}, 1, 0,                                  \
+     {IN(TL_U8, D0, 1, 255), I1D(-1000, 1000)}, {OUT(TL_U8, D0), OUT(TL_I32, D0)}, r_inline_asm_ptr, NULL, EXACT},

@@ -864,6 +864,14 @@ static const char k_f8_mem[] =
     "    tl.static_assert(t.dtype == tl.float8e4nv and (a + b).dtype == tl.float16)\n"
     ST(s, "a.to(tl.float32) + b.to(tl.float32)") ST(t, "t") ST(u, "(-b).to(tl.uint8, bitcast=True)");
 
+/* fp8e4b15 buffers (TL_F8E4B15, as upstream's test_typeconvert_upcast gives
+ * them): loads, arithmetic in fp32 rounded back, stores */
+REF(r_f8_e4b15_mem, want[0][i] = f32(a * 3); want[1][i] = f8(E4B15, f8(E4B15, a * 0.5) + 0.25))
+static const char k_f8_e4b15_mem[] =
+    PRE "def k(a_ptr, s_ptr, t_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a)
+    "    tl.static_assert(a.dtype == tl.float8e4b15)\n"
+    ST(s, "a.to(tl.float32) * 3") ST(t, "a * 0.5 + 0.25");
+
 /* dot of fp8e4b15 operands converted in the kernel (no tensor-core form) */
 static void r_dot_e4b15(const long *d, double *const *in, double *const *want) {
     long M = d[0], N = d[1], K = d[2];
@@ -1319,6 +1327,8 @@ static const Case cases[] = {
      {OUT(TL_U8, D0), OUT(TL_U8, D0), OUT(TL_U8, D0)}, r_f8_special, NULL, EXACT},
     {"fp8_load_store", k_f8_mem, B128, S1D, G1D, 1, 0, {IN(TL_F8E4M3, D0, -400, 400), IN(TL_F8E5M2, D0, -3, 3)},
      {OUT(TL_F32, D0), OUT(TL_F8E4M3, D0), OUT(TL_U8, D0)}, r_f8_mem, NULL, EXACT},
+    {"fp8e4b15_load_store", k_f8_e4b15_mem, B128, S1D, G1D, 1, 0, {IN(TL_F8E4B15, D0, -1.8, 1.8)},
+     {OUT(TL_F32, D0), OUT(TL_F8E4B15, D0)}, r_f8_e4b15_mem, NULL, EXACT},
     {"dot_fp8_e4nv_e5", DOTK("tl.dot(a, b)"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0, 0,
      {IN(TL_F8E4M3, D0 | D2, -4, 4), IN(TL_F8E5M2, D1 | D2, -4, 4)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-5,
      1e-5},
@@ -1397,7 +1407,8 @@ static void fail(const char *name, const char *fmt, ...) {
 }
 
 static int is_int(TlDType dt) {
-    return dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64 && dt != TL_F8E4M3 && dt != TL_F8E5M2;
+    return dt != TL_F16 && dt != TL_BF16 && dt != TL_F32 && dt != TL_F64 && dt != TL_F8E4M3 && dt != TL_F8E5M2 &&
+           dt != TL_F8E4B15;
 }
 
 /* bf16: the top half of an fp32, rounded to nearest even (NaN kept quiet) */
@@ -1431,6 +1442,7 @@ static double get(TlDType dt, const void *p, size_t i) {
     case TL_F64: return ((const double *)p)[i];
     case TL_F8E4M3: return f8_decode(E4NV, ((const uint8_t *)p)[i]);
     case TL_F8E5M2: return f8_decode(E5, ((const uint8_t *)p)[i]);
+    case TL_F8E4B15: return f8_decode(E4B15, ((const uint8_t *)p)[i]);
     case TL_BF16: return bf16_value(((const uint16_t *)p)[i]);
     default: return NAN;
     }
@@ -1452,6 +1464,7 @@ static void put(TlDType dt, void *p, size_t i, double v) {
     case TL_F64: ((double *)p)[i] = v; break;
     case TL_F8E4M3: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E4NV, v); break;
     case TL_F8E5M2: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E5, v); break;
+    case TL_F8E4B15: ((uint8_t *)p)[i] = (uint8_t)f8_nearest(E4B15, v); break;
     case TL_BF16: ((uint16_t *)p)[i] = bf16_bits(v); break;
     default: break;
     }

@@ -818,6 +818,10 @@ def _knob(path, default):
         return default
 
 
+# the compute capabilities tl compiles for (compiler/arch.c's table, each with its arch-specific 'a' from 90 on)
+_TL_ARCHS = ("70", "75", "80", "86", "89", "90", "100", "120")
+
+
 def _options(okw):
     """tl option flags for Triton's launch options (and remarks about the ones tl ignores)."""
     notes = []
@@ -832,12 +836,14 @@ def _options(okw):
     if arch:
         a = str(arch)
         digits = "".join(c for c in a if c.isdigit())
-        if not a.startswith("sm") or digits not in ("80", "86", "89", "90"):
-            raise TlShimUnsupported(f"target arch {a!r} (tl targets sm_80, sm_86, sm_89 and sm_90)")
+        if not a.startswith("sm") or digits not in _TL_ARCHS:
+            raise TlShimUnsupported(f"target arch {a!r} (tl targets sm_{', sm_'.join(_TL_ARCHS)})")
         if num_ctas > 1 and int(digits) < 90:
             raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is sm_{digits}. "
                              f"This configuration will fail. Please set num_ctas=1 or target an SM90+ GPU.")
-        flags.append(f"--arch sm_{digits}")
+        # Triton's sm_arch_from_capability: sm_90 and newer are the arch-specific targets (sm_90a, sm_100a);
+        # one this GPU cannot run is compile-only in tl (its PTX and cubin are built, a launch is refused)
+        flags.append(f"--arch sm_{digits}{'a' if int(digits) >= 90 else ''}")
     fp_fusion = okw.get("enable_fp_fusion")
     if fp_fusion is None:
         fp_fusion = _knob("language.default_fp_fusion", True)
