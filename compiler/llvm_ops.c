@@ -521,10 +521,9 @@ static void print_operand(Lower *L, Inst *in, int a, LLVMValueRef pid[3], const 
     const ThreadMap *tm = llvm_tm(L, v);
     LVal *x = llvm_val(L, v);
     for (int r = 0; r < x->n; r++) {
-        /* a block prints each element once (from its owner), a scalar once per program */
-        LLVMValueRef pred = tm ? llvm_owner(L, tm, r)
-                               : LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, 0), "");
-        LLVMBasicBlockRef cont = llvm_guard_begin(L, pred);
+        /* a block prints each element once (from its owner); a scalar once per
+         * thread, as Triton's printf in every thread does (its tests count them) */
+        LLVMBasicBlockRef cont = tm ? llvm_guard_begin(L, llvm_owner(L, tm, r)) : NULL;
         Buf fmt = {0};
         LLVMValueRef args[IR_MAX_RANK + 8];
         int n = 0;
@@ -544,7 +543,8 @@ static void print_operand(Lower *L, Inst *in, int a, LLVMValueRef pid[3], const 
         args[n++] = val;
         vprintf_call(L, fmt.data, args, n);
         buf_free(&fmt);
-        llvm_guard_end(L, cont);
+        if (cont)
+            llvm_guard_end(L, cont);
     }
 }
 
@@ -554,11 +554,8 @@ static void lower_print(Lower *L, Inst *in) {
     print_prefix(&pre, in->attr.str, in->nargs);
     const char *prefix = arena_strdup(L->f->arena, pre.data ? pre.data : "");
     buf_free(&pre);
-    if (in->nargs == 0) {
-        LLVMBasicBlockRef cont = llvm_guard_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, 0), ""));
+    if (in->nargs == 0) /* every thread, as Triton */
         vprintf_call(L, arena_printf(L->f->arena, "pid (%%u, %%u, %%u)%s\n", prefix), pid, 3);
-        llvm_guard_end(L, cont);
-    }
     for (int a = 0; a < in->nargs; a++)
         print_operand(L, in, a, pid, prefix);
 }

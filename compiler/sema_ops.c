@@ -1587,11 +1587,23 @@ static Val h_static_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
     for (int i = 0; i < a[0].n; i++) {
         if (i)
             buf_putc(&b, ' ');
-        if (a[0].items[i].k == V_STR)
-            buf_puts(&b, a[0].items[i].s);
-        else
-            sema_repr(&b, a[0].items[i]);
+        Val v = a[0].items[i];
+        if (v.k == V_STR) {
+            buf_puts(&b, v.s);
+        } else if (v.k == V_TENSOR && v.ty.rank) { /* Triton's str(tensor): "int32[constexpr[128]]" */
+            Type t = ty_of(s, v.id);
+            buf_puts(&b, t.dtype == DT_PTR ? "pointer<" : "");
+            buf_puts(&b, sema_dtype_name(t.dtype == DT_PTR ? (DType)t.pointee : (DType)t.dtype));
+            buf_puts(&b, t.dtype == DT_PTR ? ">[" : "[");
+            for (int d = 0; d < t.rank; d++)
+                buf_printf(&b, "%sconstexpr[%d]", d ? ", " : "", t.shape[d]);
+            buf_putc(&b, ']');
+        } else {
+            sema_repr(&b, v);
+        }
     }
+    /* Triton prints it on standard output at compile time; tl notes it (the
+     * library: in the kernel's log) where it is */
     diag_note(s->d, s->src, call, "static_print: %s", b.data ? b.data : "");
     buf_free(&b);
     return sema_none();

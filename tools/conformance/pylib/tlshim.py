@@ -486,6 +486,9 @@ def _compile(source, kernel_name, sig, extra_opts):
         m = re.match(r"^\S+:\d+:\d+: warning: (.*)$", line)
         if m:
             warnings.warn(m.group(1), UserWarning, stacklevel=3)
+        m = re.match(r"^\S+:\d+:\d+: note: static_print: (.*)$", line)
+        if m:  # Triton's static_print is Python's print at compile time
+            print(m.group(1), flush=True)
     emit("compile_ok", once=options, kernel=kernel_name, sig=sig, seconds=round(entry.seconds, 3),
          num_warps=k.num_warps, num_stages=k.num_stages, **({"log": log[:400]} if log else {}))
     return entry
