@@ -67,6 +67,7 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
         f->auto_tma = o->auto_tma > 0;         /* the tma pass may ask the launch for maps */
         f->warp_spec = o->warp_specialize != 0; /* on unless turned off (pipeline.c) */
         f->no_fp_fusion = o->fp_fusion == 0;    /* fused unless turned off (llvm.c) */
+        f->maxnreg = o->maxnreg;                /* the entry's .maxnreg (llvm.c) */
     }
     bool ok = f && after_pass(d, f, "sema", hooks);
     compile_time(times, STAGE_SEMA, &t0);

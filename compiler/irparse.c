@@ -1229,7 +1229,7 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages, auto_tma, warp_specialize, no_fp_fusion, producer_warps; shared: the bytes
+ * (attributes: num_warps, num_stages, auto_tma, warp_specialize, no_fp_fusion, maxnreg, producer_warps; shared: the bytes
  * smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
@@ -1264,8 +1264,8 @@ static Function *parse_func(Parser *P) {
                 return NULL;
             continue;
         }
-        if (!strcmp(es[i].key, "producer_warps")) {
-            if (!int32_of(P, &es[i].val, &f->producer_warps))
+        if (!strcmp(es[i].key, "producer_warps") || !strcmp(es[i].key, "maxnreg")) {
+            if (!int32_of(P, &es[i].val, es[i].key[0] == 'p' ? &f->producer_warps : &f->maxnreg))
                 return NULL;
             continue;
         }

@@ -412,6 +412,8 @@ void ir_print_func(Buf *out, const Function *f) {
         buf_puts(out, ", warp_specialize = true");
     if (f->no_fp_fusion)
         buf_puts(out, ", no_fp_fusion = true");
+    if (f->maxnreg)
+        buf_printf(out, ", maxnreg = %d", f->maxnreg);
     if (f->producer_warps)
         buf_printf(out, ", producer_warps = %d", f->producer_warps);
     if (f->smem_allocated)

@@ -873,8 +873,10 @@ static void declare_kernel(Lower *L) {
     LLVMSetFunctionCallConv(L->fn, LLVMPTXKernelCallConv);
     add_annotation(L, "kernel", 1);
     add_annotation(L, "maxntidx", 32 * ir_launch_warps(f));
-    if (llvm_ws_regs(f)) /* setmaxnreg moves registers from this even split */
+    if (llvm_ws_regs(f)) /* setmaxnreg moves registers from this even split: it wins over --maxnreg */
         add_annotation(L, "maxnreg", LLVM_WS_MAXNREG);
+    else if (f->maxnreg) /* on the entry only: noinline helpers are .func, capped by their caller */
+        add_annotation(L, "maxnreg", f->maxnreg);
     unsigned align_kind = LLVMGetEnumAttributeKindForName("align", 5);
     for (int i = 0; i < f->nparams; i++) {
         LLVMValueRef p = LLVMGetParam(L->fn, (unsigned)i);

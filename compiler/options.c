@@ -29,6 +29,9 @@ const OptionSpec option_specs[] = {
      .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps (default: on in the C API, off in tlc, whose kernels other launchers call)"},
     {.name = "warp-specialize", .metavar = "on|off",
      .help = "sm_90a: a dot loop whose operands TMA copies runs its copies in a producer warpgroup, beside num_warps consumer warps (default: on; tl.range(..., warp_specialize=) decides per loop)"},
+    {.name = "maxnreg", .metavar = "N",
+     .help = "at most N registers a thread (the PTX entry's .maxnreg, Triton's maxnreg; default: ptxas chooses)",
+     .lo = 16, .hi = 255},
     {.name = "fp-fusion", .metavar = "on|off",
      .help = "let LLVM fuse a float multiply and an add into one fma (Triton's enable_fp_fusion; default: on)"},
     {.name = "lineinfo",
@@ -116,7 +119,7 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
         /* the last of them wins, as with a C compiler's -g / -g0 */
         o->debug_info = name[0] == 'l' ? 1 : name[0] == 'n' ? 0 : 2;
     } else if (!strcmp(name, "num-warps") || !strcmp(name, "num-stages") || !strcmp(name, "autotune-config") ||
-               !strcmp(name, "max-errors") || !strcmp(name, "O")) {
+               !strcmp(name, "max-errors") || !strcmp(name, "O") || !strcmp(name, "maxnreg")) {
         const char *dash = name[1] ? "--" : "-";
         char *end;
         errno = 0;
@@ -136,6 +139,7 @@ bool options_set(CompileOptions *o, Arena *a, const char *name, const char *arg,
                      : !strcmp(name, "num-stages")      ? &o->num_stages
                      : !strcmp(name, "autotune-config") ? &o->autotune_config
                      : !strcmp(name, "O")               ? &o->opt_level
+                     : !strcmp(name, "maxnreg")         ? &o->maxnreg
                                                         : &o->max_errors;
         *field = (int)v;
     } else {

@@ -22,6 +22,7 @@ typedef struct CompileOptions {
                                 (whose launches pass the maps tma.c asks for), off for tlc */
     int warp_specialize;     /* --warp-specialize on|off: 1 / 0; -1: the default (on) */
     int fp_fusion;           /* --fp-fusion on|off: 1 / 0; -1: the default (on) */
+    int maxnreg;             /* --maxnreg N: the kernel's register cap; 0: none */
     int debug_info;          /* 0 none (--no-lineinfo), 1 line tables (--lineinfo), 2 full (-g);
                                 -1: the default, line tables in the C API (unless
                                 TL_DISABLE_LINE_INFO), none in tlc */

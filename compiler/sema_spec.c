@@ -253,8 +253,8 @@ Val sema_h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
         diag_note(s->d, s->src, sp[3], "num_ctas=%lld: tl launches one CTA a program (no thread-block clusters); the "
                   "results are the same", (long long)a[3].i);
     if (sema_given(a[4]) && a[4].k != V_NONE)
-        diag_note(s->d, s->src, sp[4], "maxnreg=%lld: tl does not cap a kernel's registers; the results are the same",
-                  (long long)sema_need_int(s, a[4], sp[4], "maxnreg"));
+        diag_note(s->d, s->src, sp[4], "maxnreg=%lld: a config's register cap is not applied (tl's --maxnreg "
+                  "option is); the results are the same", (long long)sema_need_int(s, a[4], sp[4], "maxnreg"));
     return c;
 }
 

@@ -178,8 +178,9 @@ bool kernel_dump_enabled(void) {
 
 void kernel_options_key(const TlKernel *k, Buf *b) {
     const CompileOptions *o = &k->opts;
-    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d debug %d\n", o->num_warps, o->num_stages,
-               o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion, o->debug_info);
+    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d debug %d maxnreg %d\n", o->num_warps,
+               o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion, o->debug_info,
+               o->maxnreg);
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(b, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
 }

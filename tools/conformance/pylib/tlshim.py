@@ -6,7 +6,7 @@ goes through tl instead of Triton's compiler:
   JITFunction.run         bind the call's arguments as Triton's binder does, specialise them as Triton 3.6 does
                           (tlsrc.make_spec), assemble the kernel and everything it reaches into one tl source file
                           (tlsrc.assemble), compile it with tl_kernel_from_string(--kernel, --signature, --num-warps,
-                          --num-stages, --fp-fusion), evaluate the grid and launch with tl_launch_stream on torch's
+                          --num-stages, --fp-fusion, --maxnreg), evaluate the grid and launch with tl_launch_stream on torch's
                           current stream.  kernel[grid](...), kernel.warmup(...), @triton.autotune and
                           @triton.heuristics all end up here (the autotuner benchmarks each config through run).
   triton.compile          an ASTSource is compiled by tl (so compile-error tests exercise tl's diagnostics); an
@@ -801,7 +801,7 @@ def _launch(entry, specs, grid_dims):
 # ---------------------------------------------------------------------------------------------------------------
 # JITFunction.run through tl
 # ---------------------------------------------------------------------------------------------------------------
-_IGNORED_OPTIONS = {"maxnreg", "launch_cooperative_grid", "launch_pdl", "launch_cluster", "ctas_per_cga",
+_IGNORED_OPTIONS = {"launch_cooperative_grid", "launch_pdl", "launch_cluster", "ctas_per_cga",
                     "preferred_ctas_per_cga", "minRegAutoWS", "maxRegAutoWS", "pingpongAutoWS", "ir_override",
                     "early_tma_store_lowering", "generate_subtiled_region", "extern_libs", "enable_reflect_ftz",
                     "ptx_options", "ptx_version", "cluster_dims", "supported_fp8_dtypes", "debug", "sanitize_overflow",
@@ -852,6 +852,8 @@ def _options(okw):
         fp_fusion = _knob("language.default_fp_fusion", True)
     if not fp_fusion:
         flags.append("--fp-fusion off")
+    if okw.get("maxnreg"):
+        flags.append(f"--maxnreg {int(okw['maxnreg'])}")
     if num_ctas != 1:
         notes.append(f"num_ctas={num_ctas} ignored (tl launches one CTA a program)")
     for k in sorted(okw):
