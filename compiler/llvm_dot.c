@@ -803,6 +803,26 @@ static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32) {
     }
 }
 
+/* Laid-out IR (tlc --ir-in) keeps the layouts of the target it was laid out
+ * for. A tensor-core layout whose instructions this target lacks is the
+ * user's error, not ours: wgmma's before sm_90a, and mma.sync's before sm_80
+ * where the staged FMA loop then needs more scratch than smem.c reserved
+ * for an mma (`need`; 0: not the FMA loop). */
+static bool tensor_cores_missing(Lower *L, Inst *in, bool wgmma, int64_t need) {
+    int rl = L->f->values[in->results[0]].layout;
+    bool mma = rl > 0 && rl < L->f->nlayouts && L->f->layouts[rl].kind == LAYOUT_MMA;
+    const char *what = wgmma ? (ptx_arch_has(L->arch, ARCH_WGMMA) ? NULL : "wgmma (sm_90a)")
+                       : mma && !ptx_arch_has(L->arch, ARCH_AMPERE) && need > L->scratch_cap
+                           ? "mma.sync (sm_80 and newer)"
+                           : NULL;
+    if (what) {
+        diag_error(L->d, L->f->src, in->span, "this dot is laid out for %s, which %s does not have: compile IR from "
+                   "before the layout pass (or the source) for %s", what, L->arch->name, L->arch->name);
+        L->failed = true;
+    }
+    return what != NULL;
+}
+
 /* acc[r] += sum_k A[m_r][k] * B[k][n_r], as a loop over k with one phi per
  * accumulator register; A and B are read from the shared scratch. A batched
  * dot ([B, M, K] x [B, K, N]) is the same loop over its [B, M, N] result:
@@ -815,6 +835,8 @@ static void lower_fma(Lower *L, Inst *in) {
     int64_t M = at.shape[nd - 2], K = at.shape[nd - 1], N = bt.shape[nd - 1], bytes = llvm_dt_bytes(ct);
     int64_t boff = (ir_numel(at) * bytes + 15) & ~(int64_t)15;
     bool tf32 = in->attr.precision == PREC_TF32 && at.dtype == DT_F32 && bt.dtype == DT_F32 && ct == DT_F32;
+    if (tensor_cores_missing(L, in, false, boff + ir_numel(bt) * bytes))
+        return;
     llvm_smem_use(L, boff + ir_numel(bt) * bytes, in->span);
     stage(L, a, ct, 0, tf32);
     stage(L, b, ct, boff, tf32);
@@ -1463,6 +1485,8 @@ void llvm_lower_dot(Lower *L, Inst *in) {
      * pipelined, the v3 layout came from another loop's dot: pipeline.c) is
      * an mma.sync on the same thread maps, v3's being v2's with warps along M */
     if (is_wgmma(L, in)) {
+        if (tensor_cores_missing(L, in, true, 0))
+            return;
         if (!lower_wgmma(L, in)) {
             diag_internal(L->d, "in @%s: dot %%%d on the wgmma layout does not fit wgmma", L->f->name, in->results[0]);
             L->failed = true;

@@ -632,7 +632,30 @@ static void lower_tma_load(Lower *L, Inst *in) {
     llvm_guard_end(L, cont);
 }
 
+/* The pipeliner's ops need what its target had; laid-out IR (tlc --ir-in)
+ * compiled for an older one is the user's error: what the op needs, or NULL. */
+static const char *op_needs(const Lower *L, OpCode op) {
+    switch (op) {
+    case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
+        return ptx_arch_has(L->arch, ARCH_AMPERE) ? NULL : "cp.async (sm_80 and newer)";
+    case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_MBAR_ARRIVE:
+    case IR_TMA_LOAD: case IR_TMA_STORE:
+        return ptx_arch_has(L->arch, ARCH_HOPPER) ? NULL : "TMA and its mbarriers (sm_90 and newer)";
+    case IR_WARP_SPEC:
+        return ptx_arch_has(L->arch, ARCH_WGMMA) ? NULL : "setmaxnreg (sm_90a)";
+    default:
+        return NULL;
+    }
+}
+
 void llvm_lower_shared(Lower *L, Inst *in) {
+    const char *need = op_needs(L, in->op);
+    if (need) {
+        diag_error(L->d, L->f->src, in->span, "'%s' needs %s, which %s does not have: compile IR from before the "
+                   "pipeline pass (or the source) for %s", ir_ops[in->op].name, need, L->arch->name, L->arch->name);
+        L->failed = true;
+        return;
+    }
     switch (in->op) {
     case IR_LOCAL_ALLOC:
         lower_alloc(L, in);

@@ -49,6 +49,29 @@ for cli_at in sm_70:6.0 sm_75:6.3 sm_80:7.0 sm_86:7.1 sm_89:7.8 sm_90:7.8 sm_90a
     fi
     report cli/target_$cli_a $ok $log
 done
+# Laid-out IR (--ir-in) keeps its target's tensor-core layouts and the
+# pipeliner's ops: compiled for a target without them, a located error
+# (not an internal one, not PTX that ptxas refuses).
+if want cli/ir_in_older_target; then
+    log=$T/cli_ir_in_older.log ok=0
+    DOT16="*fp16:16, *fp16:16, *fp32:16, i32:16, 64, 64, 32"
+    $TLC tests/codegen/dot.tl --signature "$DOT16" --arch sm_80 --dump-after=pipeline -o /dev/null \
+        2> $T/cli_dot80.tir > /dev/null || ok=1
+    $TLC tests/codegen/wgmma.tl --kernel mm --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, 128, 128, 64" \
+        --num-warps 8 --arch sm_90a --dump-after=pipeline -o /dev/null 2> $T/cli_w90a.tir > /dev/null || ok=1
+    $TLC --ir-in $T/cli_dot80.tir --arch sm_80 -o /dev/null >> $log 2>&1 || { echo "sm_80 IR for sm_80 failed" >> $log; ok=1; }
+    for cli_c in "cli_dot80 sm_75 1 'async_copy' needs cp.async (sm_80 and newer), which sm_75 does not have" \
+                 "cli_w90a sm_90 1 this dot is laid out for wgmma (sm_90a), which sm_90 does not have"; do
+        set -- $cli_c
+        NO_COLOR=1 $TLC --ir-in $T/$1.tir --arch $2 -o /dev/null > $T/cli_irin.err 2>&1
+        cli_rc=$?
+        [ $cli_rc = $3 ] || { echo "$1 for $2: exit $cli_rc" >> $log; ok=1; }
+        shift 3
+        grep -q "^$T/[a-z0-9_]*.tir:[0-9]*:[0-9]*: error: $*" $T/cli_irin.err ||
+            { echo "no '$*':" >> $log; cat $T/cli_irin.err >> $log; ok=1; }
+    done
+    report cli/ir_in_older_target $ok $log
+fi
 cli_case bad_define 2 err "-D expects NAME=VALUE" -D 9x=1 examples/copy.tl
 # Unknown and malformed flags are named as written: a short flag inside its
 # word (the bug: 'tlc -q3 x.tl' named argv[0]), a long one without its '=value'.

@@ -1,4 +1,4 @@
-/* ops_rank5.h: the numeric cases of rank-5 blocks and of batched (3-D)
+/* ops_rank5.h: the numeric cases of rank-5 and rank-9 blocks and of batched (3-D)
  * tl.dot, included by ops_test.c, whose table takes RANK5_CASES. The
  * references walk the arrays element by element in C.
  *
@@ -290,7 +290,39 @@ static const Dims SB_64_32_16[] = {{{64, 32, 16}}, {{63, 17, 13}}, {{2, 3, 1}}, 
     {{TL_F64, D0 | D2, nb, -1, 1, 0}, {TL_F64, D1 | D2, nb, -1, 1, 0}, {TL_F64, D0 | D1, nb, -1, 1, 0}}, \
         {{TL_F64, D0 | D1, nb, SENT, SENT, 0}}
 
+/* ------------------------------------------------------------ rank 9 */
+
+/* IR_MAX_RANK's blocks (upstream's test_reshape to (2,) * 9): x[512] as a
+ * [2] * 9 block, every axis reversed by tl.permute (so p[i] = x[i's 9 bits
+ * reversed]) and summed over axis 0 (s[j] = x[j] + x[j + 256]); n masks the
+ * load and the stores. */
+static const Dims S9D[] = {{{1}}, {{300}}, {{512}}, {{0}}};
+static long rev9(long i) {
+    long r = 0;
+    for (int b = 0; b < 9; b++)
+        r |= ((i >> b) & 1) << (8 - b);
+    return r;
+}
+static void r_r9(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0]; i++) {
+        want[0][i] = rev9(i) < d[0] ? in[0][rev9(i)] : 0;
+        if (i < 256)
+            want[1][i] = in[0][i] + (i + 256 < d[0] ? in[0][i + 256] : 0);
+    }
+}
+static const char k_r9[] =
+    PRE "def k(x_ptr, p_ptr, s_ptr, n):\n"
+    "    offs = tl.arange(0, 512)\n"
+    "    x = tl.reshape(tl.load(x_ptr + offs, mask=offs < n, other=0), (2, 2, 2, 2, 2, 2, 2, 2, 2))\n"
+    "    tl.static_assert(x.shape == (2, 2, 2, 2, 2, 2, 2, 2, 2))\n"
+    "    p = tl.reshape(tl.permute(x, (8, 7, 6, 5, 4, 3, 2, 1, 0)), (512, ))\n"
+    "    tl.store(p_ptr + offs, p, mask=offs < n)\n"
+    "    o2 = tl.arange(0, 256)\n"
+    "    tl.store(s_ptr + o2, tl.reshape(tl.sum(x, axis=0), (256, )), mask=o2 < n)\n";
+
 #define RANK5_CASES \
+    {"rank9_reshape_permute_sum", k_r9, "", S9D, {0, 0}, 1, 0, {IN(TL_I32, D0, -1000, 1000)}, \
+     {OUT(TL_I32, D0), OUT(TL_I32, D0)}, r_r9, NULL, EXACT}, \
     {"rank5_load_store_broadcast_sums", k_r5_sums_a, R5_OPTS, S5D, {0, 0}, 3, 0, \
      {{TL_F32, D0 | D1 | D2, 15, -1, 1, 0}, {TL_F32, 0, 15, -1, 1, 0}}, \
      {{TL_F32, D0 | D1 | D2, 15, SENT, SENT, 0}, {TL_F32, D1 | D2, 15, SENT, SENT, 0}, \
