@@ -77,6 +77,16 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     return ok ? f : NULL;
 }
 
+bool compile_heuristic_values(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
+                              Buf *results, const char ***reads, int *nreads) {
+    SemaOptions so = options_to_sema(o);
+    return sema_heuristic_values(a, d, src, module, &so, results, reads, nreads);
+}
+
+int compile_kernel_names(const Node *module, const char **names, int max) {
+    return sema_kernel_names(module, names, max);
+}
+
 static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
     (void)t;
     return combine_pass(d, f);

@@ -55,6 +55,14 @@ bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *t
  * GPU refuses is refused on the CPU too, with the GPU's error in d. */
 bool compile_check_gpu_limits(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o);
 
+/* @triton.heuristics at a launch (o->arg_values: its runtime scalars; o->signature:
+ * its signature): "NAME=VALUE\n" for each into results, and the runtime
+ * parameters the lambdas read (*reads, arena). False with diagnostics. */
+bool compile_heuristic_values(Arena *a, Diag *d, const Source *src, const Node *module, const CompileOptions *o,
+                              Buf *results, const char ***reads, int *nreads);
+/* Names of every @triton.jit function of a parsed module, in file order. */
+int compile_kernel_names(const Node *module, const char **names, int max);
+
 /* Is `name` a pass --dump-after can name (sema, or one of the table's)? */
 bool compile_pass_exists(const char *name);
 /* The pass names in pipeline order, comma-separated ("sema, combine, ..."). */

@@ -20,7 +20,6 @@
 #include "ast.h"
 #include "compile.h"
 #include "cuda.h"
-#include "sema.h"
 #include "ptx.h"
 
 enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 4, EXIT_DONE = -1 /* --help, --version: nothing more to do */ };
@@ -279,7 +278,7 @@ static int compile_kernels(Driver *dr, Arena *a, Diag *d, const Source *src, con
         return fs[0] ? 1 : 0;
     }
     const char *names[64];
-    int nnames = sema_kernel_names(mod, names, 64), n = 0;
+    int nnames = compile_kernel_names(mod, names, 64), n = 0;
     for (int i = 0; i < nnames && n < max; i++) {
         CompileOptions o = dr->opts;
         o.kernel = names[i];

@@ -92,16 +92,15 @@ static HeurMemo *evaluate(TlKernel *k, const TlArg *args, int nargs, TlStatus *s
     signature(k, args, nargs, &sig);
     CompileOptions o = k->opts;
     o.signature = sig.data;
-    SemaOptions so = options_to_sema(&o);
-    so.arg_values = defs;
-    so.narg_values = ndefs;
-    so.heuristics = NULL;
-    so.nheuristics = 0;
+    o.arg_values = defs;
+    o.narg_values = ndefs;
+    o.heuristics = NULL;
+    o.nheuristics = 0;
     Diag d = {.max_errors = o.max_errors, .library = true};
     const char **reads;
     int nreads;
     HeurMemo *m = NULL;
-    if (!sema_heuristic_values(&a, &d, &k->src, k->module, &so, &results, &reads, &nreads)) {
+    if (!compile_heuristic_values(&a, &d, &k->src, k->module, &o, &results, &reads, &nreads)) {
         *st = fail(k->ctx, d.internal ? TL_ERROR_INTERNAL : TL_ERROR_COMPILE, "%s",
                    d.out.data ? d.out.data : "the heuristics failed");
         if (d.out.data)
