@@ -173,10 +173,12 @@ void ir_param_remove(Function *f, int i) {
     shift_ids(f->body, v + 1, -1);
     memmove(&f->params[i], &f->params[i + 1], sizeof(Param) * (size_t)(f->nparams - i - 1));
     f->nparams--;
-    for (int p = 0; p < f->nparams; p++)
-        for (int k = 0; k < 10 && f->params[p].tma[0]; k++)
-            if (k < 4 || k >= 6)
-                f->params[p].tma[k] -= f->params[p].tma[k] > v ? 1 : 0;
+    for (int p = 0; p < f->nparams; p++) {
+        int32_t *refs[8];
+        ir_tma_refs(&f->params[p].tma, refs);
+        for (int k = 0; k < 8 && f->params[p].tma.base; k++)
+            *refs[k] -= *refs[k] > v ? 1 : 0;
+    }
 }
 
 Block *ir_block_new(Function *f) { return arena_alloc(f->arena, sizeof(Block)); }

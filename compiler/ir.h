@@ -325,6 +325,28 @@ typedef struct Value {
     const char *name; /* source variable name for readability, may be NULL */
 } Value;
 
+/* Where the launch finds a TMA map's tensor (tma.c asks, runtime/gpu.c
+ * encodes): base is the value id of a pointer parameter (16-byte aligned);
+ * each bound and the row stride (elements) is the value id of an integer
+ * parameter (> 0) or -c for the constant c (-INT32_MAX: an unmasked axis,
+ * unbounded), a bound multiplied by up to two factors given the same way
+ * (0: none; attention's Z * H * N_CTX rows); the box is the load's tile. */
+typedef struct TmaSource {
+    int32_t base;
+    int32_t dim[2][3]; /* rows, then cols: the bound and its two factors */
+    int32_t stride;
+    int32_t box[2];
+} TmaSource;
+/* Its entries that name parameters (base, the bounds and factors, the
+ * stride), for code that renumbers or checks them: refs gets 8 pointers. */
+static inline void ir_tma_refs(TmaSource *t, int32_t *refs[8]) {
+    refs[0] = &t->base;
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 3; k++)
+            refs[1 + 3 * d + k] = &t->dim[d][k];
+    refs[7] = &t->stride;
+}
+
 typedef struct Param {
     const char *name;
     Type type;         /* scalar or pointer */
@@ -336,15 +358,8 @@ typedef struct Param {
     bool nonneg;       /* the tma pass's proofs take this integer parameter as >= 0: a
                           launch where it is not runs the kernel without the maps */
     bool above1;       /* ... as >= 2 (a wrapped axis's modulus, tma.c): the same */
-    int32_t tma[10];   /* a map the pointer-tile TMA pass (tma.c) asked for, which the launch
-                          encodes from the kernel's own arguments; tma[0] == 0: none. Else
-                          [base, rows, cols, row stride, box rows, box cols, rows x, rows x,
-                          cols x, cols x]: base is the value of a pointer parameter (16-byte
-                          aligned); rows, cols and the row stride (elements) are each the
-                          value of an integer parameter (> 0) or -c for the constant c
-                          (-INT32_MAX: an unmasked axis, unbounded); rows and cols are
-                          multiplied by the factors 6..9 given the same way (0: none;
-                          attention's Z * H * N_CTX rows); the box is the load's tile */
+    TmaSource tma;     /* a map the pointer-tile TMA pass (tma.c) asked for, which the
+                          launch encodes from the kernel's own arguments; tma.base 0: none */
 } Param;
 
 typedef struct Function {

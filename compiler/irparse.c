@@ -1210,7 +1210,7 @@ static bool parse_param(Parser *P) {
                 return false;
         } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box") || !strcmp(es[i].key, "tma_mul")) {
             /* tma = [base, rows, cols, row stride], box = [rows, cols], tma_mul = [rows x, rows x,
-             * cols x, cols x] (ir.h Param.tma) */
+             * cols x, cols x] (ir.h TmaSource) */
             bool box = es[i].key[0] == 'b', mul = !strcmp(es[i].key, "tma_mul");
             const Lit *l = &es[i].val;
             if (l->kind != L_LIST || l->nlist != (box ? 2 : 4))
@@ -1219,7 +1219,10 @@ static bool parse_param(Parser *P) {
                 if (l->list[k] < INT32_MIN || l->list[k] > INT32_MAX || (box && (l->list[k] < 1 || l->list[k] > 256)) ||
                     (!box && !mul && ((k == 0 && l->list[k] < 1) || l->list[k] == 0)))
                     return error_at(P, es[i].span, "'%s' entry %d is out of range", es[i].key, k + 1);
-                p->tma[(box ? 4 : mul ? 6 : 0) + k] = (int32_t)l->list[k];
+                int32_t x = (int32_t)l->list[k];
+                TmaSource *t = &p->tma;
+                *(box ? &t->box[k] : mul ? &t->dim[k / 2][1 + k % 2] : k == 3 ? &t->stride : k ? &t->dim[k - 1][0]
+                                                                                          : &t->base) = x;
             }
         } else {
             return error_at(P, es[i].span, "unknown parameter attribute '%s'", es[i].key);

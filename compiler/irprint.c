@@ -397,11 +397,12 @@ void ir_print_func(Buf *out, const Function *f) {
             buf_printf(out, "%sabove1 = true", sep);
             sep = ", ";
         }
-        if (p->tma[0])
-            buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", p->tma[0], p->tma[1], p->tma[2], p->tma[3],
-                       p->tma[4], p->tma[5]);
-        if (p->tma[0] && (p->tma[6] || p->tma[7] || p->tma[8] || p->tma[9]))
-            buf_printf(out, ", tma_mul = [%d, %d, %d, %d]", p->tma[6], p->tma[7], p->tma[8], p->tma[9]);
+        const TmaSource *t = &p->tma;
+        if (t->base)
+            buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", t->base, t->dim[0][0], t->dim[1][0], t->stride,
+                       t->box[0], t->box[1]);
+        if (t->base && (t->dim[0][1] || t->dim[0][2] || t->dim[1][1] || t->dim[1][2]))
+            buf_printf(out, ", tma_mul = [%d, %d, %d, %d]", t->dim[0][1], t->dim[0][2], t->dim[1][1], t->dim[1][2]);
         if (*sep == ',')
             buf_putc(out, '}');
     }

@@ -946,10 +946,9 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
         Param *p = &f->params[f->nparams - 1];
         Type lt = f->values[ps[i].load->results[0]].type;
         p->tensormap = true;
-        p->tma[0] = ps[i].base, p->tma[1] = ps[i].dims[0][0], p->tma[2] = ps[i].dims[1][0], p->tma[3] = ps[i].stride;
-        p->tma[4] = lt.shape[0], p->tma[5] = lt.shape[1];
-        p->tma[6] = ps[i].dims[0][1], p->tma[7] = ps[i].dims[0][2], p->tma[8] = ps[i].dims[1][1];
-        p->tma[9] = ps[i].dims[1][2];
+        p->tma.base = ps[i].base, p->tma.stride = ps[i].stride;
+        memcpy(p->tma.dim, ps[i].dims, sizeof p->tma.dim);
+        p->tma.box[0] = lt.shape[0], p->tma.box[1] = lt.shape[1];
         for (int k = 0; k < ps[i].nassumed; k++)
             f->params[ps[i].assumed[k] - 1].nonneg = true;
         if (ps[i].above1)
@@ -982,7 +981,7 @@ static void prune_tiles(Function *f, Block *b) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
             prune_tiles(f, in->regions[r]);
-        if (in->op == IR_DESC_TILE && in->args[1] <= f->nparams && f->params[in->args[1] - 1].tma[0]) {
+        if (in->op == IR_DESC_TILE && in->args[1] <= f->nparams && f->params[in->args[1] - 1].tma.base) {
             ir_replace_uses(f->body, in->results[0], in->args[0]);
             ir_remove_inst(b, in);
             i--;
@@ -993,7 +992,7 @@ static void prune_tiles(Function *f, Block *b) {
 void tma_prune(Function *f) {
     bool any = false;
     for (int i = 0; i < f->nparams; i++)
-        any |= f->params[i].tma[0] != 0;
+        any |= f->params[i].tma.base != 0;
     if (!any)
         return;
     prune_tiles(f, f->body);
@@ -1003,10 +1002,10 @@ void tma_prune(Function *f) {
     ir_count_uses(f->body, uses);
     int left = 0;
     for (int i = f->nparams - 1; i >= 0; i--) {
-        if (f->params[i].tma[0] && !uses[i + 1])
+        if (f->params[i].tma.base && !uses[i + 1])
             ir_param_remove(f, i);
         else
-            left += f->params[i].tma[0] != 0;
+            left += f->params[i].tma.base != 0;
     }
     for (int i = 0; i < f->nparams && !left; i++)
         f->params[i].nonneg = f->params[i].above1 = false; /* no map, no launch-time condition */

@@ -1205,22 +1205,27 @@ static void verify_params(Verifier *V) {
             fail(V, NULL, "parameter %d is equal_to_1 but not an integer", i + 1);
         if ((p->nonneg || p->above1) && (dtype_class(t.dtype) != C_INT || p->tensormap))
             fail(V, NULL, "parameter %d is %s but not an integer argument", i + 1, p->nonneg ? "nonneg" : "above1");
-        if (p->tma[0]) { /* its base, rows, cols and stride: earlier parameters (or constants) */
+        if (p->tma.base) { /* its base, bounds and stride: earlier parameters (or constants) */
             if (!p->tensormap)
                 fail(V, NULL, "parameter %d has a tma source but is not a tensor map", i + 1);
-            for (int k = 0; k < 10; k++) {
-                int r = p->tma[k];
-                if ((k >= 4 && k < 6) || (k >= 6 && !r))
-                    continue; /* the box; a factor that is not there */
+            TmaSource t = p->tma;
+            int32_t *refs[8];
+            ir_tma_refs(&t, refs);
+            static const char *const what[8] = {"base", "rows", "rows x", "rows x", "cols", "cols x", "cols x", "stride"};
+            for (int k = 0; k < 8; k++) {
+                int r = *refs[k];
+                bool factor = k == 2 || k == 3 || k == 5 || k == 6;
+                if (factor && !r)
+                    continue; /* a factor that is not there */
                 bool ok = k ? (r < 0 || (r > 0 && r <= i && dtype_class(f->params[r - 1].type.dtype) == C_INT &&
                                          !f->params[r - 1].tensormap))
                             : r > 0 && r <= i && f->params[r - 1].type.dtype == DT_PTR;
                 if (!ok)
-                    fail(V, NULL, "parameter %d: tma entry %d (%d) is not %s", i + 1, k + 1, r,
+                    fail(V, NULL, "parameter %d: tma %s (%d) is not %s", i + 1, what[k], r,
                          k ? "an earlier integer parameter or a constant" : "an earlier pointer parameter");
             }
-            if (p->tma[4] < 1 || p->tma[4] > 256 || p->tma[5] < 1)
-                fail(V, NULL, "parameter %d: box [%d, %d] is not a TMA box", i + 1, p->tma[4], p->tma[5]);
+            if (t.box[0] < 1 || t.box[0] > 256 || t.box[1] < 1)
+                fail(V, NULL, "parameter %d: box [%d, %d] is not a TMA box", i + 1, t.box[0], t.box[1]);
         }
     }
 }

@@ -58,6 +58,12 @@ enum { GPU_PARAM_TMAP = DT__COUNT };
  * (Param.nonneg), as >= 2 (Param.above1). */
 enum { GPU_PARAM_NONNEG = 0x80, GPU_PARAM_ABOVE1 = 0x40, GPU_PARAM_FLAGS = 0xc0 };
 
+/* An automatic map's source: the parameters tma.c named, and the element's TlDType. */
+typedef struct AutoMapSource {
+    TmaSource tma;
+    int32_t dtype;
+} AutoMapSource;
+
 typedef struct Variant {
     char *key;          /* runtime signature, e.g. "*fp32:16, *fp32:16, i32" */
     Arena arena;
@@ -69,7 +75,7 @@ typedef struct Variant {
     /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
      * which the launch encodes from the others (gpu_encode_auto_maps) */
     int nauto;
-    int32_t (*auto_src)[11]; /* Param.tma's ten entries and the element's TlDType */
+    AutoMapSource *auto_src; /* where each map's tensor comes from (Param.tma), cached as bytes */
     void *auto_maps;    /* 128 bytes each, 64-aligned */
     int64_t (*auto_last)[4]; /* the base, rows, cols, stride each was last encoded for */
     CUmodule mod;       /* CUDA device: the loaded cubin */

@@ -404,7 +404,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     for (int i = 0; i < f->nparams; i++) {
         v->dtypes[i] = f->params[i].tensormap ? GPU_PARAM_TMAP : f->params[i].type.dtype;
         v->dtypes[i] |= (f->params[i].nonneg ? GPU_PARAM_NONNEG : 0) | (f->params[i].above1 ? GPU_PARAM_ABOVE1 : 0);
-        nauto += f->params[i].tma[0] != 0;
+        nauto += f->params[i].tma.base != 0;
     }
     if (!auto_alloc(v, nauto)) {
         s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -412,8 +412,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v) {
     }
     for (int i = f->nparams - nauto, j = 0; i < f->nparams; i++, j++) { /* tma.c appends them */
         const Param *p = &f->params[i];
-        memcpy(v->auto_src[j], p->tma, sizeof p->tma);
-        v->auto_src[j][10] = (int32_t)kernel_dtype_of(f->params[p->tma[0] - 1].type.pointee);
+        v->auto_src[j] = (AutoMapSource){p->tma, (int32_t)kernel_dtype_of(f->params[p->tma.base - 1].type.pointee)};
     }
     if (gpu_cache_dir(k, &dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
@@ -666,17 +665,17 @@ TlStatus gpu_encode_tensor_maps(TlKernel *k, const TlArg *args, int nargs) {
     return TL_SUCCESS;
 }
 
-/* An automatic map's entry (Param.tma): a parameter's value, or -constant. */
+/* An automatic map's entry (TmaSource): a parameter's value, or -constant. */
 static int64_t auto_value(const TlArg *args, int nargs, int32_t e) {
     return e < 0 ? -(int64_t)e : e - 1 < nargs ? args[e - 1].v.i : 0;
 }
 
-/* A bound times its factors (Param.tma 6..9; 0: none), or 0 where the
+/* A bound times its factors (TmaSource.dim[d][1..2]; 0: none), or 0 where the
  * product leaves what TMA takes (2^32). */
-static int64_t auto_bound(const TlArg *args, int nargs, int32_t e, const int32_t *x) {
-    int64_t v = auto_value(args, nargs, e);
-    for (int i = 0; i < 2 && x[i]; i++) {
-        int64_t f = auto_value(args, nargs, x[i]);
+static int64_t auto_bound(const TlArg *args, int nargs, const int32_t dim[3]) {
+    int64_t v = auto_value(args, nargs, dim[0]);
+    for (int i = 1; i < 3 && dim[i]; i++) {
+        int64_t f = auto_value(args, nargs, dim[i]);
         if (v < 1 || f < 1 || v > ((int64_t)1 << 32) / f)
             return 0;
         v *= f;
@@ -691,15 +690,15 @@ TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int na
         if (((v->dtypes[i] & GPU_PARAM_NONNEG) && args[i].v.i < 0) || ((v->dtypes[i] & GPU_PARAM_ABOVE1) && args[i].v.i < 2))
             *ok = false;
     for (int j = 0; j < v->nauto && *ok; j++) {
-        const int32_t *src = v->auto_src[j];
-        const TlArg *b = src[0] - 1 < nargs ? &args[src[0] - 1] : NULL;
+        const TmaSource *src = &v->auto_src[j].tma;
+        const TlArg *b = src->base - 1 < nargs ? &args[src->base - 1] : NULL;
         if (!b || (b->kind != TL_ARG_BUFFER && b->kind != TL_ARG_POINTER)) {
             *ok = false;
             break;
         }
         int64_t now[4] = {(int64_t)(b->kind == TL_ARG_POINTER ? b->v.p.addr : b->v.buffer->dptr),
-                          auto_bound(args, nargs, src[1], src + 6), auto_bound(args, nargs, src[2], src + 8),
-                          auto_value(args, nargs, src[3])};
+                          auto_bound(args, nargs, src->dim[0]), auto_bound(args, nargs, src->dim[1]),
+                          auto_value(args, nargs, src->stride)};
         if (!memcmp(now, v->auto_last[j], sizeof now))
             continue; /* the map of the last launch still holds */
         /* bounds below 1 (every element masked off) and strides TMA cannot
@@ -709,9 +708,8 @@ TlStatus gpu_encode_auto_maps(TlKernel *k, Variant *v, const TlArg *args, int na
             break;
         }
         int64_t shape[2] = {now[1], now[2]}, strides[2] = {now[3], 1};
-        int32_t block[2] = {src[4], src[5]};
-        CUresult r = encode_map(cu, (char *)v->auto_maps + 128 * (size_t)j, (TlDType)src[10], 2, (uint64_t)now[0],
-                                shape, strides, block, false);
+        CUresult r = encode_map(cu, (char *)v->auto_maps + 128 * (size_t)j, (TlDType)v->auto_src[j].dtype, 2,
+                                (uint64_t)now[0], shape, strides, src->box, false);
         *ok = r == 0;
         if (*ok) {
             memcpy(v->auto_last[j], now, sizeof now);
