@@ -22,6 +22,7 @@
  * Libraries linked in (libdevice, tl's device math) have no debug info: the
  * inliner gives their instructions the call's location. */
 #include <llvm-c/DebugInfo.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llvm_int.h"
@@ -32,6 +33,7 @@ void llvm_debug_begin(Lower *L, int level, const Source *src, bool optimized) {
     if (level <= 0)
         return;
     L->dib = LLVMCreateDIBuilder(L->mod);
+    L->di_pos = source_pos_all(src, &L->di_npos);
     const char *name = src && src->name ? src->name : "<string>";
     /* no directory: the PTX stays the same wherever it is compiled (a
      * relative name is looked up from the profiler's source folders) */
@@ -58,18 +60,55 @@ static int first_line(const Block *b) {
     return 1;
 }
 
+/* Source line `line`'s file (a DIFile) and line there: the source's own,
+ * or what a `# line` directive says (the Triton shim's original files). */
+static LLVMMetadataRef file_of(Lower *L, int line, unsigned *out_line, int *index) {
+    *out_line = (unsigned)line, *index = -1;
+    if (!L->di_pos || line < 1 || line > L->di_npos)
+        return L->di_file;
+    SourcePos p = L->di_pos[line];
+    *out_line = (unsigned)p.line;
+    for (int i = 0; i < L->di_nfiles; i++)
+        if (L->di_files[i].len == p.file_len && !memcmp(L->di_files[i].name, p.file, (size_t)p.file_len))
+            return L->di_files[*index = i].file;
+    if (L->di_nfiles == 16)
+        return L->di_file; /* more files than a kernel reaches: the source's own name */
+    int i = *index = L->di_nfiles++;
+    L->di_files[i].name = p.file, L->di_files[i].len = p.file_len, L->di_files[i].scope = NULL;
+    return L->di_files[i].file = LLVMDIBuilderCreateFile(L->dib, p.file, (size_t)p.file_len, "", 0);
+}
+
+/* A location at source line `line`: in the kernel's scope, or in a lexical
+ * block of another file (a helper from another file, after a `# line`). */
+static LLVMMetadataRef location(Lower *L, int line, unsigned col) {
+    unsigned at;
+    int i;
+    LLVMMetadataRef file = file_of(L, line, &at, &i);
+    LLVMMetadataRef scope = L->di_sp;
+    if (file != LLVMDIScopeGetFile(L->di_sp) && i >= 0) {
+        if (!L->di_files[i].scope)
+            L->di_files[i].scope = LLVMDIBuilderCreateLexicalBlockFile(L->dib, L->di_sp, file, 0);
+        scope = L->di_files[i].scope;
+    }
+    return LLVMDIBuilderCreateDebugLocation(L->ctx, at, col, scope, NULL);
+}
+
 void llvm_debug_function(Lower *L) {
     if (L->debug <= 0)
         return;
     const Function *f = L->f;
     int line = f->span.line > 0 ? f->span.line : first_line(f->body);
-    LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(L->dib, L->di_file, NULL, 0, LLVMDIFlagZero);
-    L->di_sp = LLVMDIBuilderCreateFunction(L->dib, L->di_file, f->name, strlen(f->name), f->name, strlen(f->name),
-                                           L->di_file, (unsigned)line, ty, 0, 1, (unsigned)line, LLVMDIFlagZero,
-                                           L->di_optimized);
+    for (int i = 0; i < L->di_nfiles; i++)
+        L->di_files[i].scope = NULL; /* lexical blocks belong to one kernel */
+    unsigned at;
+    int idx;
+    LLVMMetadataRef file = file_of(L, line, &at, &idx);
+    LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(L->dib, file, NULL, 0, LLVMDIFlagZero);
+    L->di_sp = LLVMDIBuilderCreateFunction(L->dib, file, f->name, strlen(f->name), f->name, strlen(f->name), file, at,
+                                           ty, 0, 1, at, LLVMDIFlagZero, L->di_optimized);
     LLVMSetSubprogram(L->fn, L->di_sp);
     unsigned col = f->span.line > 0 ? (unsigned)f->span.col : 0;
-    LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(L->ctx, (unsigned)line, col, L->di_sp, NULL);
+    LLVMMetadataRef loc = location(L, line, col);
     LLVMSetCurrentDebugLocation2(L->b, loc);
     LLVMSetCurrentDebugLocation2(L->eb, loc);
 }
@@ -84,9 +123,7 @@ void llvm_debug_set(Lower *L, LLVMMetadataRef loc) {
 void llvm_debug_at(Lower *L, Span sp, LLVMMetadataRef outer) {
     if (L->debug <= 0)
         return;
-    LLVMSetCurrentDebugLocation2(
-        L->b, sp.line > 0 ? LLVMDIBuilderCreateDebugLocation(L->ctx, (unsigned)sp.line, (unsigned)sp.col, L->di_sp, NULL)
-                          : outer);
+    LLVMSetCurrentDebugLocation2(L->b, sp.line > 0 ? location(L, sp.line, (unsigned)sp.col) : outer);
 }
 
 void llvm_debug_end_function(Lower *L) {
@@ -102,4 +139,6 @@ void llvm_debug_finish(Lower *L) {
     LLVMDIBuilderFinalize(L->dib);
     LLVMDisposeDIBuilder(L->dib);
     L->dib = NULL;
+    free(L->di_pos);
+    L->di_pos = NULL;
 }

@@ -72,6 +72,10 @@ typedef struct Lower {
     bool di_optimized;
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_cu, di_sp; /* the source, the unit, the kernel being lowered */
+    SourcePos *di_pos;  /* each source line's file and line (`# line` directives); NULL: none */
+    int di_npos;
+    struct { const char *name; int len; LLVMMetadataRef file, scope; } di_files[16]; /* scopes of the kernel's files */
+    int di_nfiles;
 } Lower;
 
 

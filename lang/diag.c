@@ -5,6 +5,7 @@
 #include "diag.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { SHOW_MAX = 160 }; /* widest source excerpt shown, in bytes */
@@ -22,6 +23,93 @@ Span span_join(Span a, Span b) {
         s.end_col = b.col + 1;
     }
     return s;
+}
+
+/* A `# line N "FILE"` directive at p (a line of n bytes)? */
+static bool line_directive(const char *p, size_t n, int *line, const char **file, int *file_len) {
+    static const char kw[] = "# line ";
+    if (n < sizeof kw || memcmp(p, kw, sizeof kw - 1))
+        return false;
+    const char *q = p + sizeof kw - 1, *end = p + n;
+    long v = 0;
+    if (q >= end || *q < '0' || *q > '9')
+        return false;
+    while (q < end && *q >= '0' && *q <= '9' && v < 100000000)
+        v = v * 10 + (*q++ - '0');
+    if (q + 2 >= end || *q != ' ' || q[1] != '"')
+        return false;
+    const char *f = q + 2, *close = memchr(f, '"', (size_t)(end - f));
+    if (!close || close == f)
+        return false;
+    *line = (int)v, *file = f, *file_len = (int)(close - f);
+    return true;
+}
+
+/* Positions of lines 1 .. upto (upto < 0: all): into all[line] and/or, for
+ * line upto, *one. Returns the last line walked. */
+static int walk_positions(const Source *src, int upto, SourcePos *all, SourcePos *one) {
+    const char *p = src->text, *end = src->text + src->len;
+    const char *name = src->name ? src->name : "<string>";
+    SourcePos cur = {name, (int)strlen(name), 1};
+    int l = 1;
+    for (; p <= end && (upto < 0 || l <= upto); l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (all)
+            all[l] = cur;
+        if (one && l == upto)
+            *one = cur;
+        int dl, fl;
+        const char *f;
+        if (line_directive(p, n, &dl, &f, &fl))
+            cur = (SourcePos){f, fl, dl};
+        else
+            cur.line++;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return l;
+}
+
+/* Does src hold a directive at all? (most do not: no walk then) */
+static bool has_directives(const Source *src) {
+    if (!src || !src->text)
+        return false;
+    for (const char *p = src->text, *end = src->text + src->len; p < end; p++) {
+        int l, fl;
+        const char *f;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (line_directive(p, nl ? (size_t)(nl - p) : (size_t)(end - p), &l, &f, &fl))
+            return true;
+        if (!nl)
+            break;
+        p = nl;
+    }
+    return false;
+}
+
+SourcePos source_pos(const Source *src, int line) {
+    const char *name = src && src->name ? src->name : "<string>";
+    SourcePos pos = {name, (int)strlen(name), line};
+    if (has_directives(src))
+        walk_positions(src, line, NULL, &pos);
+    return pos;
+}
+
+SourcePos *source_pos_all(const Source *src, int *n) {
+    *n = 0;
+    if (!has_directives(src))
+        return NULL;
+    int lines = 1;
+    for (size_t i = 0; i < src->len; i++)
+        lines += src->text[i] == '\n';
+    SourcePos *all = calloc((size_t)lines + 2, sizeof *all);
+    if (all) {
+        walk_positions(src, -1, all, NULL);
+        *n = lines;
+    }
+    return all;
 }
 
 /* Find the start of 1-based line `line` in src, or NULL. */
@@ -166,8 +254,11 @@ static void vreport(Diag *d, DiagLevel lvl, const Source *src, Span sp, const ch
     if (!count(d, lvl))
         return;
     char where[512];
-    if (sp.line > 0)
-        snprintf(where, sizeof where, "%s:%d:%d", src ? src->name : "<input>", sp.line, sp.col);
+    if (sp.line > 0 && src) {
+        SourcePos pos = source_pos(src, sp.line); /* a `# line` directive's file and line, else the source's */
+        snprintf(where, sizeof where, "%.*s:%d:%d", pos.file_len, pos.file, pos.line, sp.col);
+    } else if (sp.line > 0)
+        snprintf(where, sizeof where, "<input>:%d:%d", sp.line, sp.col);
     else
         snprintf(where, sizeof where, "%s", src ? src->name : d->library ? "" : "tlc");
     header(d, lvl, where);

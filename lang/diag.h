@@ -18,6 +18,22 @@ typedef struct Source {
     size_t len;
 } Source;
 
+/* Where a line of a source stands in the files it was made from: a comment
+ * line `# line N "FILE"` (C's #line, spelt as a Python comment: the Triton
+ * shim puts one before each function it assembles) makes the next line
+ * FILE's line N, and the lines after it follow. Without one: the source's
+ * own name and line. file points into the source text or its name. */
+typedef struct SourcePos {
+    const char *file;
+    int file_len;
+    int line;
+} SourcePos;
+/* The position of 1-based line `line` of src. */
+SourcePos source_pos(const Source *src, int line);
+/* Each line's position at once (lines 1 .. *n, [0] unused), for code that
+ * asks for many: NULL when there is no directive (positions are the lines). */
+SourcePos *source_pos_all(const Source *src, int *n);
+
 /* A source range. end_col is exclusive; a zero end means "just the caret". */
 typedef struct Span {
     int line, col;

@@ -234,7 +234,32 @@ def _error_classes():
     return _ERR
 
 
-_DIAG = re.compile(r"^<string>:(\d+):(\d+): (error|note): (.*)$", re.M)
+_DIAG = re.compile(r"^(.+?):(\d+):(\d+): (error|note): (.*)$", re.M)
+_LINE_DIRECTIVE = re.compile(r'^# line (\d+) "([^"\n]+)"$')
+
+
+def _physical_line(source, file, line):
+    """The assembled source's own line for a diagnostic's (file, line): tl reports positions through the
+    '# line N "FILE"' directives tlsrc puts before each function (the user's files and lines)."""
+    if file == "<string>":
+        return line
+    cur_file, cur = None, None
+    for i, text in enumerate((source or "").splitlines(), 1):
+        m = _LINE_DIRECTIVE.match(text)
+        if m:
+            cur_file, cur = m.group(2), int(m.group(1))
+            continue
+        if cur_file == file and cur == line:
+            return i
+        if cur is not None:
+            cur += 1
+    return line
+
+
+def _diags(message, source):
+    """(line, col, kind, text) of each tl diagnostic, lines in the assembled source."""
+    return [(_physical_line(source, m.group(1), int(m.group(2))), int(m.group(3)), m.group(4), m.group(5))
+            for m in _DIAG.finditer(str(message))]
 
 
 def _at(source, line, col):
@@ -257,7 +282,7 @@ def _compile_exception(message, source):
     what failed inside: the called function's error for a failure in a call, else the builtin's error message (Triton:
     the ValueError or AssertionError semantic.py raised); a static assertion has none, as in Triton."""
     E = _error_classes()
-    diags = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)) for m in _DIAG.finditer(str(message))]
+    diags = _diags(message, source)
     err = next((d for d in diags if d[2] == "error"), None)
     calls = [d for d in diags if d[2] == "note" and d[3].startswith("in the call to")]
     outer = calls[-1] if calls else err
