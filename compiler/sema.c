@@ -411,6 +411,27 @@ static Val module_attr(Sema *s, const char *mod, const char *name, Span sp) {
               strncmp(mod, "triton", 6) ? " (only triton and triton.language can be used in a kernel)" : "", dym);
 }
 
+/* A dotted name of the module's scope ("tl.extra.cuda.globaltimer",
+ * "triton.language.sum"): a module's attributes, as the kernel would read
+ * them (a signature or -D value naming a builtin). False if it names none. */
+bool sema_dotted_value(Sema *s, const char *dotted, Val *out) {
+    const char *dot = strchr(dotted, '.');
+    if (!dot)
+        return false;
+    bool found;
+    Val v = sema_lookup_global(s, arena_strndup(s->a, dotted, (size_t)(dot - dotted)), &found);
+    while (found && v.k == V_MODULE && dot) {
+        const char *name = dot + 1, *next = strchr(name, '.');
+        char *part = arena_strndup(s->a, name, next ? (size_t)(next - name) : strlen(name));
+        found = module_attr_try(s, v.s, part, &v);
+        dot = next;
+    }
+    if (!found || dot || v.k == V_MODULE)
+        return false;
+    *out = v;
+    return true;
+}
+
 /* Evaluate a module-level expression (a constant, a default value, a
  * decorator argument): no local names, no runtime values. */
 Val sema_eval_in_module(Sema *s, const Node *n) { return sema_eval_with(s, n, NULL, (Val){0}); }

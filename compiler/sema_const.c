@@ -892,8 +892,8 @@ static bool lit_value(LitParser *lp, Val *out, int depth) {
         *out = sema_dtype(t);
         return true;
     }
-    if (strchr(word, '.'))
-        return false;
+    if (strchr(word, '.')) /* a builtin by its module path: tl.extra.cuda.globaltimer */
+        return sema_dotted_value(lp->s, word, out);
     bool found;
     Val g = sema_lookup_global(lp->s, word, &found);
     if (!found || g.k == V_MODULE)

@@ -154,8 +154,9 @@ static Val parse_define(Sema *s, const char *name, const char *text, Span sp) {
     if (!sema_parse_literal(s, text ? text : "", &v) && is_identifier(text))
         return sema_str(s, text, (int)strlen(text));
     if (!sema_parse_literal(s, text ? text : "", &v))
-        sema_fail(s, sp, "bad value '%s' for -D %s: expected a literal (128, 1.5, 'text', True, None), a dtype or "
-                         "the name of a @jit function of the file", text ? text : "", name);
+        sema_fail(s, sp, "bad value '%s' for -D %s: expected a literal (128, 1.5, 'text', True, None), a dtype, "
+                         "the name of a @jit function of the file or a builtin's (tl.extra.cuda.globaltimer)",
+                  text ? text : "", name);
     return v;
 }
 
@@ -444,8 +445,8 @@ static Val entry_constant(Sema *s, const Node *p, const char *entry, bool cx) {
         if (!dym[0] && is_identifier(entry))
             dym = arena_printf(s->a, "; a string is quoted: '%s'", entry);
         sema_fail(s, p->span, "bad signature entry '%s' for constexpr parameter '%s': expected a literal "
-                              "(128, 1.5, 'text', True, None), a dtype or the name of a @jit function of the "
-                              "file%s",
+                              "(128, 1.5, 'text', True, None), a dtype, the name of a @jit function of the "
+                              "file or a builtin's (tl.extra.cuda.globaltimer)%s",
                   entry, p->name, dym);
     }
     return v;
