@@ -5,10 +5,10 @@
 # line tables by default (.file naming the kernel's source, .loc lines) and
 # none with TL_DISABLE_LINE_INFO=1.
 if want fakegpu/; then
-    if cc -shared -fPIC -O1 -o $T/fake_libcuda.so tests/fake_libcuda.c > $T/fakegpu_build.log 2>&1; then
+    if [ -f $HB/fake_libcuda.so ]; then
         for cc_arch in 80:sm_80 86:sm_86 87:sm_86 89:sm_89 90:sm_90a 100:sm_90 120:sm_90; do
             log=$T/fakegpu_${cc_arch%%:*}.log
-            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=${cc_arch%%:*} timeout 120 build/tests/fakegpu_test \
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=${cc_arch%%:*} timeout 120 build/tests/fakegpu_test \
                 ${cc_arch%%:*} ${cc_arch#*:} > $log 2>&1
             rc=$?
             count_lines $log fakegpu
@@ -24,7 +24,7 @@ if want fakegpu/; then
             log=$T/fakegpu_ptxas${fg_cc%%:*}.log
             rm -f $T/fg_ptxas.args
             FAKE_PTXAS_NUL=1 FAKE_PTXAS_LOG=$PWD/$T/fg_ptxas.args TL_PTXAS=$PWD/tests/aot/fake_ptxas.sh \
-                TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=${fg_cc%%:*} timeout 120 build/tests/fakegpu_test \
+                TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=${fg_cc%%:*} timeout 120 build/tests/fakegpu_test \
                 ${fg_cc%%:*} ${fg_cc#*:} > $log 2>&1
             rc=$?
             grep -q '^\[FAIL\]' $log && rc=1
@@ -43,7 +43,7 @@ if want fakegpu/; then
         for fg_cc in 90 100 120; do
             want fakegpu/targets_cc$fg_cc || continue
             log=$T/fakegpu_targets$fg_cc.log
-            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=$fg_cc timeout 120 build/tests/fakegpu_test \
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=$fg_cc timeout 120 build/tests/fakegpu_test \
                 $fg_cc targets > $log 2>&1
             report fakegpu/targets_cc$fg_cc $? $log
         done
@@ -51,7 +51,7 @@ if want fakegpu/; then
             log=$T/fakegpu_compile_only.log
             rm -rf $T/fg_co && mkdir -p $T/fg_co
             FAKE_PTXAS_NUL=1 FAKE_PTXAS_LOG=$PWD/$T/fg_co/ptxas.args TL_PTXAS=$PWD/tests/aot/fake_ptxas.sh \
-                TL_DUMP_DIR=$T/fg_co TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
+                TL_DUMP_DIR=$T/fg_co TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
                 90 targets > $log 2>&1
             rc=$?
             [ "$(grep -o -- '-arch=sm_[0-9a]*' $T/fg_co/ptxas.args | tr '\n' ' ')" = "-arch=sm_100a " ] ||
@@ -64,7 +64,7 @@ if want fakegpu/; then
             want $n || continue
             log=$T/fakegpu_lineinfo$fg_off.log
             rm -rf $T/fg_dump$fg_off && mkdir -p $T/fg_dump$fg_off
-            TL_PTXAS=none TL_LIBCUDA=$PWD/$T/fake_libcuda.so FAKE_CC=80 TL_CACHE_DIR=$PWD/$T/fg_dump$fg_off/cache TL_DUMP=1 \
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=80 TL_CACHE_DIR=$PWD/$T/fg_dump$fg_off/cache TL_DUMP=1 \
                 TL_DUMP_DIR=$T/fg_dump$fg_off TL_DISABLE_LINE_INFO=$fg_off timeout 120 build/examples/copy > $log 2>&1
             ok=0
             ls $T/fg_dump$fg_off/*.ptx > /dev/null 2>&1 || { echo "no PTX dumped" >> $log; ok=1; }
@@ -81,6 +81,6 @@ if want fakegpu/; then
             report $n $ok $log
         done
     else
-        report fakegpu/build 1 $T/fakegpu_build.log
+        report fakegpu/build 1 $T/harness_build.log
     fi
 fi

@@ -1,6 +1,7 @@
 # tests/lib.sh: helpers shared by the test drivers (tests/run.sh, tests/gpu.sh).
 TLC=${TLC:-build/bin/tlc}
 T=build/tests
+HB=build/harness # the suites' own programs (the Makefile's `harness`)
 mkdir -p "$T"
 pass=0 fail=0
 

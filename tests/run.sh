@@ -15,6 +15,9 @@
 # libFuzzer run of the front end is `make fuzz` (.ci/run runs it after).
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
+# The suites' programs come from the Makefile (up to date: nothing to do);
+# a failed build shows as each suite's missing program.
+make --no-print-directory -s harness > $T/harness_build.log 2>&1 || cat $T/harness_build.log
 
 # Inputs too big or too odd to keep in git are made here.
 gen_inputs() {
