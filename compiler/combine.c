@@ -8,7 +8,8 @@
  *           when the dot's accumulator is a zero constant (a `const` block or
  *           a `splat` of a zero scalar `const`) and the add is the dot's only
  *           user. The add becomes the dot (same result value, same place), so
- *           every operand still dominates it; the old dot is removed.
+ *           every operand still dominates it; the old dot is removed. The
+ *           dot keeps its own source line (the line tables name the dot).
  *
  * Why: `acc += tl.dot(a, b)` reaches the IR as a dot into a fresh zero block
  * followed by an elementwise add. Lowered literally, that keeps two
@@ -78,6 +79,7 @@ static int fold_block(Function *f, Block *b, int *uses, Block **home) {
             in->args = args;
             in->nargs = 3;
             in->attr = dot->attr;
+            in->span = dot->span; /* the dot's line, as Triton's combine keeps the dot's location */
             Block *db = home[dot->results[0]];
             if (db) {
                 ir_remove_inst(db, dot);
