@@ -718,6 +718,57 @@ static Args eval_args(Sema *s, const Node *call) {
     return a;
 }
 
+/* @triton.jit(noinline=True)? */
+static bool is_noinline(Sema *s, const Node *fn) {
+    for (int i = 0; i < fn->l2.len; i++) {
+        const Node *d = fn->l2.items[i];
+        const char *n = decorator_name(d);
+        if (d->kind != N_CALL || !n || strcmp(n, "jit"))
+            continue;
+        for (int k = 0; k < d->l0.len; k++) {
+            const Node *kw = d->l0.items[k];
+            if (kw->kind == N_KWARG && kw->name && !strcmp(kw->name, "noinline")) {
+                Val v = sema_eval_in_module(s, kw->a);
+                return v.k == V_BOOL && v.i;
+            }
+        }
+    }
+    return false;
+}
+
+/* Triton's str() of a block: "fp32[constexpr[128]]", "pointer<fp16>[constexpr[64], constexpr[64]]"
+ * (static_print and Triton's messages show blocks so). */
+void sema_triton_str(Buf *b, Type t) {
+    buf_puts(b, t.dtype == DT_PTR ? "pointer<" : "");
+    buf_puts(b, sema_dtype_name(t.dtype == DT_PTR ? (DType)t.pointee : (DType)t.dtype));
+    buf_puts(b, t.dtype == DT_PTR ? ">[" : "[");
+    for (int d = 0; d < t.rank; d++)
+        buf_printf(b, "%sconstexpr[%lld]", d ? ", " : "", (long long)t.shape[d]);
+    buf_putc(b, ']');
+}
+
+static const char *tensor_str(Sema *s, Type t) {
+    Buf b = {0};
+    sema_triton_str(&b, t);
+    const char *r = arena_strdup(s->a, b.data);
+    buf_free(&b);
+    return r;
+}
+
+/* A noinline function takes scalars only, as Triton's code generator says
+ * (its _check_fn_args: the positional arguments, constexprs aside). tl
+ * inlines every call, so this is Triton's rule, not a limit of tl's. */
+static void check_noinline_args(Sema *s, const Node *fn, const Args *args, Span call) {
+    if (!is_noinline(s, fn))
+        return;
+    for (int i = 0; i < args->npos && i < fn->l0.len; i++) {
+        Val v = args->pos[i];
+        if (v.k == V_TENSOR && v.ty.rank > 0 && ir_numel(v.ty) != 1)
+            sema_fail(s, call, "Function %s is marked noinline, but was called with non-scalar argument %s:%s",
+                      fn->name, fn->l0.items[i]->name, tensor_str(s, v.ty));
+    }
+}
+
 /* Inline a call of a def of the file. */
 static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
     if (s->depth >= SEMA_MAX_INLINE)
@@ -734,6 +785,7 @@ static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
     if (args->npos > ps->len)
         sema_fail(s, args->pos_sp[ps->len], "%s() takes %d positional argument%s but %d were given", fn->name,
                   ps->len, ps->len == 1 ? "" : "s", args->npos);
+    check_noinline_args(s, fn, args, call);
     for (int i = 0; i < args->npos; i++) {
         vals[i] = args->pos[i];
         sps[i] = args->pos_sp[i];

@@ -1591,13 +1591,7 @@ static Val h_static_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
         if (v.k == V_STR) {
             buf_puts(&b, v.s);
         } else if (v.k == V_TENSOR && v.ty.rank) { /* Triton's str(tensor): "int32[constexpr[128]]" */
-            Type t = ty_of(s, v.id);
-            buf_puts(&b, t.dtype == DT_PTR ? "pointer<" : "");
-            buf_puts(&b, sema_dtype_name(t.dtype == DT_PTR ? (DType)t.pointee : (DType)t.dtype));
-            buf_puts(&b, t.dtype == DT_PTR ? ">[" : "[");
-            for (int d = 0; d < t.rank; d++)
-                buf_printf(&b, "%sconstexpr[%d]", d ? ", " : "", t.shape[d]);
-            buf_putc(&b, ']');
+            sema_triton_str(&b, ty_of(s, v.id));
         } else {
             sema_repr(&b, v);
         }
