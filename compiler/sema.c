@@ -285,7 +285,8 @@ void sema_collect_globals(Sema *s) {
     for (int i = 0; i < l->len; i++) {
         const Node *st = l->items[i];
         switch (st->kind) {
-        case N_FUNCDEF: add_global(s, st->name, st, NULL); break;
+        case N_FUNCDEF:
+        case N_CLASSDEF: add_global(s, st->name, st, NULL); break;
         case N_IMPORT:
             for (int j = 0; j < st->l0.len; j++) {
                 const Node *al = st->l0.items[j];
@@ -462,8 +463,8 @@ static Val global_value(Sema *s, Global *g) {
     g->state = 1;
     Val v;
     const Node *d = g->def;
-    if (d->kind == N_FUNCDEF) {
-        v = (Val){.k = V_FUNC, .fn = d};
+    if (d->kind == N_FUNCDEF || d->kind == N_CLASSDEF) {
+        v = (Val){.k = d->kind == N_FUNCDEF ? V_FUNC : V_CLASS, .fn = d};
     } else if (d->kind == N_ALIAS && !g->from_mod) {
         const char *path = d->str2 ? d->name : g->name;
         v = (Val){.k = V_MODULE, .s = path};
@@ -550,7 +551,7 @@ static bool global_readable(Sema *s, const char *name, Val v) {
     for (int i = s->nglobals - 1; i >= 0 && !g; i--)
         if (!strcmp(s->globals[i].name, name))
             g = &s->globals[i];
-    if (!g || g->def->kind == N_FUNCDEF || g->def->kind == N_ALIAS)
+    if (!g || g->def->kind == N_FUNCDEF || g->def->kind == N_CLASSDEF || g->def->kind == N_ALIAS)
         return true;
     if (v.k == V_DTYPE || v.k == V_MODULE || v.k == V_FUNC || v.k == V_BUILTIN)
         return true;
@@ -831,10 +832,74 @@ static Val call_func(Sema *s, const Node *fn, Args *args, Span call) {
     return fr.returned ? fr.ret : sema_none();
 }
 
+/* A typing.NamedTuple class called: the named tuple of its fields, bound as
+ * Python binds the arguments of the class's __new__ (defaults evaluated in
+ * the module, as the class body was), with Python's messages. */
+static Val make_namedtuple(Sema *s, const Node *cls, Args *args, Span call) {
+    const NodeList *fs = &cls->l0;
+    int n = 0;
+    const char **keys = arena_alloc(s->a, sizeof(char *) * (size_t)(fs->len + 1));
+    const Node **defs = arena_alloc(s->a, sizeof(Node *) * (size_t)(fs->len + 1));
+    for (int i = 0; i < fs->len; i++)
+        if (fs->items[i]->kind == N_ANNASSIGN) {
+            defs[n] = fs->items[i]->c;
+            keys[n++] = fs->items[i]->a->name;
+        }
+    Val *vals = arena_alloc(s->a, sizeof(Val) * (size_t)(n + 1));
+    bool *set = arena_alloc(s->a, sizeof(bool) * (size_t)(n + 1));
+    if (args->npos > n) { /* Python counts the class itself */
+        int required = 0;
+        while (required < n && !defs[required])
+            required++;
+        const char *takes = required < n ? arena_printf(s->a, "from %d to %d", required + 1, n + 1)
+                                         : arena_printf(s->a, "%d", n + 1);
+        sema_fail(s, args->pos_sp[n], "%s.__new__() takes %s positional argument%s but %d were given", cls->name,
+                  takes, n ? "s" : "", args->npos + 1);
+    }
+    for (int i = 0; i < args->npos; i++)
+        vals[i] = args->pos[i], set[i] = true;
+    for (int k = 0; k < args->nkw; k++) {
+        int j = 0;
+        while (j < n && strcmp(keys[j], args->kw[k]))
+            j++;
+        if (j == n)
+            sema_fail(s, args->kw_sp[k], "%s.__new__() got an unexpected keyword argument '%s'", cls->name,
+                      args->kw[k]);
+        if (set[j])
+            sema_fail(s, args->kw_sp[k], "%s.__new__() got multiple values for argument '%s'", cls->name,
+                      args->kw[k]);
+        vals[j] = args->kwv[k], set[j] = true;
+    }
+    Buf missing = {0};
+    int nmissing = 0;
+    for (int i = 0; i < n; i++)
+        nmissing += !set[i] && !defs[i];
+    for (int i = 0, m = 0; i < n; i++)
+        if (!set[i] && !defs[i]) {
+            m++;
+            buf_printf(&missing, "%s'%s'", m == 1 ? "" : m == nmissing ? (nmissing > 2 ? ", and " : " and ") : ", ",
+                       keys[i]);
+        }
+    if (nmissing) {
+        const char *names = arena_strdup(s->a, missing.data);
+        buf_free(&missing);
+        sema_fail(s, call, "%s.__new__() missing %d required positional argument%s: %s", cls->name, nmissing,
+                  nmissing == 1 ? "" : "s", names);
+    }
+    for (int i = 0; i < n; i++)
+        if (!set[i])
+            vals[i] = sema_eval_in_module(s, defs[i]);
+    Val t = sema_tuple(s, vals, n);
+    t.keys = keys;
+    t.s = cls->name;
+    return t;
+}
+
 Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what) {
     switch (callee.k) {
     case V_BUILTIN: return sema_call_builtin(s, callee.bi, args, call);
     case V_FUNC: return call_func(s, callee.fn, args, call);
+    case V_CLASS: return make_namedtuple(s, callee.fn, args, call);
     default:
         if (what)
             sema_fail(s, call, "'%s' is not callable: it is %s", what, sema_describe(s, callee));

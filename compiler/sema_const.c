@@ -96,7 +96,8 @@ bool sema_const_eq(Val a, Val b) {
             if (!sema_const_eq(a.items[i], b.items[i]))
                 return false;
         return true;
-    case V_FUNC: return a.fn == b.fn;
+    case V_FUNC:
+    case V_CLASS: return a.fn == b.fn;
     case V_BUILTIN: return a.bi == b.bi;
     case V_MODULE: return !strcmp(a.s, b.s);
     case V_TENSOR: return a.id == b.id;
@@ -134,6 +135,7 @@ const char *sema_kind_name(Val v) {
     case V_POISON: return "error"; /* never shown: reading a poisoned name says nothing */
     case V_BLOCKPTR: return "block pointer";
     case V_TENSORDESC: return "tensor descriptor";
+    case V_CLASS: return "type";
     }
     return "?";
 }
@@ -202,6 +204,7 @@ void sema_repr(Buf *b, Val v) {
         buf_putc(b, '}');
         break;
     case V_FUNC: buf_printf(b, "<function %s>", v.fn->name); break;
+    case V_CLASS: buf_printf(b, "<class '%s'>", v.fn->name); break;
     case V_BUILTIN: buf_printf(b, "<builtin %s>", v.bi->name); break;
     case V_MODULE: buf_printf(b, "<module '%s'>", v.s); break;
     case V_CONFIG:
@@ -234,6 +237,7 @@ const char *sema_describe(Sema *s, Val v) {
         ir_type_print(&b, v.ty);
         break;
     case V_FUNC:
+    case V_CLASS:
     case V_BUILTIN:
     case V_MODULE:
     case V_SLICE:

@@ -72,6 +72,8 @@ typedef enum {
     V_BLOCKPTR,   /* tl.make_block_ptr: a struct of fields items[i] (i of them), rank n, ty the
                      element pointer type (sema_desc.c) */
     V_TENSORDESC, /* a tensor descriptor, made in the kernel or passed from the host: as V_BLOCKPTR */
+    V_CLASS,      /* fn: a typing.NamedTuple class of the file (N_CLASSDEF); calling it makes a named
+                     tuple (a V_TUPLE with keys, s = the class name) */
 } VKind;
 
 typedef struct Builtin Builtin;

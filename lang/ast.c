@@ -53,7 +53,7 @@ static const char *kind_names[N__COUNT] = {
     [N_RETURN] = "Return",     [N_PASS] = "Pass",
     [N_ASSERT] = "Assert",     [N_RAISE] = "Raise",     [N_IMPORT] = "Import",
     [N_IMPORT_FROM] = "ImportFrom", [N_ALIAS] = "Alias",
-    [N_FUNCDEF] = "FuncDef",   [N_PARAM] = "Param",
+    [N_FUNCDEF] = "FuncDef",   [N_PARAM] = "Param",     [N_CLASSDEF] = "ClassDef",
     [N_MODULE] = "Module", [N_HOST] = "Host",
 };
 
@@ -179,6 +179,7 @@ static void print_fields(Buf *b, const Node *n) {
             buf_printf(b, " as %s", n->str2);
         break;
     case N_FUNCDEF:
+    case N_CLASSDEF:
         buf_printf(b, " %s", n->name ? n->name : "?");
         break;
     case N_HOST:
@@ -254,6 +255,10 @@ static void print_node(Buf *b, const Node *n, int level) {
         print_list(b, "params", &n->l0, k);
         print_labelled(b, "returns", n->a, k);
         print_list(b, "body", &n->l1, k);
+        break;
+    case N_CLASSDEF:
+        print_labelled(b, "base", n->a, k);
+        print_list(b, "body", &n->l0, k);
         break;
     case N_LAMBDA:
         print_list(b, "params", &n->l0, k);

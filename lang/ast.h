@@ -74,6 +74,8 @@ typedef enum {
     N_ALIAS,       /* name (as str2) */
     N_FUNCDEF,     /* l2 decorators (expressions), def name(l0 params) -> a: l1 body */
     N_PARAM,       /* name: a = b; op=OP_MUL for *name, OP_POW for **name */
+    N_CLASSDEF,    /* class name(a): l0 body; a typing.NamedTuple class (a is its base),
+                    * the body its fields (N_ANNASSIGN) */
     N_MODULE,      /* l0 statements; l1 the host code set aside (N_HOST) */
     N_HOST,        /* host code tl does not compile: name = what it defines (or NULL),
                     * str2 = why it is not kernel language (NULL: it is, but runs on the host) */

@@ -245,6 +245,12 @@ static Node *alias(ParseState *ps, YYLTYPE at, const char *name, const char *as)
     n->str2 = as;
     return n;
 }
+/* NamedTuple or typing.NamedTuple: the one base a kernel-language class has. */
+static bool is_namedtuple_base(const Node *b) {
+    if (b->kind == N_NAME)
+        return !strcmp(b->name, "NamedTuple");
+    return b->kind == N_ATTR && !strcmp(b->name, "NamedTuple") && b->a->kind == N_NAME && !strcmp(b->a->name, "typing");
+}
 static Node *compound(ParseState *ps, NodeKind k, YYLTYPE at, Node *a, Node *b, NodeList body,
                       NodeList orelse) {
     Node *n = mk(ps, k, SJ(SP(at), orelse.len ? list_span(orelse, SP(at)) : list_span(body, SP(at))));
@@ -289,8 +295,8 @@ static Node *compound(ParseState *ps, NodeKind k, YYLTYPE at, Node *a, Node *b, 
 
 %type <list> stmts stmts_opt stmt simple_line simple_stmts block elif_tail else_opt
 %type <list> decorators params plist tests exprs arglist subs dotted_names strings lambda_params
-%type <list> dotted_as_names import_as_names import_targets comp_for
-%type <node> small_stmt expr_stmt compound_stmt if_stmt for_stmt while_stmt funcdef
+%type <list> dotted_as_names import_as_names import_targets comp_for class_bases
+%type <node> small_stmt expr_stmt compound_stmt if_stmt for_stmt while_stmt funcdef classdef
 %type <node> decorator param ret_opt import_stmt from_stmt dotted_as_name import_as_name
 %type <node> test or_test and_test not_test comparison expr atom_expr atom
 %type <node> testlist exprlist argument subscript subscriptlist opt_test
@@ -467,6 +473,7 @@ compound_stmt:
   | for_stmt
   | while_stmt
   | funcdef
+  | classdef
   ;
 
 if_stmt:
@@ -516,6 +523,28 @@ funcdef:
         $$->l0 = $5;
         $$->l2 = $1;
     }
+  ;
+
+/* class NAME(NamedTuple): fields. Only typing.NamedTuple classes are kernel
+ * language (a named tuple type the kernel can construct); the base is checked
+ * as soon as it is read, so that a host class is told so before anything in
+ * its body (host.c sets it aside with that reason); the body in
+ * check_classdef. */
+classdef:
+    CLASS NAME class_bases ':' {
+        if (!($3.len == 1 && is_namedtuple_base($3.items[0])))
+            diag_error(ps->d, ps->src, SP(@1), "classes other than typing.NamedTuple ones are not part of the kernel "
+                                               "language");
+    } block {
+        $$ = compound(ps, N_CLASSDEF, @1, $3.len == 1 ? $3.items[0] : NULL, NULL, $6, (NodeList){0});
+        $$->name = $2.s;
+    }
+  ;
+
+class_bases:
+    %empty          { $$ = (NodeList){0}; }
+  | '(' ')'         { $$ = (NodeList){0}; }
+  | '(' exprs ')'   { $$ = $2; }
   ;
 
 decorators:
@@ -1262,6 +1291,9 @@ static void check_stmt(Check *c, Node *s) {
     case N_FUNCDEF:
         CERR(c, s->span, "nested functions are not part of the kernel language");
         return;
+    case N_CLASSDEF:
+        CERR(c, s->span, "a typing.NamedTuple class is defined at module level in the kernel language");
+        return;
     case N_IMPORT:
     case N_IMPORT_FROM:
         CERR(c, s->span, "import statements are only allowed at module level");
@@ -1435,6 +1467,29 @@ static void check_funcdef(Check *c, Node *f) {
     check_body(c, f->l1);
 }
 
+/* A typing.NamedTuple class: its body declares fields (NAME: TYPE, with an
+ * optional default), with docstrings and `pass` beside them. The annotations
+ * are never evaluated (a named tuple's fields take any value). */
+static void check_classdef(Check *c, Node *cls) {
+    const Node *with_default = NULL;
+    for (int i = 0; i < cls->l0.len; i++) {
+        Node *s = cls->l0.items[i];
+        if (s->kind == N_PASS || (s->kind == N_EXPR_STMT && s->a->kind == N_STR))
+            continue;
+        if (s->kind != N_ANNASSIGN || s->a->kind != N_NAME) {
+            CERR(c, s->span, "a typing.NamedTuple class declares fields only (NAME: TYPE or NAME: TYPE = DEFAULT)");
+            continue;
+        }
+        if (s->c) {
+            check_expr(c, s->c);
+            with_default = s;
+        } else if (with_default) {
+            CERR(c, s->span, "Non-default namedtuple field %s cannot follow default field %s", s->a->name,
+                 with_default->a->name);
+        }
+    }
+}
+
 static void check_module(Check *c, Node *m) {
     for (int i = 0; i < m->l0.len && !c->ps->d->too_many; i++) {
         Node *s = m->l0.items[i];
@@ -1447,6 +1502,9 @@ static void check_module(Check *c, Node *m) {
         case N_FUNCDEF:
             check_funcdef(c, s);
             c->jit = false;
+            break;
+        case N_CLASSDEF:
+            check_classdef(c, s);
             break;
         case N_ASSIGN:
             for (int j = 0; j < s->l0.len; j++) {
