@@ -42,7 +42,7 @@ bool ptx_arch_ptx_runs_on(const PtxArch *a, int cc) { return specific(a) ? cc ==
 bool ptx_arch_has(const PtxArch *a, ArchFeature f) {
     switch (f) {
     case ARCH_AMPERE: return a->sm >= 80;
-    case ARCH_FP8: return a->sm >= 89;
+    case ARCH_MMA_FP8: return a->sm == 89 || a->sm / 10 == 12;
     case ARCH_HOPPER: return a->sm >= 90;
     case ARCH_WGMMA: return !strcmp(a->name, "sm_90a");
     }
@@ -55,8 +55,6 @@ void ptx_arch_names(char *out, size_t n) {
     for (size_t i = 0; i < sizeof archs / sizeof archs[0] && len < n; i++)
         len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", archs[i].name);
 }
-
-bool arch_mma_fp8(int sm) { return sm == 89 || sm / 10 == 12; }
 
 int arch_tma_swizzle(int elem_bytes, int inner) {
     for (int w = 128; w >= 32; w /= 2)

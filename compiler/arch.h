@@ -30,7 +30,11 @@ bool ptx_arch_ptx_runs_on(const PtxArch *a, int cc);
 typedef enum ArchFeature {
     ARCH_AMPERE,   /* sm_80: cp.async, mma.sync m16n8k16 / bf16 / tf32 / int8, bf16 arithmetic and
                     * conversions, cvt.rn.f16x2.f32, min / max .NaN, mbarrier, L2 cache hints */
-    ARCH_FP8,      /* sm_89: fp8 mma.sync and conversions */
+    ARCH_MMA_FP8,  /* mma.sync with fp8 operands (m16n8k32 e4m3 / e5m2) where the hardware has it:
+                    * sm_89 and sm_12x. PTX allows it on sm_90 too, but Hopper runs it as fp16
+                    * upcasts, so there (and on sm_80) the operands become fp16 for m16n8k16, as
+                    * Triton's mmav2SupportsFp8Operands / decomposeMixedModeDotOp do; read by
+                    * the layout pass (the operands' k_width) and the lowering (llvm_dot.c) */
     ARCH_HOPPER,   /* sm_90: TMA (cp.async.bulk), stmatrix, clusters, bf16 atomics */
     ARCH_WGMMA,    /* sm_90a only: wgmma, setmaxnreg */
 } ArchFeature;
@@ -47,12 +51,5 @@ void ptx_arch_names(char *out, size_t n);
  * descriptor's CUtensorMap with this swizzle and that box (runtime/gpu.c). */
 int arch_tma_swizzle(int elem_bytes, int inner);
 
-/* Does mma.sync take fp8 operands (m16n8k32 e4m3 / e5m2) on sm? Only where
- * the hardware does (sm_89; sm_12x, which tl compiles as sm_90): PTX has
- * them for sm_90 too, but Hopper runs them as fp16 upcasts, so there (and on
- * sm_80) the operands are converted to fp16 for m16n8k16, as Triton's
- * mmav2SupportsFp8Operands / decomposeMixedModeDotOp do. One owner for the
- * layout pass (the operands' k_width) and the lowering (llvm_dot.c). */
-bool arch_mma_fp8(int sm);
 
 #endif

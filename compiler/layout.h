@@ -246,7 +246,8 @@ AxisInfo *axis_analyze(Function *f);
  * REDUCE result is SLICE(input layout, axis) (keep_dims: the input's layout);
  * TRANS of a BLOCKED input is the permuted BLOCKED layout (same registers);
  * RESHAPE moves data through shared memory like CONVERT_LAYOUT. The only
- * thing of the target it reads: whether dots may be mma.sync (sm_80+). */
+ * things of the target it reads: whether dots may be mma.sync (sm_80+), and
+ * with fp8 operands (ARCH_MMA_FP8). */
 bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, const PtxArch *arch);
 
 #endif

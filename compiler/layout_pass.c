@@ -80,9 +80,8 @@ typedef struct Pass {
     Diag *d;
     Function *f;
     const AxisInfo *axis;
-    bool mma;             /* the target has mma.sync for the sm_80 types (else every dot is FMA) */
+    const PtxArch *arch;  /* the target: which mma a dot gets (none before sm_80: every dot is FMA) */
     int nw;
-    int sm;               /* the target (80, 86, 89, 90): which mma a dot gets */
     int n0;               /* values before the pass; the tables below cover these */
     int *lay;             /* per class representative: the layout, 0 while undecided */
     ValueId *rep;         /* union-find of values that must share a layout */
@@ -365,12 +364,12 @@ static void warps_per_tile(Pass *P, Inst *dot, int M, int N, int *wpc) {
 /* mma.sync's k_width (elements per 32-bit register) for a dot's operand
  * types, or 0 when only the FMA loop can do it. */
 static int mma_k_width(Pass *P, Inst *dot) {
-    if (!P->mma)
+    if (!ptx_arch_has(P->arch, ARCH_AMPERE))
         return 0;
     DType a = vtype(P, dot->args[0]).dtype, b = vtype(P, dot->args[1]).dtype;
     DType c = vtype(P, dot->results[0]).dtype;
     if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5)) {
-        if (arch_mma_fp8(P->sm) && c == DT_F32)
+        if (ptx_arch_has(P->arch, ARCH_MMA_FP8) && c == DT_F32)
             return 4; /* m16n8k32 e4m3/e5m2 */
         return c == DT_F32 || c == DT_F16 ? 2 : 0; /* converted to fp16 for m16n8k16 */
     }
@@ -1364,7 +1363,7 @@ bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, const PtxArch *arch
         diag_plain(d, DIAG_ERROR, "num_warps=%d: must be a power of two from 1 to 32", nw);
         return false;
     }
-    Pass P = {.d = d, .f = f, .axis = axis, .mma = ptx_arch_has(arch, ARCH_AMPERE), .nw = nw, .sm = arch->sm};
+    Pass P = {.d = d, .f = f, .axis = axis, .arch = arch, .nw = nw};
     if (!setup(&P)) {
         diag_internal(d, "layout pass: out of memory");
         return false;

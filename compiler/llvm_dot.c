@@ -11,7 +11,7 @@
  *                 (as Triton: a sum past the s32 range clamps instead of wrapping)
  *   fp8 (sm_89):  mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
  *   fp8 (else):   the fp16 forms above (out_dtype=tl.float32 or tl.float16), each
- *                 element converted to fp16 as its fragment is packed (arch_mma_fp8)
+ *                 element converted to fp16 as its fragment is packed (ARCH_MMA_FP8)
  * PTX ISA "Matrix Fragments for mma.m16n8kK" (g = lane / 4, t = lane % 4,
  * kw = elements per 32-bit register, K16 = the instruction's K / 2):
  *   A  a0: (g, kw*t + j)   a1: (g+8, kw*t + j)   a2: (g, K16 + kw*t + j)   a3: (g+8, K16 + kw*t + j)
@@ -44,7 +44,7 @@ typedef struct Mma {
     const char *asm_name; /* "m16n8k16.row.col.f32.f16.f16.f32" */
     int kw, kk;           /* elements per 32-bit register, instruction K */
     bool tf32, acc_int, acc_f16; /* acc_f16: C / D packed two halves to a .b32 */
-    bool fp8_f16;         /* fp8 operands converted to fp16 (arch_mma_fp8 false) */
+    bool fp8_f16;         /* fp8 operands converted to fp16 (no ARCH_MMA_FP8) */
     int M, N, K, nmt, nnt, nkt; /* block sizes and tile counts */
     int *c;               /* [mt][nt][4] accumulator registers (-1: not here) */
     int *a;               /* [mt][kt][4][kw] */
@@ -60,7 +60,7 @@ static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     if (!ptx_arch_has(L->arch, ARCH_AMPERE))
         return false;
     if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5)) {
-        if (arch_mma_fp8(L->arch->sm) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
+        if (ptx_arch_has(L->arch, ARCH_MMA_FP8) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
             static const char *const names[2][2] = {
                 {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
                 {"m16n8k32.row.col.f32.e5m2.e4m3.f32", "m16n8k32.row.col.f32.e5m2.e5m2.f32"}};
