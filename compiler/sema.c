@@ -719,8 +719,8 @@ static Args eval_args(Sema *s, const Node *call) {
     return a;
 }
 
-/* @triton.jit(noinline=True)? */
-static bool is_noinline(Sema *s, const Node *fn) {
+/* The keyword argument `name` of fn's @triton.jit(...) decorator, or NULL. */
+const Node *sema_jit_kwarg(const Node *fn, const char *name) {
     for (int i = 0; i < fn->l2.len; i++) {
         const Node *d = fn->l2.items[i];
         const char *n = decorator_name(d);
@@ -728,13 +728,18 @@ static bool is_noinline(Sema *s, const Node *fn) {
             continue;
         for (int k = 0; k < d->l0.len; k++) {
             const Node *kw = d->l0.items[k];
-            if (kw->kind == N_KWARG && kw->name && !strcmp(kw->name, "noinline")) {
-                Val v = sema_eval_in_module(s, kw->a);
-                return v.k == V_BOOL && v.i;
-            }
+            if (kw->kind == N_KWARG && kw->name && !strcmp(kw->name, name))
+                return kw;
         }
     }
-    return false;
+    return NULL;
+}
+
+/* @triton.jit(noinline=True)? */
+static bool is_noinline(Sema *s, const Node *fn) {
+    const Node *kw = sema_jit_kwarg(fn, "noinline");
+    Val v = kw ? sema_eval_in_module(s, kw->a) : (Val){0};
+    return v.k == V_BOOL && v.i;
 }
 
 /* Triton's str() of a block: "fp32[constexpr[128]]", "pointer<fp16>[constexpr[64], constexpr[64]]"

@@ -250,6 +250,7 @@ const char *sema_did_you_mean(Sema *s, const Suggest *sg);
 /* A module-level name, or a builtin; found = false if neither. */
 Val sema_lookup_global(Sema *s, const char *name, bool *found);
 bool sema_dotted_value(Sema *s, const char *dotted, Val *out);
+const Node *sema_jit_kwarg(const Node *fn, const char *name);
 void sema_triton_str(Buf *b, Type t);
 /* x.name as an expression gives it (an error if x has none); the try form
  * probes quietly (hasattr, getattr with a default). */

@@ -833,17 +833,9 @@ static const Node *find_kernel(Sema *s) {
 /* @triton.jit(launch_metadata=f): Triton calls f on the host at each launch
  * for profilers (proton); tl has no such hook, so it is accepted and noted. */
 static void launch_metadata_note(Sema *s, const Node *fn) {
-    for (int i = 0; i < fn->l2.len; i++) {
-        const Node *d = fn->l2.items[i];
-        if (d->kind != N_CALL || d->a->kind == N_CALL || !d->a->name || strcmp(d->a->name, "jit"))
-            continue;
-        for (int j = 0; j < d->l0.len; j++) {
-            const Node *kw = d->l0.items[j];
-            if (kw->kind == N_KWARG && kw->name && !strcmp(kw->name, "launch_metadata"))
-                diag_note(s->d, s->src, kw->span,
-                          "launch_metadata is ignored: tl has no launch hooks for profilers to call");
-        }
-    }
+    const Node *kw = sema_jit_kwarg(fn, "launch_metadata");
+    if (kw)
+        diag_note(s->d, s->src, kw->span, "launch_metadata is ignored: tl has no launch hooks for profilers to call");
 }
 
 Function *sema_kernel(Arena *arena, Diag *d, const Source *src, const Node *module, const SemaOptions *opt) {
