@@ -46,13 +46,13 @@ static bool line_directive(const char *p, size_t n, int *line, const char **file
 }
 
 /* Positions of lines 1 .. upto (upto < 0: all): into all[line] and/or, for
- * line upto, *one. Returns the last line walked. */
+ * line upto, *one. Returns how many directives it passed. */
 static int walk_positions(const Source *src, int upto, SourcePos *all, SourcePos *one) {
     const char *p = src->text, *end = src->text + src->len;
     const char *name = src->name ? src->name : "<string>";
     SourcePos cur = {name, (int)strlen(name), 1};
-    int l = 1;
-    for (; p <= end && (upto < 0 || l <= upto); l++) {
+    int directives = 0;
+    for (int l = 1; p <= end && (upto < 0 || l <= upto); l++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         if (all)
@@ -62,53 +62,37 @@ static int walk_positions(const Source *src, int upto, SourcePos *all, SourcePos
         int dl, fl;
         const char *f;
         if (line_directive(p, n, &dl, &f, &fl))
-            cur = (SourcePos){f, fl, dl};
+            cur = (SourcePos){f, fl, dl}, directives++;
         else
             cur.line++;
         if (!nl)
             break;
         p = nl + 1;
     }
-    return l;
-}
-
-/* Does src hold a directive at all? (most do not: no walk then) */
-static bool has_directives(const Source *src) {
-    if (!src || !src->text)
-        return false;
-    for (const char *p = src->text, *end = src->text + src->len; p < end; p++) {
-        int l, fl;
-        const char *f;
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (line_directive(p, nl ? (size_t)(nl - p) : (size_t)(end - p), &l, &f, &fl))
-            return true;
-        if (!nl)
-            break;
-        p = nl;
-    }
-    return false;
+    return directives;
 }
 
 SourcePos source_pos(const Source *src, int line) {
     const char *name = src && src->name ? src->name : "<string>";
     SourcePos pos = {name, (int)strlen(name), line};
-    if (has_directives(src))
-        walk_positions(src, line, NULL, &pos);
+    if (src && src->text)
+        walk_positions(src, line, NULL, &pos); /* without directives: the line itself */
     return pos;
 }
 
 SourcePos *source_pos_all(const Source *src, int *n) {
     *n = 0;
-    if (!has_directives(src))
+    if (!src || !src->text)
         return NULL;
     int lines = 1;
     for (size_t i = 0; i < src->len; i++)
         lines += src->text[i] == '\n';
     SourcePos *all = calloc((size_t)lines + 2, sizeof *all);
-    if (all) {
-        walk_positions(src, -1, all, NULL);
-        *n = lines;
+    if (all && !walk_positions(src, -1, all, NULL)) { /* no directive: positions are the lines */
+        free(all);
+        all = NULL;
     }
+    *n = all ? lines : 0;
     return all;
 }
 
