@@ -1357,7 +1357,49 @@ static void sink_converts(Function *f, Block *b, const int *uses) {
     }
 }
 
+/* Do the dots of region b (its ifs' too) all split into two warpgroups'
+ * wgmma tiles: 16- or 8-bit operands, 128 rows or a multiple? */
+static bool dots_split_rows(const Function *f, const Block *b, int *ndots) {
+    for (int i = 0; i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            if (!dots_split_rows(f, in->regions[r], ndots))
+                return false;
+        if (in->op != IR_DOT)
+            continue;
+        Type a = f->values[in->args[0]].type, c = f->values[in->results[0]].type;
+        int bits = dt_bits((DType)a.dtype);
+        if (c.rank != 2 || c.shape[0] % 128 || (bits != 16 && bits != 8))
+            return false;
+        (*ndots)++;
+    }
+    return true;
+}
+
+/* Triton on Hopper gives a loop marked warp_specialize=True three
+ * warpgroups: the producer and two consumers that share the rows of its
+ * MMA tiles (its data partitioning, each consumer at 232 registers). tl's
+ * consumers are the function's warps, so with num_warps=4 and the loop's
+ * dots 128 rows or more they become 8: the layouts give each warpgroup half
+ * the rows, and llvm.c's 384-thread register split applies. One warpgroup
+ * of 128 rows held twice the accumulator a thread, 204 registers for all
+ * 256 threads and one CTA an SM: tutorial 06's forward (D=64) ran at 0.75x
+ * Triton's. Where the pipeliner then finds no TMA rings to hand a producer,
+ * the kernel runs on 8 warps, as correct. */
+static int ws_consumer_warps(const Function *f, const PtxArch *arch) {
+    if (f->num_warps != 4 || f->producer_warps || !ptx_arch_has(arch, ARCH_WGMMA))
+        return f->num_warps;
+    for (int i = 0; i < f->body->ninsts; i++) {
+        const Inst *in = f->body->insts[i];
+        int ndots = 0;
+        if (in->op == IR_FOR && in->attr.warp_spec > 0 && dots_split_rows(f, in->regions[0], &ndots) && ndots)
+            return 8;
+    }
+    return f->num_warps;
+}
+
 bool layout_pass(Diag *d, Function *f, const AxisInfo *axis, const PtxArch *arch) {
+    f->num_warps = ws_consumer_warps(f, arch);
     int nw = f->num_warps;
     if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
         diag_plain(d, DIAG_ERROR, "num_warps=%d: must be a power of two from 1 to 32", nw);

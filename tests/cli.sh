@@ -161,6 +161,19 @@ cli_case auto_tma_attn 0 out "desc_k_tma.10: i64 {tensormap = true, tma = \[6, 3
     --arch sm_90a --auto-tma on --emit=ir-gpu $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
 cli_case attn_wgmma_tma 0 out "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 .*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, p, 1, 1, 1;" \
     --arch sm_90a --auto-tma on $ATTN_OPTS --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+# warp_specialize=True on sm_90a, num_warps=4, 128-row dots: two consumer
+# warpgroups share the rows beside the producer (Triton's data partitioning),
+# 384 threads with registers moved by setmaxnreg; ws off, the same config keeps
+# its 4 warps.
+WS_OPTS="--kernel _attn_fwd -D HEAD_DIM=64 -D FP8_OUTPUT=0 -D STAGE=1 -D IS_HOPPER=1 --autotune-config 24"
+cli_case attn_ws_two_consumers 0 out "^\.maxntid 384, 1, 1" \
+    --arch sm_90a --auto-tma on $WS_OPTS -D warp_specialize=1 --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+cli_case attn_ws_consumer_regs 0 out "setmaxnreg.inc.sync.aligned.u32 232;" \
+    --arch sm_90a --auto-tma on $WS_OPTS -D warp_specialize=1 --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+cli_case attn_no_ws_four_warps 0 out "^\.maxntid 128, 1, 1" \
+    --arch sm_90a --auto-tma on $WS_OPTS -D warp_specialize=0 --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
+cli_case attn_ws_sm80_four_warps 0 out "^\.maxntid 128, 1, 1" \
+    --arch sm_80 $WS_OPTS -D warp_specialize=1 --signature "$ATTN_SIG" examples/tutorial_06_fused_attention.tl
 cli_case fp_fusion_bad 2 err "--fp-fusion expects on or off, got 'yes'" --fp-fusion yes examples/copy.tl
 cli_case fp_fusion_off_ir 0 out "no_fp_fusion = true" --fp-fusion off --emit=ir-gpu --signature "*fp32:16, *fp32:16, i32:16, 1024" examples/copy.tl
 cli_case auto_tma_default_off 0 out "%stride_cm.9: i32 {div = 16}) {num_warps" --arch sm_90a --emit=ir-gpu --kernel mm_masked --signature "$AUTO_SIG" tests/kernels/mm_auto_tma.tl
