@@ -222,6 +222,22 @@ static AxisInfo rule_trans(Axis *A, const Inst *in) {
     return r;
 }
 
+/* extract from start along axis: runs and equal stretches stay whole where
+ * start falls on their boundaries (a multiple of their length); the
+ * other dims are the operand's. */
+static AxisInfo rule_extract(Axis *A, const Inst *in) {
+    AxisInfo r = A->ai[in->args[0]];
+    int d = in->attr.axis;
+    int64_t st = in->attr.start;
+    if (st % r.contiguity[d]) {
+        r.contiguity[d] = gcd64(r.contiguity[d], st);
+        r.divisibility[d] = 1;
+    }
+    if (st % r.constancy[d])
+        r.constancy[d] = gcd64(r.constancy[d], st);
+    return r;
+}
+
 /* add, sub, addptr: lhs + rhs stays a run where one side runs and the other
  * is constant; the sum of multiples of g is a multiple of g. addptr adds
  * rhs * sizeof(pointee) bytes: runs of elements, divisibility in bytes. */
@@ -586,6 +602,7 @@ static void visit(Axis *A, Inst *in) {
     case IR_BROADCAST: r = rule_broadcast(A, in); break;
     case IR_EXPAND_DIMS: r = rule_expand_dims(A, in); break;
     case IR_TRANS: r = rule_trans(A, in); break;
+    case IR_EXTRACT: r = rule_extract(A, in); break;
     case IR_CONVERT_LAYOUT:
     case IR_DESC_TILE: r = A->ai[in->args[0]]; break;
     case IR_MULTIPLE_OF:

@@ -99,6 +99,8 @@ void ir_type_print(Buf *b, Type t);
     X(EXPAND_DIMS, "expand_dims", 1, OPF_PURE)/* attr.axis: insert a size-1 dim */                  \
     X(RESHAPE, "reshape", 1, OPF_PURE)        /* same numel, row-major order */                     \
     X(TRANS, "trans", 1, OPF_PURE)            /* attr.perm[rank] */                                 \
+    X(EXTRACT, "extract", 1, OPF_PURE)        /* attr.axis, attr.start: the result's shape of the */ \
+                                              /* operand from index start along axis (tl.split)  */ \
     /* elementwise arithmetic: operands and result share one type */                               \
     X(ADD, "add", 2, OPF_PURE | OPF_ELEM)                                                          \
     X(SUB, "sub", 2, OPF_PURE | OPF_ELEM)                                                          \
@@ -251,8 +253,8 @@ typedef enum { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 typedef struct Attr {
     int64_t i;         /* CONST (int / bool) */
     double f;          /* CONST (float) */
-    int axis;          /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE */
-    int64_t start, end;/* ARANGE */
+    int axis;          /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE, EXTRACT */
+    int64_t start, end;/* ARANGE; EXTRACT: start */
     int perm[IR_MAX_RANK];  /* TRANS */
     int64_t vals[IR_MAX_RANK]; /* MULTIPLE_OF, MAX_CONTIGUOUS, MAX_CONSTANCY */
     int pred;          /* CMP: CmpPred */

@@ -47,6 +47,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_ARANGE] = "start end",
     [IR_EXPAND_DIMS] = "axis",
     [IR_TRANS] = "perm",
+    [IR_EXTRACT] = "axis start",
     [IR_MULTIPLE_OF] = "vals",
     [IR_MAX_CONTIGUOUS] = "vals",
     [IR_MAX_CONSTANCY] = "vals",

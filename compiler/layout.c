@@ -431,6 +431,40 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     return true;
 }
 
+/* The row-major index (strides) of the element register r of thread
+ * (lane, warp) holds in tm, moved by `shift` along dim `axis`. */
+static int64_t held_index(const ThreadMap *tm, int lane, int warp, int r, const int64_t *strides, int axis,
+                          int64_t shift) {
+    int32_t i[IR_MAX_RANK];
+    layout_elem_index(tm, lane, warp, r, i);
+    int64_t lin = shift * strides[axis];
+    for (int k = 0; k < tm->rank; k++)
+        lin += i[k] * strides[k];
+    return lin;
+}
+
+bool layout_extract_renames(const Function *f, int li, Type src, Type res, int axis, int64_t start, int num_warps) {
+    const ThreadMap *s = layout_thread_map(f, li, src, num_warps), *d = layout_thread_map(f, li, res, num_warps);
+    if (!s || !d || axis < 0 || axis >= src.rank)
+        return false;
+    int64_t strides[IR_MAX_RANK], acc = 1;
+    for (int k = src.rank - 1; k >= 0; k--)
+        strides[k] = acc, acc *= src.shape[k];
+    uint8_t *held = calloc((size_t)acc, 1); /* of the thread at hand, by src element */
+    bool ok = held != NULL;
+    for (int w = 0; w < num_warps && ok; w++)
+        for (int l = 0; l < 32 && ok; l++) {
+            for (int r = 0; r < s->nregs; r++)
+                held[held_index(s, l, w, r, strides, axis, 0)] = 1;
+            for (int r = 0; r < d->nregs && ok; r++)
+                ok = held[held_index(d, l, w, r, strides, axis, start)];
+            for (int r = 0; r < s->nregs; r++)
+                held[held_index(s, l, w, r, strides, axis, 0)] = 0;
+        }
+    free(held);
+    return ok;
+}
+
 bool layout_reg_runs(const ThreadMap *tm, int fd, int v) {
     for (int r = 0; r < tm->nregs; r += v) {
         if (tm->reg_off[r][fd] % v)

@@ -151,6 +151,11 @@ bool layout_is_wgmma(const Function *f, int li);
 /* True when layouts a and b put every element of a block of type t in the
  * same register of the same threads (a convert between them moves nothing). */
 bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps);
+/* True when, with layout li for both, every element of a block of type res
+ * taken from one of type src at index start along axis (the extract op) is
+ * in a register of the same thread in src: the extract renames registers,
+ * it moves nothing (an MMA accumulator's column halves: tl.split). */
+bool layout_extract_renames(const Function *f, int li, Type src, Type res, int axis, int64_t start, int num_warps);
 /* A block staged row-major in shared memory for a layout move gets padded
  * rows (by at most 16 bytes a row: llvm.c's smem_pad) when a row of `last`
  * elements of `bytes` each spans the 32 banks a whole number of times; the

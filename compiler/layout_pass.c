@@ -522,7 +522,7 @@ static bool derives_from_result(OpCode op) {
     switch (op) {
     case IR_BROADCAST: case IR_CMP: case IR_SELECT: case IR_ADDPTR: case IR_CAST: case IR_BITCAST:
     case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY: case IR_EXPAND_DIMS: case IR_REDUCE:
-    case IR_TRANS: case IR_DESC_TILE:
+    case IR_TRANS: case IR_DESC_TILE: case IR_EXTRACT:
         return true;
     default:
         return ir_ops[op].flags & (OPF_ELEM | OPF_MAP);
@@ -630,6 +630,8 @@ static int forward_rule(Pass *P, const Inst *in) {
         return permuted(P, vlay(P, in->args[0]), in->attr.perm, false);
     case IR_GATHER:
         return vlay(P, in->args[1]);
+    case IR_EXTRACT: /* the operand's: an MMA accumulator's column halves stay in registers */
+        return vlay(P, in->args[0]);
     case IR_BROADCAST: {
         /* The operand's layout, unless spread over the result it would take
          * a real share of the registers (over a quarter of what a thread may

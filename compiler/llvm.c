@@ -278,7 +278,8 @@ LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t
 
 /* For each destination register, a source register holding the same element
  * in every thread; false when there is none for some register. */
-static bool rename_plan(Lower *L, const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int *plan) {
+static bool rename_plan(Lower *L, const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int64_t base,
+                        int *plan) {
     int64_t numel = 1, strides[IR_MAX_RANK];
     for (int d = 0; d < src->rank; d++)
         numel *= src->shape[d];
@@ -297,7 +298,7 @@ static bool rename_plan(Lower *L, const ThreadMap *src, const ThreadMap *dst, co
         for (int r = src->nregs - 1; r >= 0; r--) /* the lowest register wins */
             slot[ct_linear(src, lane, warp, r, strides)] = r;
         for (int r = 0; r < dst->nregs && ok; r++) {
-            int64_t lin = ct_linear(dst, lane, warp, r, coef);
+            int64_t lin = ct_linear(dst, lane, warp, r, coef) + base;
             if (slot[lin] < 0)
                 ok = false;
             else if (plan[r] < 0)
@@ -408,8 +409,13 @@ void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DT
 
 void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt,
                const ThreadMap *dst, LLVMValueRef *dregs, const int64_t *coef, Span sp) {
+    llvm_move_at(L, src, sregs, dt, dst, dregs, coef, 0, sp);
+}
+
+void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt, const ThreadMap *dst,
+                  LLVMValueRef *dregs, const int64_t *coef, int64_t base, Span sp) {
     int *plan = malloc(sizeof(int) * (size_t)(dst->nregs ? dst->nregs : 1));
-    if (plan && rename_plan(L, src, dst, coef, plan)) {
+    if (plan && rename_plan(L, src, dst, coef, base, plan)) {
         for (int r = 0; r < dst->nregs; r++)
             dregs[r] = sregs[plan[r]];
         free(plan);
@@ -424,6 +430,8 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
         numel *= src->shape[d];
     llvm_row_major(src->rank, src->shape, strides);
     int sv = smem_vec(src, strides, bytes), dv = smem_vec(dst, coef, bytes);
+    while (dv > 1 && base % dv) /* a run's start stays aligned */
+        dv /= 2;
     int pad = smem_pad(src, bytes, &row_log2, &sv, &dv);
     llvm_smem_use(L, (numel + (numel >> row_log2) * pad) * bytes, sp);
     /* an mma fragment of 16-bit elements on sm_90: stmatrix, where the
@@ -432,8 +440,12 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
     if (!llvm_stmatrix_stage(L, src, sregs, dt, pad, 0))
         stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
-    for (int r = 0; r < dst->nregs; r += dv)
-        smem_load(L, dt, &dregs[r], dv, llvm_smem_index(L, llvm_linear(L, dst, r, coef), pad, row_log2));
+    for (int r = 0; r < dst->nregs; r += dv) {
+        LLVMValueRef lin = llvm_linear(L, dst, r, coef);
+        if (base)
+            lin = LLVMBuildAdd(L->b, lin, llvm_i32(L, (int)base), "");
+        smem_load(L, dt, &dregs[r], dv, llvm_smem_index(L, lin, pad, row_log2));
+    }
 }
 
 bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b) {

@@ -138,6 +138,9 @@ void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DT
  * round trip through shared memory. */
 void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt,
                const ThreadMap *dst, LLVMValueRef *dregs, const int64_t *coef, Span sp);
+/* The same with source linear index base + sum_d e_d * coef[d] (extract). */
+void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt, const ThreadMap *dst,
+                  LLVMValueRef *dregs, const int64_t *coef, int64_t base, Span sp);
 
 bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b);
 /* The registers of operand v laid out like value `like` (same shape; moved

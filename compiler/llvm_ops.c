@@ -109,6 +109,20 @@ static void lower_shape(Lower *L, Inst *in) {
     llvm_set(L, res, r, dt->nregs);
 }
 
+/* extract: element e of the result is element e + start (along axis) of the
+ * operand; registers renamed where the layout keeps them in their threads
+ * (layout_extract_renames), else through shared memory. */
+static void lower_extract(Lower *L, Inst *in) {
+    ValueId src = in->args[0], res = in->results[0];
+    const ThreadMap *st = llvm_tm(L, src), *dt = llvm_tm(L, res);
+    int64_t coef[IR_MAX_RANK];
+    llvm_row_major(st->rank, st->shape, coef);
+    LLVMValueRef *r = llvm_new_regs(L, dt->nregs);
+    llvm_move_at(L, st, llvm_val(L, src)->r, dtype_of(L, src), dt, r, coef, in->attr.start * coef[in->attr.axis],
+                 in->span);
+    llvm_set(L, res, r, dt->nregs);
+}
+
 /* ---- arithmetic ---- */
 
 static LLVMValueRef intr2(Lower *L, const char *base, LLVMValueRef a, LLVMValueRef b) {
@@ -616,6 +630,7 @@ bool llvm_lower_simple(Lower *L, Inst *in) {
     case IR_MAX_CONTIGUOUS:
     case IR_MAX_CONSTANCY:
     case IR_DESC_TILE: lower_shape(L, in); return true;
+    case IR_EXTRACT: lower_extract(L, in); return true;
     case IR_ASSUME: /* a scalar i1: every register holds it */
         if (in->attr.str) /* a rule sema states for the user (a descriptor's alignment): checked, then known */
             lower_assert(L, in);

@@ -809,13 +809,48 @@ Val sema_h_join(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     return sema_tensor(s, join(s, a[0], a[1], sp[0], sp[1], call));
 }
 
+/* x = permute(reshape(y, (..., 2, H)), (..., -1, -2)), a block of y's
+ * last dim halves side by side (Triton's subtiled epilogues): half k of
+ * tl.split(x) is y's columns k*H .. k*H+H-1, an extract of y, which keeps
+ * an MMA accumulator's halves in their registers where the reshape and
+ * the select would move them. Returns 0 when x is not such a block. */
+static ValueId split_half(Sema *s, ValueId x, int k, Span sp) {
+    const Inst *tr = s->f->values[x].def;
+    Type t = ty_of(s, x);
+    int n = t.rank;
+    if (!tr || tr->op != IR_TRANS || n < 2 || t.dtype == DT_PTR)
+        return 0;
+    for (int d = 0; d < n; d++)
+        if (tr->attr.perm[d] != (d == n - 1 ? n - 2 : d == n - 2 ? n - 1 : d))
+            return 0;
+    const Inst *rs = s->f->values[tr->args[0]].def;
+    if (!rs || rs->op != IR_RESHAPE)
+        return 0;
+    ValueId y = rs->args[0];
+    Type yt = ty_of(s, y), half = yt;
+    if (yt.rank != n - 1 || yt.shape[n - 2] != 2 * t.shape[n - 2])
+        return 0;
+    for (int d = 0; d < n - 2; d++)
+        if (yt.shape[d] != t.shape[d])
+            return 0;
+    half.shape[n - 2] = t.shape[n - 2];
+    ValueId r = sema_emit(s, IR_EXTRACT, half, &y, 1, sp);
+    s->f->values[r].def->attr.axis = n - 2;
+    s->f->values[r].def->attr.start = (int64_t)k * half.shape[n - 2];
+    return r;
+}
+
 /* tl.split(a): a's last dim must be 2; the two halves */
 Val sema_h_split(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId x = need_block(s, a[0], sp[0], bi->name);
     Type t = ty_of(s, x);
     if (t.shape[t.rank - 1] != 2)
         sema_fail(s, sp[0], "split needs a block whose last dimension is 2, got %s", T(t));
-    Val r[2] = {sema_tensor(s, take(s, x, t.rank - 1, 0, call)), sema_tensor(s, take(s, x, t.rank - 1, 1, call))};
+    Val r[2];
+    for (int k = 0; k < 2; k++) {
+        ValueId h = split_half(s, x, k, call);
+        r[k] = sema_tensor(s, h ? h : take(s, x, t.rank - 1, k, call));
+    }
     return sema_tuple(s, r, 2);
 }
 

@@ -177,6 +177,14 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
     }
     case IR_RESHAPE:
         return f->values[in->args[0]].type.rank ? move_bound(f->values[in->args[0]].type) : 0;
+    case IR_EXTRACT: { /* renamed, or through shared memory as a convert (llvm_move_at) */
+        Type t = f->values[in->args[0]].type;
+        int a = f->values[in->args[0]].layout, r = f->values[in->results[0]].layout;
+        if (a == r && layout_extract_renames(f, a, t, f->values[in->results[0]].type, in->attr.axis, in->attr.start,
+                                             f->num_warps))
+            return 0;
+        return move_bound(t);
+    }
     case IR_REDUCE: {
         Type t = f->values[in->args[0]].type;
         if (!t.rank)

@@ -400,6 +400,24 @@ static void check_trans(Verifier *V, const Inst *in) {
     want_type(V, in, "the result", res(V, in, 0), want);
 }
 
+/* extract: the result's extent along axis from start, within the operand;
+ * every other dim the operand's. */
+static void check_extract(Verifier *V, const Inst *in) {
+    Type a = arg(V, in, 0), r = res(V, in, 0), want = a;
+    int axis = in->attr.axis;
+    if (axis < 0 || axis >= a.rank || a.rank != r.rank) {
+        fail(V, in, "axis %d is out of range for %s", axis, ty(V, a));
+        return;
+    }
+    if (in->attr.start < 0 || in->attr.start + r.shape[axis] > a.shape[axis]) {
+        fail(V, in, "elements %lld..%lld along axis %d are not in %s", (long long)in->attr.start,
+             (long long)(in->attr.start + r.shape[axis] - 1), axis, ty(V, a));
+        return;
+    }
+    want.shape[axis] = r.shape[axis];
+    want_type(V, in, "the result", r, want);
+}
+
 static void check_cmp(Verifier *V, const Inst *in) {
     Type a = arg(V, in, 0);
     if (in->attr.pred < CMP_LT || in->attr.pred > CMP_NE)
@@ -1035,6 +1053,7 @@ static void check_op(Verifier *V, const Inst *in) {
     case IR_EXPAND_DIMS: check_expand_dims(V, in); break;
     case IR_RESHAPE: check_reshape(V, in); break;
     case IR_TRANS: check_trans(V, in); break;
+    case IR_EXTRACT: check_extract(V, in); break;
     case IR_CMP: check_cmp(V, in); break;
     case IR_SELECT: check_select(V, in); break;
     case IR_ADDPTR: check_addptr(V, in); break;

@@ -355,6 +355,17 @@ static InterpStatus transpose(Type src, Type dst, const int *perm, const Elem *a
     return INTERP_OK;
 }
 
+/* The dst-shaped part of src from index start along axis. */
+static InterpStatus extract(Type src, Type dst, int axis, int64_t start, const Elem *a, Elem *out) {
+    int64_t stride[IR_MAX_RANK];
+    if (src.rank != dst.rank || axis < 0 || axis >= src.rank || start < 0 ||
+        start + dst.shape[axis] > src.shape[axis])
+        return INTERP_INTERNAL;
+    row_major_strides(src, stride);
+    gather(out, a + start * stride[axis], dst.rank, dst.shape, stride);
+    return INTERP_OK;
+}
+
 /* ---- elementwise ---- */
 
 #define LOOP(field, expr)                                                                          \
@@ -787,6 +798,8 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
         return INTERP_OK;
     case IR_TRANS:
         return transpose(t[0], tr, in->attr.perm, args[0], out);
+    case IR_EXTRACT:
+        return extract(t[0], tr, in->attr.axis, in->attr.start, args[0], out);
     case IR_DOT:
         return dot(in, t[0], t[1], t[2], tr, args, out, s);
     case IR_REDUCE:

@@ -263,6 +263,35 @@ static const char k_gather_flip[] =
     "    tl.store(f1_ptr + idx, tl.flip(x), mask=mask)\n"
     "    tl.store(f0_ptr + idx, x.flip(0), mask=mask)\n";
 
+/* Triton's subtiled epilogue: split(permute(reshape(x, (BM, 2, BN/2)), (0, 2,
+ * 1))) gives x's column halves (tl's extract op); stored back in place
+ * and swapped. */
+static void r_split_halves(const long *d, double *const *in, double *const *want) {
+    long M = d[0], N = d[1];
+    const long BN = 64;
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            long sw = (j + BN / 2) % BN;
+            want[0][i * N + j] = in[0][i * N + j];
+            want[1][i * N + j] = sw < N ? in[0][i * N + sw] : -1;
+        }
+}
+static const char k_split_halves[] =
+    PRE "def k(x_ptr, y_ptr, w_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=(rm[:, None] < M) & (rn[None, :] < N), other=-1.0)\n"
+    "    h = tl.permute(tl.reshape(x, (BM, 2, BN // 2)), (0, 2, 1))\n"
+    "    lo, hi = tl.split(h)\n"
+    "    tl.static_assert(lo.shape == (BM, BN // 2))\n"
+    "    c = tl.arange(0, BN // 2)[None, :]\n"
+    "    row = rm[:, None] * N\n"
+    "    ok = rm[:, None] < M\n"
+    "    tl.store(y_ptr + row + c, lo, mask=ok & (c < N))\n"
+    "    tl.store(y_ptr + row + c + BN // 2, hi, mask=ok & (c + BN // 2 < N))\n"
+    "    tl.store(w_ptr + row + c, hi, mask=ok & (c < N))\n"
+    "    tl.store(w_ptr + row + c + BN // 2, lo, mask=ok & (c + BN // 2 < N))\n";
+
 static int cmp_up(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -622,6 +651,8 @@ static const char k_map_collatz[] =
      {OUTC(TL_I32, 32, SENT), OUTC(TL_I32, 32, SENT)}, r_histogram, NULL, EXACT},                                    \
     {"gather_flip", k_gather_flip, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},     \
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_gather_flip, NULL, EXACT},                \
+    {"split_column_halves", k_split_halves, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0,                         \
+     {IN(TL_F32, D0 | D1, -1, 1)}, {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_split_halves, NULL, EXACT},        \
     {"sort_topk_rows", k_sort_rows, "-D BM=16 -D BN=64", S2D_SMALL, {16, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},    \
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1), {TL_F32, D0, 8, SENT, SENT, 0}}, r_sort_rows, NULL, EXACT},        \
     {"philox_impl", k_philox_impl, B128, S1D, G1D, 1, 0, {IN(TL_I32, D0, 0, 2000000000)},                           \
