@@ -104,13 +104,13 @@ tt_diags() { # file < stderr: its diagnostics, one a line, in the form of an exp
 
 # Run FILE through CMD once per RUN line and check all of the above; problems go to LOG.
 # TT_HOOK, when set, names a function run after each run as HOOK LOG OUT RC ARGS (OUT: the
-# run's stdout), failing the test when it fails. GOLDEN is an extension, "ext!" when the
+# run's stdout), failing the test when it fails; tt_base.out is the last run's stdout after. GOLDEN is an extension, "ext!" when the
 # file must exist, or "" for none. Returns 0 when all holds.
 tt_check() { # log file golden cmd...
     local log=$1 f=$2 golden=$3 ok=0 r prefix args rc base gf req=0
     shift 3
     local -a cmd=("$@") a
-    base=$T/tt_$(echo "$f" | tr '/' '_')
+    base=$T/tt_$(echo "$f" | tr '/' '_') tt_base=$T/tt_$(echo "$f" | tr '/' '_')
     case "$golden" in *!) req=1; golden=${golden%!} ;; esac
     gf=""; [ -n "$golden" ] && gf=${f%.*}.$golden
     tt_read "$f"
