@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mutate.py: a mutation fuzzer of the whole compiler, source to PTX.
 
-Takes valid kernels (tests/sema_ok/*.tl with their `# signature:` lines,
+Takes valid kernels (tests/sema_ok/*.tl with their `# RUN:` lines,
 tests/codegen/*.tl with their `# RUN(...)` lines, the examples with the
 signatures their programs use), changes each a little (a number, an operator,
 a tl.* function, a line, a dtype of the signature, an index with None, ...),
