@@ -49,7 +49,7 @@ cg_file() { # file
     case "$f" in *.tir) cmd+=(--ir-in) ;; esac
     case "$f" in */errors/*) cmd+=(-o /dev/null) ;; esac
     want "$n" || return 0
-    log=$T/$(echo "$n" | tr / _).log; : > $log
+    log=$T/${n//\//_}.log; : > $log
     case "$f" in */tir/*) TT_HOOK=cg_tir_ptxas ;; esac
     tt_check $log "$f" "" "${cmd[@]}"
     report "$n" $? $log

@@ -30,7 +30,8 @@ ir_gen_inputs() {
 }
 
 ir_file() { # file
-    local f=$1 n=ir/$(basename "$1" .tir) log=$T/ir_$(basename "$1").log ok=0
+    local f=$1 n=${1##*/} log=$T/ir_${1##*/}.log ok=0
+    n=ir/${n%.tir}
     : > $log
     tt_check $log "$f" out $ir_rt || ok=1
     cp $tt_base.out $tt_base.rt
@@ -46,7 +47,7 @@ ir_file() { # file
 
 ir_files=""
 for ir_f in tests/ir/*.tir ir_gen/deep ir_gen/random ir_gen/large; do
-    want "ir/$(basename "$ir_f" .tir)" && ir_files+=" $ir_f"
+    ir_b=${ir_f##*/}; want "ir/${ir_b%.tir}" && ir_files+=" $ir_f"
 done
 if [ -n "$ir_files" ]; then
     if [ -x $ir_rt ]; then

@@ -15,7 +15,7 @@ lt_bin=$HB/layout_test
 lt_any=0
 want layout/ && lt_any=1
 for f in tests/layout/*.tir tests/layout/*.tl; do
-    want "layout/$(basename "$f")" && lt_any=1
+    want "layout/${f##*/}" && lt_any=1
 done
 if [ $lt_any = 1 ]; then
     if [ ! -x $lt_bin ]; then
@@ -26,9 +26,9 @@ if [ $lt_any = 1 ]; then
         count_lines $T/layout_unit.log layout
         [ $rc -gt 1 ] && report "layout/unit (exit $rc)" 1 $T/layout_unit.log
         for f in tests/layout/*.tir tests/layout/*.tl; do
-            n=layout/$(basename "$f")
+            n=layout/${f##*/}
             want "$n" || continue
-            log=$T/layout_$(basename "$f").log; : > $log
+            log=$T/layout_${f##*/}.log; : > $log
             case "$f" in
                 *.tir) tt_check $log "$f" "" $lt_bin ;;
                 *) tt_check $log "$f" "" $TLC --emit=ir-gpu --dump-after=layout -o /dev/null ;;

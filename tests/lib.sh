@@ -110,7 +110,7 @@ tt_check() { # log file golden cmd...
     local log=$1 f=$2 golden=$3 ok=0 r prefix args rc base gf req=0
     shift 3
     local -a cmd=("$@") a
-    base=$T/tt_$(echo "$f" | tr '/' '_') tt_base=$T/tt_$(echo "$f" | tr '/' '_')
+    base=$T/tt_${f//\//_}; tt_base=$base
     case "$golden" in *!) req=1; golden=${golden%!} ;; esac
     gf=""; [ -n "$golden" ] && gf=${f%.*}.$golden
     tt_read "$f"

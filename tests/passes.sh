@@ -14,9 +14,9 @@ ps_roundtrip() { # log out rc args...: what a pass prints is IR the parser reads
 
 for ps_f in tests/passes/*.tir; do
     [ -f "$ps_f" ] || continue
-    n=passes/$(basename "$ps_f" .tir)
+    n=${ps_f##*/}; n=passes/${n%.tir}
     want "$n" || continue
-    log=$T/passes_$(basename "$ps_f" .tir).log; : > $log
+    log=$T/${n/\//_}.log; : > $log
     TT_HOOK=ps_roundtrip tt_check $log "$ps_f" "" $TLC --ir-in --emit=ir
     report "$n" $? $log
 done

@@ -9,7 +9,7 @@
 # tt_check (tests/lib.sh) reads the directives and runs the checks.
 for f in tests/sema/*.tl tests/sema_ok/*.tl; do
     [ -f "$f" ] || continue
-    d=$(basename $(dirname "$f")) n=$(basename "$f" .tl)
+    d=${f%/*} n=${f##*/}; d=${d##*/} n=${n%.tl}
     want "$d/$n" || continue
     log=$T/${d}_$n.log; : > $log
     g=""; [ $d = sema_ok ] && g=ir!
