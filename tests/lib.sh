@@ -79,7 +79,9 @@ run_example() { # name [env...]
 # kernel, defines, options) fail the test, so a stale test cannot pass by being ignored.
 FILECHECK=${FILECHECK:-/usr/lib/llvm-19/bin/FileCheck}
 
-tt_read() { # file -> tt_runs ("PREFIX ARGS" each; PREFIX - for a plain RUN), tt_want (the expectations, one a line), tt_rc, tt_bad
+# FILE's directives: tt_runs ("PREFIX ARGS" each; PREFIX "-" for a plain RUN), tt_want (the
+# expectations, one a line), tt_rc (the exit status they imply), tt_bad (old forms found).
+tt_read() { # file
     local f=$1 line
     tt_runs=() tt_want="" tt_rc=0 tt_bad=""
     while IFS= read -r line; do
@@ -103,9 +105,10 @@ tt_diags() { # file < stderr: its diagnostics, one a line, in the form of an exp
 }
 
 # Run FILE through CMD once per RUN line and check all of the above; problems go to LOG.
+# GOLDEN is the golden file's extension, "EXT!" when the file must exist, or "" for none.
 # TT_HOOK, when set, names a function run after each run as HOOK LOG OUT RC ARGS (OUT: the
-# run's stdout), failing the test when it fails; tt_base.out is the last run's stdout after. GOLDEN is an extension, "ext!" when the
-# file must exist, or "" for none. Returns 0 when all holds.
+# run's stdout), failing the test when it fails. Afterwards $tt_base.out is the last run's
+# stdout and $tt_rc the status expected. Returns 0 when all holds.
 tt_check() { # log file golden cmd...
     local log=$1 f=$2 golden=$3 ok=0 r prefix args rc base gf req=0
     shift 3
