@@ -199,7 +199,7 @@ cli_case ir_in_emit_ast 2 err "--ir-in reads IR, which has no syntax tree (--emi
 # -D of a runtime parameter: one rule for PTX and --emit=c (sema's): an error
 # when the signature types it, a constant (gone from the entry) when it leaves it out.
 DRT=tests/sema/define_runtime_typed.tl
-cli_case define_runtime_c 1 err "11:31: error: -D N=77 sets runtime parameter 'N'" --emit=c -o $T/drt.c \
+cli_case define_runtime_c 1 err "10:31: error: -D N=77 sets runtime parameter 'N'" --emit=c -o $T/drt.c \
     --signature '*fp32, *fp32, *fp32, i32, i32, fp32, 1024' -D N=77 $DRT
 if want cli/define_runtime_constant; then
     log=$T/cli_define_runtime_constant.log ok=0

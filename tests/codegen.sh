@@ -1,14 +1,15 @@
 # tests/codegen.sh: the GPU back end, LLVM IR and PTX (sourced by tests/run.sh).
 #
-#   tests/codegen/*.tl          "# RUN(PREFIX): ARGS" lines: `tlc FILE ARGS` must succeed and
+#   tests/codegen/*.tl          "# RUN(PREFIX): ARGS" lines: `tlc ARGS FILE` must succeed and
 #                               FileCheck --check-prefix=PREFIX must accept its output
 #                               (PTX by default, --emit=llvm for LLVM IR)
-#   tests/codegen/*.tir         the same for IR text: `tlc --ir-in FILE ARGS`
+#   tests/codegen/*.tir         the same for IR text: `tlc --ir-in ARGS FILE`
 #   tests/codegen/tir/*.tir     kernels laid out by hand (IR with layouts: the back end
 #                               alone), the same way (codegen/tir/NAME); each PTX they
 #                               give passes ptxas; all of them in one module too
-#   tests/codegen/errors/*.tl, *.tir   "# RUN-ARGS: ARGS" and "# expect: LINE:COL: error:
-#                               MESSAGE": tlc must exit 1 with every expected diagnostic
+#   tests/codegen/errors/*.tl, *.tir   "# RUN: ARGS" and "# expect:" lines: `tlc ARGS FILE
+#                               -o /dev/null` prints exactly those diagnostics and exits 1
+# The file tests' directives are read and checked by tt_check (tests/lib.sh).
 #   codegen/example/*           every examples/*.tl kernel with the signatures the example
 #                               programs use compiles for sm_80, sm_90 and sm_90a (wgmma), and the
 #                               older sm_70 (FMA dots) and sm_100a (sm_90's code), ptxas accepts
@@ -18,7 +19,6 @@
 # with a note. tests/codegen/gpu_check.py runs the tir/ kernels and examples on a
 # GPU (see its header); it is not part of this CPU suite.
 
-cg_fc=${FILECHECK:-/usr/lib/llvm-19/bin/FileCheck}
 cg_ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 [ -x "$cg_ptxas" ] || { echo "note: no ptxas at $cg_ptxas: codegen tests skip the ptxas steps"; cg_ptxas=""; }
 
@@ -32,41 +32,28 @@ cg_ptxas_ok() { # ptx arch log
     "$cg_ptxas" -arch=$a "$1" -o /dev/null >> "$3" 2>&1
 }
 
-# ---- tests/codegen/*.tl: FileCheck on tlc's output ----
-cg_filecheck() { # file
-    local f=$1 n=codegen/$(basename "$1" .tl) log=$T/codegen_$(basename "$1").log ok=0 line prefix args
-    local -a ir=()
-    case "$f" in *.tir) n=${n%.tir}; ir=(--ir-in) ;; esac # IR text in: the passes after sema, then codegen
-    case "$f" in */tir/*) n=codegen/tir/${n#codegen/} ;; esac
-    want "$n" || return 0
-    : > $log
-    while IFS= read -r line; do
-        prefix=${line#\# RUN(}; prefix=${prefix%%)*}
-        args=${line#*): }
-        eval "set -- $args"
-        if ! NO_COLOR=1 timeout 60 $TLC "${ir[@]}" "$f" "$@" > $T/codegen.out 2>> $log; then
-            echo "RUN($prefix): tlc $args failed" >> $log; ok=1; continue
-        fi
-        # hand-laid-out kernels: ptxas must take their PTX too (the front end's are checked as examples)
-        case "$f $args" in */tir/*--emit=ptx*--arch\ *)
-            cg_ptxas_ok $T/codegen.out "${args##*--arch }" $log || { echo "RUN($prefix): ptxas rejected the PTX" >> $log; ok=1; } ;;
-        esac
-        "$cg_fc" --check-prefix="$prefix" --input-file=$T/codegen.out "$f" >> $log 2>&1 ||
-            { echo "RUN($prefix): FileCheck failed (output in $T/codegen_$(basename "$f" .tl).$prefix.out)" >> $log
-              cp $T/codegen.out $T/codegen_$(basename "$f" .tl).$prefix.out; ok=1; }
-    done < <(grep '^# RUN(' "$f")
-    report "$n" $ok $log
+# ---- tests/codegen/*.tl, *.tir, tir/*.tir, errors/*: tt_check (tests/lib.sh) ----
+# hand-laid-out kernels: ptxas must take their PTX too (the front end's are checked as examples)
+cg_tir_ptxas() { # log out rc args...
+    local log=$1 out=$2 a=""; shift 3
+    case " $* " in *" --emit=ptx "*) ;; *) return 0 ;; esac
+    while [ $# -gt 1 ]; do [ "$1" = --arch ] && a=$2; shift; done
+    [ -n "$a" ] || return 0
+    cg_ptxas_ok $out $a $log || { echo "--arch $a: ptxas rejected the PTX" >> $log; return 1; }
 }
 
-cg_error() { # file
-    local f=$1 n=codegen/errors/$(basename "$1" .tl) log=$T/codegen_err_$(basename "$1").log
-    local -a ir=()
-    case "$f" in *.tir) n=${n%.tir}; ir=(--ir-in) ;; esac
+cg_file() { # file
+    local f=$1 n log
+    local -a cmd=($TLC)
+    n=codegen/${f#tests/codegen/}; n=${n%.*}
+    case "$f" in *.tir) cmd+=(--ir-in) ;; esac
+    case "$f" in */errors/*) cmd+=(-o /dev/null) ;; esac
     want "$n" || return 0
-    eval "set -- $(sed -n 's/^# RUN-ARGS: //p' "$f")"
-    NO_COLOR=1 timeout 60 $TLC "${ir[@]}" "$f" "$@" -o /dev/null > $log 2>&1
-    check_expected "$f" $log $?
+    log=$T/${n//\//_}.log; : > $log
+    case "$f" in */tir/*) TT_HOOK=cg_tir_ptxas ;; esac
+    tt_check $log "$f" "" "${cmd[@]}"
     report "$n" $? $log
+    TT_HOOK=
 }
 
 # ---- the hand-laid-out kernels, in one module ----
@@ -181,9 +168,9 @@ cg_gelu_size() {
 
 if $TLC --help 2>/dev/null | grep -q 'llvm (LLVM IR)'; then
     cg_gelu_size
-    for cg_f in tests/codegen/*.tl tests/codegen/*.tir tests/codegen/tir/*.tir; do cg_filecheck "$cg_f"; done
+    for cg_f in tests/codegen/*.tl tests/codegen/*.tir tests/codegen/tir/*.tir; do cg_file "$cg_f"; done
     cg_one_module
-    for cg_f in tests/codegen/errors/*.tl tests/codegen/errors/*.tir; do [ -f "$cg_f" ] && cg_error "$cg_f"; done
+    for cg_f in tests/codegen/errors/*.tl tests/codegen/errors/*.tir; do [ -f "$cg_f" ] && cg_file "$cg_f"; done
     while IFS='|' read -r cg_n cg_file cg_args; do
         [ -n "$cg_n" ] && cg_example "$cg_n" "$cg_file" "$cg_args"
     done <<< "$cg_examples"

@@ -59,34 +59,97 @@ run_example() { # name [env...]
     grep -q " \.\.\. " $log || report "example/$ex (exit $rc)" 1 $log
 }
 
-# Check an error test's diagnostics: exit code 1 and every expectation, from
-# FILE's "# expect: ..." lines or the NAME.expect beside it. An expectation
-# starting with a digit is "LINE:COL: error: MESSAGE" at FILE; any other is a
-# plain substring. No error beyond the expected ones may appear. Problems are
-# appended to LOG; returns 0 when all hold.
-check_expected() { # file log rc
-    local f=$1 log=$2 rc=$3 ok=0 exp e
-    if [ -f "${f%.tl}.expect" ]; then exp=$(cat "${f%.tl}.expect")
-    else exp=$(sed -n 's/^# expect: //p' "$f"); fi
-    [ "$rc" = 1 ] || { echo "exit code $rc, want 1" >> "$log"; ok=1; }
-    [ -n "$exp" ] || { echo "no '# expect:' line" >> "$log"; ok=1; }
-    while IFS= read -r e; do
-        [ -z "$e" ] && continue
-        case "$e" in
-            [0-9]*) grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; ok=1; } ;;
-            *) grep -qF -- "$e" "$log" || { echo "missing: $e" >> "$log"; ok=1; } ;;
+# ---- File tests: one directive syntax, one reader (tt_read), one runner (tt_check) ----
+# A test file carries its checks in comment lines (# is a comment in .tl and .tir):
+#   # RUN: ARGS           one run of the suite's command: CMD ARGS FILE (ARGS are shell words);
+#                         several RUN lines, several runs; none, one run with no ARGS
+#   # RUN(PREFIX): ARGS   the same, and FileCheck --check-prefix=PREFIX must accept its output
+#                         (stdout, then stderr); a plain RUN's output is checked against the
+#                         file's "# CHECK" lines when it has some
+#   # expect: DIAG        each run prints exactly these diagnostics, in this order, and no other:
+#                         DIAG is the diagnostic's line less the leading "FILE:" (L:C: error:
+#                         MSG, L:C: warning: MSG, L:C: note: MSG, error: MSG, tlc: error: MSG,
+#                         fatal error: MSG, internal error: MSG less its "(compiler/FILE.c:N)")
+#   NAME.err              beside the file: more expect lines (without "# expect: "), for an
+#                         input that cannot carry comments
+#   NAME.EXT              the golden output the suite names (.ast, .ir, .out): stdout, exactly;
+#                         UPDATE=1 rewrites it (read the diff before committing)
+# The exit status follows: 4 when an internal error is expected, else 1 when an error is,
+# else 0. Old directive forms (RUN-ARGS, RUN-RC, expect-verify, expect-warning, signature,
+# kernel, defines, options) fail the test, so a stale test cannot pass by being ignored.
+FILECHECK=${FILECHECK:-/usr/lib/llvm-19/bin/FileCheck}
+
+# FILE's directives: tt_runs ("PREFIX ARGS" each; PREFIX "-" for a plain RUN), tt_want (the
+# expectations, one a line), tt_rc (the exit status they imply), tt_bad (old forms found).
+tt_read() { # file
+    local f=$1 line
+    tt_runs=() tt_want="" tt_rc=0 tt_bad=""
+    while IFS= read -r line; do
+        case "$line" in
+            "# RUN: "*) tt_runs+=("- ${line#\# RUN: }") ;;
+            "# RUN("*"): "*) line=${line#\# RUN(}; tt_runs+=("${line%%): *} ${line#*): }") ;;
+            "# expect: "*) tt_want+="${line#\# expect: }"$'\n' ;;
+            *) tt_bad+="old directive: $line"$'\n' ;;
         esac
-    done <<< "$exp"
-    # and no other error: as many error lines as expected ones (at least as
-    # many when the test expects the --max-errors cap to be hit)
-    local want_n got_n
-    want_n=$(grep -c ': error: ' <<< "$exp")
-    got_n=$(grep -cE '^[^[:space:]]+: error: ' "$log")
-    if [ "$want_n" -gt 0 ] && [ "$got_n" != "$want_n" ]; then
-        if ! grep -q 'too many errors' <<< "$exp" || [ "$got_n" -lt "$want_n" ]; then
-            echo "$got_n errors reported, $want_n expected" >> "$log"; ok=1
+    done < <(LC_ALL=C grep -aE '^# (RUN|RUN\([A-Za-z0-9_]+\)|expect|RUN-ARGS|RUN-RC|expect-[a-z]+|signature|kernel|defines|options): ' "$f")
+    [ -s "${f%.*}.err" ] && tt_want+=$(cat "${f%.*}.err")$'\n'
+    if LC_ALL=C grep -qE '^([^ ]+: )?internal error: ' <<< "$tt_want"; then tt_rc=4
+    elif LC_ALL=C grep -qE '^([^ ]+: )?(fatal )?error: ' <<< "$tt_want"; then tt_rc=1; fi
+}
+
+tt_diags() { # file < stderr: its diagnostics, one a line, in the form of an expect line
+    LC_ALL=C awk -v f="$1" '/^([^ \t]+: )?(fatal error|internal error|error|warning|note): / {
+        if (index($0, f ":") == 1) { $0 = substr($0, length(f) + 2); sub(/^ /, "") }
+        if ($0 ~ /^internal error: /) sub(/ \((compiler|lang|runtime)\/[^ ]*\.c:[0-9]+\)$/, "")
+        print }'
+}
+
+# Run FILE through CMD once per RUN line and check all of the above; problems go to LOG.
+# GOLDEN is the golden file's extension, "EXT!" when the file must exist, or "" for none.
+# TT_HOOK, when set, names a function run after each run as HOOK LOG OUT RC ARGS (OUT: the
+# run's stdout), failing the test when it fails. Afterwards $tt_base.out is the last run's
+# stdout and $tt_rc the status expected. Returns 0 when all holds.
+tt_check() { # log file golden cmd...
+    local log=$1 f=$2 golden=$3 ok=0 r prefix args rc base gf req=0
+    shift 3
+    local -a cmd=("$@") a
+    base=$T/tt_${f//\//_}; tt_base=$base
+    case "$golden" in *!) req=1; golden=${golden%!} ;; esac
+    gf=""; [ -n "$golden" ] && gf=${f%.*}.$golden
+    tt_read "$f"
+    [ -z "$tt_bad" ] || { printf '%s' "$tt_bad" >> "$log"; ok=1; }
+    [ ${#tt_runs[@]} = 0 ] && tt_runs=("- ")
+    printf '%s' "$tt_want" > $base.want
+    for r in "${tt_runs[@]}"; do
+        prefix=${r%% *} args=${r#* }
+        eval "a=($args)"
+        NO_COLOR=1 timeout 120 "${cmd[@]}" "${a[@]}" "$f" > $base.out 2> $base.err
+        rc=$?
+        [ $rc = $tt_rc ] || { echo "RUN $args: exit $rc, want $tt_rc" >> "$log"; ok=1; }
+        tt_diags "$f" < $base.err > $base.diags
+        if ! cmp -s $base.want $base.diags; then
+            echo "RUN $args: the diagnostics differ from the expected ones (-expected +printed):" >> "$log"
+            diff -u $base.want $base.diags | tail -n +3 >> "$log"
+            sed 's/^/  | /' $base.err | head -40 >> "$log"; ok=1
         fi
-    fi
+        [ "$prefix" = - ] && grep -q '^# CHECK[-A-Z]*:' "$f" && prefix=CHECK
+        if [ "$prefix" != - ]; then
+            cat $base.out $base.err > $base.all
+            if [ ! -x "$FILECHECK" ]; then echo "no FileCheck at $FILECHECK (install llvm-19-tools)" >> "$log"; ok=1
+            elif ! "$FILECHECK" --check-prefix="$prefix" --input-file=$base.all "$f" >> "$log" 2>&1; then
+                echo "RUN($prefix) $args: FileCheck failed (output in $base.all)" >> "$log"; ok=1
+            fi
+        fi
+        if [ -n "$gf" ]; then
+            [ "${UPDATE:-0}" = 1 ] && [ $rc = $tt_rc ] && { [ $req = 1 ] || [ -f "$gf" ]; } && cp $base.out "$gf"
+            if [ -f "$gf" ]; then
+                cmp -s "$gf" $base.out || { echo "the output differs from $gf:" >> "$log"; diff -u "$gf" $base.out | tail -n +3 | head -40 >> "$log"; ok=1; }
+            elif [ $req = 1 ]; then
+                echo "no $gf (UPDATE=1 writes it)" >> "$log"; ok=1
+            fi
+        fi
+        [ -z "$TT_HOOK" ] || $TT_HOOK "$log" $base.out $rc "${a[@]}" || ok=1
+    done
     return $ok
 }
 

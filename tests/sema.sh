@@ -1,64 +1,20 @@
 # tests/sema.sh: semantic analysis (sourced by tests/run.sh).
-#   tests/sema/*.tl      bad kernels: `tlc --emit=ir` exits 1 and prints every
-#                        "# expect: LINE:COL: error: MESSAGE" line of the file
-#                        (a line not starting with a digit is matched anywhere)
-#   tests/sema_ok/*.tl   good kernels: `tlc --emit=ir` exits 0 (the IR verifies),
-#                        printing exactly the "# expect-warning: LINE:COL: warning: MESSAGE"
-#                        lines of the file, and exactly the IR of NAME.ir beside it
-#                        (UPDATE=1 rewrites the .ir files: read their diff before committing)
-# A file carries the flags its compile needs in comment lines:
-#   # kernel: NAME            --kernel NAME
-#   # signature: SIG          --signature "SIG"
-#   # defines: A=1 B='x'      -D A=1 -D B='x' (split at spaces)
-#   # options: FLAGS          further tlc flags (--autotune-config 1, --num-warps 8)
-
-sema_run() { # file log -> exit status of tlc; IR on $T/sema.out
-    local f=$1 log=$2 sig k opts d
-    local -a args=(--emit=ir)
-    sig=$(sed -n 's/^# signature: //p' "$f" | head -1)
-    k=$(sed -n 's/^# kernel: //p' "$f" | head -1)
-    opts=$(sed -n 's/^# options: //p' "$f" | head -1)
-    [ -n "$sig" ] && args+=(--signature "$sig")
-    [ -n "$k" ] && args+=(--kernel "$k")
-    for d in $(sed -n 's/^# defines: //p' "$f"); do args+=(-D "$d"); done
-    # shellcheck disable=SC2086
-    NO_COLOR=1 timeout 20 $TLC "${args[@]}" $opts "$f" > $T/sema.out 2> "$log"
-}
-
-for f in tests/sema/*.tl; do
+#   tests/sema/*.tl      bad kernels: `tlc --emit=ir ARGS FILE` (ARGS from the "# RUN:" line:
+#                        --signature, --kernel, -D, ...) prints exactly the "# expect:" lines'
+#                        diagnostics and exits 1
+#   tests/sema_ok/*.tl   good kernels: the same exits 0 (the IR verifies), printing exactly
+#                        the "# expect:" lines' warnings and notes, and exactly the IR of
+#                        NAME.ir beside it (UPDATE=1 rewrites the .ir files: read their diff
+#                        before committing)
+# tt_check (tests/lib.sh) reads the directives and runs the checks.
+for f in tests/sema/*.tl tests/sema_ok/*.tl; do
     [ -f "$f" ] || continue
-    n=sema/$(basename "$f" .tl); log=$T/sema_$(basename "$f").log
-    want "$n" || continue
-    sema_run "$f" "$log"
-    check_expected "$f" "$log" $?
-    report "$n" $? "$log"
-done
-
-for f in tests/sema_ok/*.tl; do
-    [ -f "$f" ] || continue
-    n=sema_ok/$(basename "$f" .tl); log=$T/sema_ok_$(basename "$f").log
-    want "$n" || continue
-    sema_run "$f" "$log"
-    rc=$?
-    [ $rc = 0 ] || echo "exit code $rc, want 0" >> "$log"
-    # "# expect-warning: LINE:COL: warning: MESSAGE" lines: each printed, and
-    # no warning besides them
-    bad=0
-    while IFS= read -r e; do
-        [ -z "$e" ] && continue
-        grep -qF -- "$f:$e" "$log" || { echo "missing: $f:$e" >> "$log"; bad=1; }
-    done <<< "$(sed -n 's/^# expect-warning: //p' "$f")"
-    want_w=$(grep -c '^# expect-warning: ' "$f")
-    got_w=$(grep -cE '^[^[:space:]]+: warning: ' "$log")
-    [ "$want_w" = "$got_w" ] || { echo "$got_w warnings reported, $want_w expected" >> "$log"; bad=1; }
-    # the IR sema made, exactly
-    [ "${UPDATE:-0}" = 1 ] && [ $rc = 0 ] && cp $T/sema.out "${f%.tl}.ir"
-    if [ ! -f "${f%.tl}.ir" ]; then
-        echo "no ${f%.tl}.ir (UPDATE=1 writes it)" >> "$log"; bad=1
-    elif ! cmp -s $T/sema.out "${f%.tl}.ir"; then
-        echo "the IR differs from ${f%.tl}.ir:" >> "$log"; diff "${f%.tl}.ir" $T/sema.out | head -20 >> "$log"; bad=1
-    fi
-    report "$n" $(( rc != 0 || bad )) "$log"
+    d=${f%/*} n=${f##*/}; d=${d##*/} n=${n%.tl}
+    want "$d/$n" || continue
+    log=$T/${d}_$n.log; : > $log
+    g=""; [ $d = sema_ok ] && g=ir!
+    tt_check $log "$f" "$g" $TLC --emit=ir
+    report "$d/$n" $? "$log"
 done
 
 # Sema in linear time: generated kernels of 20,000 statements compile to IR

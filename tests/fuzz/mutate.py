@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mutate.py: a mutation fuzzer of the whole compiler, source to PTX.
 
-Takes valid kernels (tests/sema_ok/*.tl with their `# signature:` lines,
+Takes valid kernels (tests/sema_ok/*.tl with their `# RUN:` lines,
 tests/codegen/*.tl with their `# RUN(...)` lines, the examples with the
 signatures their programs use), changes each a little (a number, an operator,
 a tl.* function, a line, a dtype of the signature, an index with None, ...),
@@ -53,17 +53,8 @@ def corpus():
     seeds = []
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/sema_ok/*.tl"))):
         text = open(f).read()
-        args = []
-        for key, flag in (("signature", "--signature"), ("kernel", "--kernel")):
-            m = re.search(r"^# %s: (.*)$" % key, text, re.M)
-            if m:
-                args += [flag, m.group(1)]
-        for m in re.finditer(r"^# defines: (.*)$", text, re.M):
-            for d in m.group(1).split():
-                args += ["-D", d]
-        m = re.search(r"^# options: (.*)$", text, re.M)
-        if m:
-            args += m.group(1).split()
+        m = re.search(r"^# RUN: (.*)$", text, re.M)  # the file test's arguments (tests/lib.sh)
+        args = shlex.split(m.group(1)) if m else []
         seeds.append((os.path.basename(f), text, args))
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/codegen/*.tl"))):
         text = open(f).read()
