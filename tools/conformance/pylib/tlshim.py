@@ -392,6 +392,7 @@ class _State:
         self.option_names = None
         self.torch = None
         self.kept_sources = 0
+        self.knobs = False  # triton.knobs once looked up (_knobs), None without it
 
 
 STATE = _State()
@@ -835,10 +836,22 @@ _IGNORED_OPTIONS = {"launch_cooperative_grid", "launch_pdl", "launch_cluster", "
                     "backend_name", "matrix_instr_nonkdim", "kpack", "waves_per_eu"}
 
 
+def _knobs():
+    """triton.knobs (None without it), looked up once: the fast path reads two of its knobs at every launch."""
+    if STATE.knobs is False:
+        try:
+            import triton
+            STATE.knobs = triton.knobs
+        except Exception:
+            STATE.knobs = None
+    return STATE.knobs
+
+
 def _knob(path, default):
     try:
-        import triton
-        obj = triton.knobs
+        obj = _knobs()
+        if obj is None:
+            return default
         for p in path.split("."):
             obj = getattr(obj, p)
         return obj
@@ -961,26 +974,40 @@ def _specs_for(fn, bound_args, kd):
 _EMPTY = object()
 
 
+def _fast_params(fn):
+    """Per parameter of fn, what _fast_key reads of it (name, constexpr, specialise, on alignment, default), made
+    once: the parameters of a JITFunction do not change."""
+    ps = fn.__dict__.get("_tlshim_params")
+    if ps is None:
+        ps = tuple((p.name, bool(p.is_constexpr), not getattr(p, "do_not_specialize", False),
+                    not getattr(p, "do_not_specialize_on_alignment", False), getattr(p, "default", _EMPTY))
+                   for p in fn.params)
+        fn.__dict__["_tlshim_params"] = ps
+    return ps
+
+
 def _fast_key(fn, args, kwargs, kd):
     """(key, values) of a launch, or None where the slow path must decide (hooks, tuples, descriptors, jit
     functions as arguments, unhashable constexprs)."""
-    if getattr(fn, "pre_run_hooks", None) or len(args) > len(fn.params):
+    params = _fast_params(fn)
+    if getattr(fn, "pre_run_hooks", None) or len(args) > len(params):
         return None
     torch = _torch()
     tensor_t = torch.Tensor if torch is not None else ()
     key, vals = [], []
-    for i, p in enumerate(fn.params):
-        if i < len(args):
+    nargs = len(args)
+    for i, (name, constexpr, spec, align, default) in enumerate(params):
+        if i < nargs:
             v = args[i]
-        elif p.name in kwargs:
-            v = kwargs[p.name]
+        elif name in kwargs:
+            v = kwargs[name]
         else:
-            v = getattr(p, "default", _EMPTY)
+            v = default
             if v is _EMPTY or v is inspect.Parameter.empty:
                 return None
         vals.append(v)
         t = type(v)
-        if p.is_constexpr or v is None:
+        if constexpr or v is None:
             if t in (int, float, bool, str) or v is None:
                 key.append((t, v))
             elif kd.is_dtype(v):
@@ -988,8 +1015,7 @@ def _fast_key(fn, args, kwargs, kd):
             else:
                 return None
         elif t is int:
-            spec = not getattr(p, "do_not_specialize", False)
-            key.append(tlsrc._spec_int(v, spec, not getattr(p, "do_not_specialize_on_alignment", False)))
+            key.append(tlsrc._spec_int(v, spec, align))
         elif t is float or t is bool:
             key.append(t)
         elif isinstance(v, tensor_t):
@@ -1005,12 +1031,15 @@ def _fast_key(fn, args, kwargs, kd):
 
 def _opt_key(fn, kwargs):
     """The launch options (keywords that name no parameter) and the knobs they depend on, hashable, or None."""
-    okw = {k: v for k, v in kwargs.items() if k not in fn.__dict__.get("_tlshim_names", ())}
+    names = fn.__dict__.get("_tlshim_names", ())
+    okw = [(k, v) for k, v in kwargs.items() if k not in names] if kwargs else []
     try:
-        key = (tuple(sorted(okw.items())), _knob("runtime.override_arch", None),
-               _knob("language.default_fp_fusion", True))
+        knobs = _knobs()
+        arch = getattr(knobs.runtime, "override_arch", None) if knobs is not None else None
+        fpf = getattr(knobs.language, "default_fp_fusion", True) if knobs is not None else True
+        key = (tuple(sorted(okw)), arch, fpf)
         hash(key)
-    except TypeError:
+    except (TypeError, AttributeError):
         return None
     return key
 
