@@ -393,6 +393,7 @@ class _State:
         self.torch = None
         self.kept_sources = 0
         self.knobs = False  # triton.knobs once looked up (_knobs), None without it
+        self.stream_of = None  # _stream's getter, made at the first launch on a GPU
 
 
 STATE = _State()
@@ -782,13 +783,24 @@ def _build_args(entry, specs):
 def _stream():
     if STATE.ctx is None or not STATE.ctx.is_cuda:
         return None
+    get = STATE.stream_of
+    if get is None:
+        get = STATE.stream_of = _stream_getter()
+    return get()
+
+
+def _stream_getter():
+    """A function giving torch's current raw stream on its current device (None: the legacy default stream),
+    made once: what Triton's launcher asks, through torch's C functions (1 us, not the 45 of current_stream())."""
     torch = _torch()
     if torch is None:
-        return None
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton's launcher asks: 1 us, not 45
+        return lambda: None
+    raw, device = getattr(torch._C, "_cuda_getCurrentRawStream", None), getattr(torch._C, "_cuda_getDevice", None)
+    if raw is not None and device is not None:
+        return lambda: raw(device()) or None
     if raw is not None:
-        return raw(torch.cuda.current_device()) or None
-    return torch.cuda.current_stream().cuda_stream or None
+        return lambda: raw(torch.cuda.current_device()) or None
+    return lambda: torch.cuda.current_stream().cuda_stream or None
 
 
 def _grid_dims(grid, bound_args):
@@ -1090,23 +1102,25 @@ def _packed_plan(entry, specs, index):
             how = "desc"
         else:  # as _build_args: a float value travels as a float, an int or bool as an int, whatever the kind
             how = "float" if isinstance(v, float) else "int"
-        setters.append((j, index[s.name], how))
+        setters.append((j if how == "desc" else tlapi.Packed.word(j), index[s.name], how))
     return tlapi.Packed(entry.kernel, args, descs), tuple(setters)
 
 
 def _launch_packed(entry, packed, vals, g):
     """_launch for a launch whose arguments specialise like the one packed: rewrite the values, launch."""
-    if any(x == 0 for x in g):
+    if 0 in g:
         return
     pk, setters = packed
-    for j, vi, how in setters:
+    u64, i64, f64 = pk.u64, pk.i64, pk.f64
+    for j, vi, how in setters:  # j: the value's word in the views (tlapi.Packed.word), a descriptor's index
         v = vals[vi]
         if how == "ptr":
-            pk.set_ptr(j, v.data_ptr())
+            u64[j] = v.data_ptr()
         elif how == "int":
-            pk.set_int(j, int(v))
+            v = int(v)
+            i64[j] = v - 2**64 if v >= 2**63 else v
         elif how == "float":
-            pk.set_float(j, float(v))
+            f64[j] = float(v)
         else:
             pk.set_desc(j, v.base.data_ptr(), v.shape, v.strides)
     try:
