@@ -41,3 +41,14 @@ if [ -f tools/conformance/tutorials/MANIFEST ]; then
         python3 tools/conformance/samesrc_bench.py tl $ss/tl.json
     python3 tools/conformance/samesrc_bench.py compare $ss/triton.json $ss/tl.json | tee build/samesrc.txt
 fi
+# The same on LLM-training kernels: Liger-Kernel's ops (extracted into
+# tools/conformance/liger by tools/conformance/extract_liger.sh, never committed).
+if [ -f tools/conformance/liger/MANIFEST ]; then
+    echo "== same source, Liger-Kernel (tools/conformance/liger_bench.py)"
+    lg=$(mktemp -d)
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$lg/tc \
+        python3 tools/conformance/liger_bench.py triton $lg/triton.json
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$lg/tlc \
+        python3 tools/conformance/liger_bench.py tl $lg/tl.json
+    python3 tools/conformance/samesrc_bench.py compare $lg/triton.json $lg/tl.json | tee build/liger.txt
+fi
