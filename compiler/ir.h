@@ -446,6 +446,10 @@ bool ir_verify(Diag *d, const Function *f);
  * Removes the pure ops none of whose results is used (regions included);
  * returns how many. Runs before the GPU passes (compile.c). */
 int ir_dce(Function *f);
+/* In loop (a for) and its body: the carried values nothing needs (their
+ * result unused, read in the body only by what computes their own next
+ * value) go, then the body's pure one-result ops nothing reads. */
+void ir_dce_loop(Function *f, Inst *loop);
 /* Helpers of the passes that rewrite IR (ir.c): */
 /* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
 bool ir_is_zero(const Function *f, ValueId v);

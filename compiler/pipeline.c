@@ -562,93 +562,6 @@ static int ring_layout(Pipe *P, const Cand *c) {
     return layout_intern(f, &l);
 }
 
-/* Remove carried values of `loop` nothing reads: their result is unused,
- * and in the body only the ops computing their own next value read them.
- * Then drop the body's pure ops left without users. */
-static void sweep_loop(Pipe *P, Inst *loop) {
-    Function *f = P->f;
-    Block *B = loop->regions[0];
-    Inst *y = B->insts[B->ninsts - 1];
-    int n = f->nvalues;
-    uint8_t *live = calloc((size_t)n, 1);
-    int *uses = calloc((size_t)n, sizeof *uses);
-    Block **home = calloc((size_t)n, sizeof *home);
-    if (!live || !uses || !home)
-        goto out;
-    count_uses(f->body, uses, home);
-    /* live ops: effects, regions, and what the live carried values need */
-    bool changed = true;
-    int ncar = loop->nresults;
-    uint8_t *car_live = calloc((size_t)ncar + 1, 1);
-    if (!car_live)
-        goto out;
-    for (int k = 0; k < ncar; k++)
-        car_live[k] = uses[loop->results[k]] > 0;
-    while (changed) {
-        changed = false;
-        for (int i = B->ninsts - 1; i >= 0; i--) {
-            Inst *in = B->insts[i];
-            bool l = in == y ? false : !(ir_ops[in->op].flags & OPF_PURE) || in->nregions;
-            for (int r = 0; r < in->nresults && !l; r++)
-                l = live[in->results[r]];
-            if (!l)
-                continue;
-            for (int a = 0; a < in->nargs; a++)
-                if (!live[in->args[a]]) {
-                    live[in->args[a]] = 1;
-                    changed = true;
-                }
-            if (in->nregions) { /* everything a nested region reads from here is live */
-                for (int r = 0; r < in->nregions; r++) {
-                    int *u2 = calloc((size_t)n, sizeof *u2);
-                    Block **h2 = calloc((size_t)n, sizeof *h2);
-                    if (u2 && h2) {
-                        count_uses(in->regions[r], u2, h2);
-                        for (ValueId v = 1; v < n; v++)
-                            if (u2[v] && !live[v]) {
-                                live[v] = 1;
-                                changed = true;
-                            }
-                    }
-                    free(u2);
-                    free(h2);
-                }
-            }
-        }
-        for (int k = 0; k < ncar; k++) {
-            if (!car_live[k] && live[B->args[k + 1]])
-                car_live[k] = 1, changed = true;
-            if (car_live[k] && k < y->nargs && !live[y->args[k]])
-                live[y->args[k]] = 1, changed = true;
-        }
-    }
-    /* drop dead carried values (from the end so indices stay valid) */
-    for (int k = ncar - 1; k >= 0; k--) {
-        if (car_live[k])
-            continue;
-        memmove(loop->args + 3 + k, loop->args + 4 + k, sizeof *loop->args * (size_t)(loop->nargs - 4 - k));
-        loop->nargs--;
-        memmove(loop->results + k, loop->results + k + 1, sizeof *loop->results * (size_t)(loop->nresults - 1 - k));
-        loop->nresults--;
-        memmove(B->args + 1 + k, B->args + 2 + k, sizeof *B->args * (size_t)(B->nargs - 2 - k));
-        B->nargs--;
-        memmove(y->args + k, y->args + k + 1, sizeof *y->args * (size_t)(y->nargs - 1 - k));
-        y->nargs--;
-    }
-    for (int i = B->ninsts - 1; i >= 0; i--) {
-        Inst *in = B->insts[i];
-        if (in == y || !(ir_ops[in->op].flags & OPF_PURE) || in->nregions || in->nresults != 1)
-            continue;
-        if (!live[in->results[0]])
-            remove_at(B, i);
-    }
-    free(car_live);
-out:
-    free(live);
-    free(uses);
-    free(home);
-}
-
 /* The most scratch any op of b (its regions too) needs at once. */
 static int64_t region_scratch(const Function *f, const Block *b) {
     int64_t m = 0;
@@ -829,7 +742,7 @@ static void ws_build(Pipe *P, Cursor *c, Block *parent, Inst *loop, Cand *cs, in
     yargs[ny++] = put1(P, &bc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
     put(P, &bc, IR_YIELD, yargs, ny, NULL, 0, sp);
     put(P, &pc, IR_YIELD, NULL, 0, NULL, 0, sp);
-    sweep_loop(P, pl);
+    ir_dce_loop(P->f, pl);
 }
 
 /* Pipeline one loop, if it has loads worth it. */
@@ -1678,7 +1591,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     emit_yield(P, loop, &pl, idx, nidx, empties);
     retire_loads(P, B, &pl);
     free(cur), free(ahead), plan_free(&pl);
-    sweep_loop(P, loop);
+    ir_dce_loop(P->f, loop);
 }
 
 static void walk(Pipe *P, Block *b) {
