@@ -14,7 +14,11 @@
  *   tma       pointer tiles proved to be boxes of a row-major tensor ->
  *             read through a map the launch encodes (sm_90a)   [tma.c]
  *   pipeline  loads feeding a dot -> rings of shared buffers filled
- *             num_stages-1 iterations ahead by cp.async or TMA [pipeline.c]
+ *             num_stages-1 iterations ahead by cp.async or TMA; a TMA loop
+ *             left to a producer fills its own slot, marked {ws_hold}
+ *                                                               [pipeline.c]
+ *   warp-spec such a loop's copies -> a producer warpgroup (warp_specialize),
+ *             the loop waiting and releasing slots             [warpspec.c]
  *   tma-prune the tma pass's tiles the pipeliner left: pointers again,
  *             their maps gone                                  [tma.c]
  *   smem-alloc  offsets of buffers and scratch, the launch's shared
@@ -65,7 +69,7 @@ Function *compile_kernel(Arena *a, Diag *d, const Source *src, const Node *modul
     Function *f = sema_kernel(a, d, src, module, &so);
     if (f) {
         f->auto_tma = o->auto_tma > 0;         /* the tma pass may ask the launch for maps */
-        f->warp_spec = o->warp_specialize != 0; /* on unless turned off (pipeline.c) */
+        f->warp_spec = o->warp_specialize != 0; /* on unless turned off (warpspec.c) */
         f->no_fp_fusion = o->fp_fusion == 0;    /* fused unless turned off (llvm.c) */
         f->maxnreg = o->maxnreg;                /* the entry's .maxnreg (llvm.c) */
     }
@@ -119,6 +123,12 @@ static bool run_tma(Diag *d, Function *f, const PtxArch *t) {
 static bool run_pipeline(Diag *d, Function *f, const PtxArch *t) {
     return pipeline_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), t->max_shared, ptx_arch_has(t, ARCH_WGMMA));
 }
+/* After the pipeliner, whose rings and copies it takes apart; before
+ * smem-alloc, as the rings then live from the kernel's start. */
+static bool run_warpspec(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return warpspec_pass(d, f);
+}
 /* The pointer tiles the tma pass offered and the pipeliner did not fill by
  * TMA get their pointers back, and unused maps leave the parameters. */
 static bool run_tma_prune(Diag *d, Function *f, const PtxArch *t) {
@@ -144,8 +154,8 @@ static const struct {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
     {"dce", run_dce, STAGE_LAYOUT},                {"layout", run_layout, STAGE_LAYOUT},
     {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},
-    {"tma-prune", run_tma_prune, STAGE_PIPELINE},  {"smem-alloc", run_smem, STAGE_SMEM},
-    {"barriers", run_barriers, STAGE_BARRIERS},
+    {"warp-spec", run_warpspec, STAGE_PIPELINE},   {"tma-prune", run_tma_prune, STAGE_PIPELINE},
+    {"smem-alloc", run_smem, STAGE_SMEM},          {"barriers", run_barriers, STAGE_BARRIERS},
 };
 enum { FIRST_GPU_PASS = 1 };
 
@@ -171,16 +181,25 @@ static size_t pass_index(const char *name) {
     return i;
 }
 
+/* Does a loop of f wait for the warp-spec pass (the pipeliner's ws_hold)? */
+static bool ws_pending(const Function *f) {
+    for (int i = 0; i < f->body->ninsts; i++)
+        if (f->body->insts[i]->op == IR_FOR && f->body->insts[i]->attr.ws_hold)
+            return true;
+    return false;
+}
+
 /* Where the GPU passes start for f. From sema every one runs; IR text
  * (tlc --ir-in) may come from any point of the pipeline, and the layout pass
  * and the optimisations before smem-alloc do not run twice: laid-out IR
- * continues at smem-alloc, IR with shared offsets at barriers (which sees the
- * barriers already there and adds only missing ones). */
+ * continues at smem-alloc (at warp-spec where the pipeliner handed it a
+ * loop), IR with shared offsets at barriers (which sees the barriers already
+ * there and adds only missing ones). */
 static size_t first_gpu_pass(const Function *f) {
     if (f->smem_allocated)
         return pass_index("barriers");
     if (f->nlayouts > 1)
-        return pass_index("smem-alloc");
+        return pass_index(ws_pending(f) ? "warp-spec" : "smem-alloc");
     return FIRST_GPU_PASS;
 }
 

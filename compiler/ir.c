@@ -220,8 +220,8 @@ Inst *ir_inst_new(Function *f, Block *b, OpCode op, const ValueId *args, int nar
 }
 
 /* What a warp_specialize producer may hold (the verifier's rule, the
- * pipeliner's test): its warps meet no one at a bar.sync and own no element
- * of a distributed block the others use, so no barrier, no op with scratch
+ * warp-spec pass's test, warpspec.c): its warps meet no one at a bar.sync
+ * and own no element of a distributed block the others use, so no barrier, no op with scratch
  * or a result spread over the consumers' threads (loads, dots, reductions,
  * converts), no store; scalar and pure elementwise ops, loops and ifs, ring
  * views, mbarrier waits and arrivals, and TMA copies. */

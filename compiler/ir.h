@@ -289,6 +289,12 @@ typedef struct Attr {
                           holds (flatten.c) */
     int warp_spec;     /* FOR: tl.range's warp_specialize: 1 True, -1 False, 0 the
                           function's (Function.warp_spec) */
+    int ws_hold;       /* FOR: the pipeliner's handoff to the warp-spec pass (warpspec.c):
+                          the loop fills its TMA rings itself, each iteration's copies into
+                          its own slot just before it waits for them, for a producer
+                          warpgroup to take over; the iterations that read a slot: 1, or 2
+                          when the wgmma group a dot leaves in flight still reads it in the
+                          next. 0: no handoff */
     bool no_licm;      /* FOR, WHILE (IR `disable_licm`): tl.range's / tl.condition's
                           disable_licm, LLVM's llvm.licm.disable loop metadata */
 } Attr;
@@ -377,13 +383,13 @@ typedef struct Function {
     int shared_bytes;          /* dynamic shared memory of a launch (set by smem_alloc_pass) */
     bool auto_tma;             /* the tma pass may give pointer tiles TMA (tma.c): the
                                   launch then passes the maps it asks for (--auto-tma) */
-    bool warp_spec;            /* the pipeliner may warp-specialise a TMA-fed wgmma loop
-                                  (--warp-specialize; a loop's own warp_specialize wins) */
+    bool warp_spec;            /* a TMA-fed wgmma loop may be warp-specialised (pipeline.c,
+                                  warpspec.c; --warp-specialize; a loop's own warp_specialize wins) */
     bool no_fp_fusion;         /* --fp-fusion off: LLVM may not fuse a multiply and an add
                                   into an fma (by default it may: the contract flag) */
     int maxnreg;               /* --maxnreg: registers a thread may have (.maxnreg); 0: ptxas's choice */
     int producer_warps;        /* warps launched beyond num_warps for a warp_specialize
-                                  op's producer (pipeline.c); 0: none */
+                                  op's producer (warpspec.c); 0: none */
     bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */
     Arena *arena;
     const Source *src;
@@ -448,6 +454,10 @@ bool ir_verify(Diag *d, const Function *f);
  * Removes the pure ops none of whose results is used (regions included);
  * returns how many. Runs before the GPU passes (compile.c). */
 int ir_dce(Function *f);
+/* In loop (a for) and its body: the carried values nothing needs (their
+ * result unused, read in the body only by what computes their own next
+ * value) go, then the body's pure one-result ops nothing reads. */
+void ir_dce_loop(Function *f, Inst *loop);
 /* Helpers of the passes that rewrite IR (ir.c): */
 /* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
 bool ir_is_zero(const Function *f, ValueId v);

@@ -971,6 +971,8 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
     }
     if (!strcmp(k, "num_stages"))
         return int32_of(P, l, &a->num_stages);
+    if (!strcmp(k, "ws_hold"))
+        return int32_of(P, l, &a->ws_hold);
     if (!strcmp(k, "flatten"))
         return bool_of(P, l, &a->flatten);
     if (!strcmp(k, "disable_licm"))

@@ -70,7 +70,8 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_MBAR_EXPECT] = "bytes",
     [IR_MBAR_INIT] = "count",        /* printed only when set: more than one arrival */
     [IR_WARP_SPEC] = "warps",
-    [IR_FOR] = "num_stages flatten warp_specialize disable_licm", /* each printed only when set (tl.range's) */
+    [IR_FOR] = "num_stages flatten warp_specialize disable_licm ws_hold", /* each printed only when set */
+                                                                          /* (tl.range's; ws_hold the pipeliner's) */
     [IR_WHILE] = "disable_licm",                                  /* printed only when set (tl.condition's) */
     [IR_EXTERN] = "fn",
     [IR_INLINE_ASM] = "asm constraints pure pack",
@@ -223,6 +224,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
+    } else if (IS("ws_hold")) {
+        buf_printf(b, "%d", a->ws_hold);
     } else if (IS("flatten")) {
         buf_puts(b, a->flatten ? "true" : "false");
     } else if (IS("warp_specialize")) {
@@ -243,8 +246,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
 #undef IS
 }
 
-/* tl.range's attributes, an mbarrier's count, a dot's imprecise and the
- * memory ops' hints print only when set. */
+/* tl.range's attributes (and the pipeliner's ws_hold), an mbarrier's count,
+ * a dot's imprecise and the memory ops' hints print only when set. */
 static bool attr_unset(const Inst *in, const char *key, size_t n) {
     const Attr *a = &in->attr;
 #define IS(k) (n == sizeof k - 1 && !memcmp(key, k, n))
@@ -268,6 +271,8 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->warp_spec;
     if (IS("num_stages"))
         return !a->num_stages;
+    if (IS("ws_hold"))
+        return !a->ws_hold;
 #undef IS
     if (in->op == IR_MBAR_INIT)
         return !in->attr.num;
@@ -281,7 +286,7 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
     if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec &&
-               !in->attr.no_licm) ||
+               !in->attr.no_licm && !in->attr.ws_hold) ||
         (in->op == IR_WHILE && !in->attr.no_licm) ||
         (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
         (in->op == IR_DIV && !in->attr.rn) || (in->op == IR_CAST && !in->attr.rtz))

@@ -23,10 +23,20 @@ bool tma_pass(Diag *d, Function *f, bool wgmma);
 void tma_prune(Function *f);
 
 /* pipeline.c: loads feeding a dot (or in a loop with num_stages) become rings
- * of shared buffers filled num_stages-1 iterations ahead by async copies.
+ * of shared buffers filled num_stages-1 iterations ahead by async copies
+ * (or left to a producer warpgroup: warpspec.c).
  * async_copy: the target has cp.async (sm_80; nothing without); wgmma (sm_90a):
  * a dot whose operands both come from rings becomes MMA v3, read by wgmma. */
 bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool wgmma);
+
+/* warpspec.c: a loop the pipeliner handed over ({ws_hold}: TMA rings it
+ * fills itself, each iteration's copies just before its wait) gets a
+ * producer warpgroup running the copies, the loop keeping the waits and
+ * releasing each slot on a ring of empty barriers. warpspec_loop_ok: may the
+ * loop (of f's body) have it, its copies at the given coordinates (two a
+ * copy): the pipeliner's question before it builds the rings. */
+bool warpspec_pass(Diag *d, Function *f);
+bool warpspec_loop_ok(Function *f, Inst *loop, const ValueId *coords, int ncoords);
 
 /* smem.c: offsets of every buffer and scratch area, Function.shared_bytes and
  * the arch's limit (smem_alloc_pass); barriers where threads share shared

@@ -56,19 +56,17 @@
  *           with parity (i / R) & 1, a carried bit that flips when the read
  *           index wraps. TMA zero-fills (or NaN-fills, as the map says) out
  *           of the tensor, which is the descriptor load's mask and other, so
- *           those and the pointers are not needed. Warp-specialised
- *           (Function.warp_spec or the loop's own warp_specialize, a loop at
- *           the top of the body whose rings are all TMA's and feed its wgmma
- *           dots, num_warps 4 or 8): the rings, their full barriers and a ring
- *           of empty barriers (num_warps arrivals) go first in the body,
- *           then a warp_specialize op whose producer (ws_build) recomputes
- *           what the coordinates need and runs the loop itself, waiting for
- *           each slot's empty barrier before its expect and copies; the loop
- *           keeps no prologue and no prefetch, waits on the full barrier and,
- *           after its dots, each warp arrives on the empty barrier of the
- *           slot the previous iteration read (its wgmma group is retired),
- *           or of its own slot where every dot waited for its group at
- *           once (attention's two, A in registers or staged).
+ *           those and the pointers are not needed. Left to a producer
+ *           warpgroup (a loop at the top of the body whose rings are all
+ *           TMA's and feed its wgmma dots, where warpspec_loop_ok says the
+ *           loop wants one and the producer can compute the coordinates,
+ *           and the rings fit beside a ring of empty barriers from the
+ *           kernel's start): nothing runs ahead (D = 0): no prologue, and
+ *           iteration i copies into its own slot i mod R (the slice
+ *           cloned as for a prefetch, the copies predicated on true) just
+ *           before its wait; the loop carries {ws_hold = 1 + extra}, the
+ *           iterations that read a slot, and the warp-spec pass
+ *           (warpspec.c) moves the copies to the producer.
  *           The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
  *           arch_tma_swizzle (arch.h). Descriptor stores stay masked
@@ -562,93 +560,6 @@ static int ring_layout(Pipe *P, const Cand *c) {
     return layout_intern(f, &l);
 }
 
-/* Remove carried values of `loop` nothing reads: their result is unused,
- * and in the body only the ops computing their own next value read them.
- * Then drop the body's pure ops left without users. */
-static void sweep_loop(Pipe *P, Inst *loop) {
-    Function *f = P->f;
-    Block *B = loop->regions[0];
-    Inst *y = B->insts[B->ninsts - 1];
-    int n = f->nvalues;
-    uint8_t *live = calloc((size_t)n, 1);
-    int *uses = calloc((size_t)n, sizeof *uses);
-    Block **home = calloc((size_t)n, sizeof *home);
-    if (!live || !uses || !home)
-        goto out;
-    count_uses(f->body, uses, home);
-    /* live ops: effects, regions, and what the live carried values need */
-    bool changed = true;
-    int ncar = loop->nresults;
-    uint8_t *car_live = calloc((size_t)ncar + 1, 1);
-    if (!car_live)
-        goto out;
-    for (int k = 0; k < ncar; k++)
-        car_live[k] = uses[loop->results[k]] > 0;
-    while (changed) {
-        changed = false;
-        for (int i = B->ninsts - 1; i >= 0; i--) {
-            Inst *in = B->insts[i];
-            bool l = in == y ? false : !(ir_ops[in->op].flags & OPF_PURE) || in->nregions;
-            for (int r = 0; r < in->nresults && !l; r++)
-                l = live[in->results[r]];
-            if (!l)
-                continue;
-            for (int a = 0; a < in->nargs; a++)
-                if (!live[in->args[a]]) {
-                    live[in->args[a]] = 1;
-                    changed = true;
-                }
-            if (in->nregions) { /* everything a nested region reads from here is live */
-                for (int r = 0; r < in->nregions; r++) {
-                    int *u2 = calloc((size_t)n, sizeof *u2);
-                    Block **h2 = calloc((size_t)n, sizeof *h2);
-                    if (u2 && h2) {
-                        count_uses(in->regions[r], u2, h2);
-                        for (ValueId v = 1; v < n; v++)
-                            if (u2[v] && !live[v]) {
-                                live[v] = 1;
-                                changed = true;
-                            }
-                    }
-                    free(u2);
-                    free(h2);
-                }
-            }
-        }
-        for (int k = 0; k < ncar; k++) {
-            if (!car_live[k] && live[B->args[k + 1]])
-                car_live[k] = 1, changed = true;
-            if (car_live[k] && k < y->nargs && !live[y->args[k]])
-                live[y->args[k]] = 1, changed = true;
-        }
-    }
-    /* drop dead carried values (from the end so indices stay valid) */
-    for (int k = ncar - 1; k >= 0; k--) {
-        if (car_live[k])
-            continue;
-        memmove(loop->args + 3 + k, loop->args + 4 + k, sizeof *loop->args * (size_t)(loop->nargs - 4 - k));
-        loop->nargs--;
-        memmove(loop->results + k, loop->results + k + 1, sizeof *loop->results * (size_t)(loop->nresults - 1 - k));
-        loop->nresults--;
-        memmove(B->args + 1 + k, B->args + 2 + k, sizeof *B->args * (size_t)(B->nargs - 2 - k));
-        B->nargs--;
-        memmove(y->args + k, y->args + k + 1, sizeof *y->args * (size_t)(y->nargs - 1 - k));
-        y->nargs--;
-    }
-    for (int i = B->ninsts - 1; i >= 0; i--) {
-        Inst *in = B->insts[i];
-        if (in == y || !(ir_ops[in->op].flags & OPF_PURE) || in->nregions || in->nresults != 1)
-            continue;
-        if (!live[in->results[0]])
-            remove_at(B, i);
-    }
-    free(car_live);
-out:
-    free(live);
-    free(uses);
-    free(home);
-}
-
 /* The most scratch any op of b (its regions too) needs at once. */
 static int64_t region_scratch(const Function *f, const Block *b) {
     int64_t m = 0;
@@ -663,176 +574,6 @@ static int64_t region_scratch(const Function *f, const Block *b) {
     return m;
 }
 
-/* ---- warp specialisation ---- */
-
-/* The producer's warps (a warpgroup: setmaxnreg acts on warpgroups). */
-enum { WS_WARPS = 4 };
-
-/* Does the loop want its TMA rings filled by a producer warpgroup? tl.range's
- * warp_specialize decides, else the function's default (--warp-specialize). */
-static bool ws_wanted(const Pipe *P, const Block *parent, const Inst *loop) {
-    const Function *f = P->f;
-    bool on = loop->attr.warp_spec ? loop->attr.warp_spec > 0 : f->warp_spec;
-    return on && P->wgmma && parent == f->body && !f->producer_warps && (f->num_warps == 4 || f->num_warps == 8);
-}
-
-/* May the producer run op `in` (and, for a pure if, its branches)? */
-static bool ws_op_ok(const Inst *in) {
-    if (in->op == IR_IF) {
-        if (!pure_if(in))
-            return false;
-        for (int r = 0; r < in->nregions; r++)
-            for (int i = 0; i < in->regions[r]->ninsts; i++)
-                if (!ws_op_ok(in->regions[r]->insts[i]))
-                    return false;
-        return true;
-    }
-    return in->op == IR_YIELD || (ir_producer_op(in->op) && (ir_ops[in->op].flags & OPF_PURE) && !in->nregions);
-}
-
-/* Mark in pre what the producer must compute of the body before the loop to
- * have v: parameters are there already; ops of the function's body must be
- * ones it may run. */
-static bool ws_outside(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
-    Function *f = P->f;
-    if (v <= f->nparams || pre[v])
-        return true;
-    if (v >= P->n0 || P->home[v] != parent || !f->values[v].def)
-        return false;
-    const Inst *def = f->values[v].def;
-    if (def->nresults != 1 || def->op == IR_IF || !ws_op_ok(def))
-        return false;
-    pre[v] = 1;
-    for (int a = 0; a < def->nargs; a++)
-        if (!ws_outside(P, parent, def->args[a], pre))
-            return false;
-    return true;
-}
-
-/* A value the producer reads: one of the loop body is in its slice already;
- * one from before the loop must be computable there. */
-static bool ws_read_ok(Pipe *P, const Block *parent, ValueId v, uint8_t *pre) {
-    return !(v <= P->f->nparams || (v < P->n0 && P->home[v] == parent)) || ws_outside(P, parent, v, pre);
-}
-
-/* ... and every value op `in` of the loop body (its regions too) reads. */
-static bool ws_inst_reads_ok(Pipe *P, const Block *parent, const Inst *in, uint8_t *pre) {
-    for (int a = 0; a < in->nargs; a++)
-        if (!ws_read_ok(P, parent, in->args[a], pre))
-            return false;
-    for (int r = 0; r < in->nregions; r++)
-        for (int i = 0; i < in->regions[r]->ninsts; i++)
-            if (!ws_inst_reads_ok(P, parent, in->regions[r]->insts[i], pre))
-                return false;
-    return true;
-}
-
-/* The producer's program: the slice of the TMA coordinates (mark, with the
- * carried values it needs in car), what it reads from before the loop
- * (pre), and that each op is one it may run. */
-static bool ws_plan(Pipe *P, const Block *parent, Inst *loop, Cand *cs, int n, uint8_t *mark, uint8_t *car, uint8_t *pre) {
-    Block *B = loop->regions[0];
-    uint8_t *save = P->in_slice;
-    P->in_slice = mark;
-    bool ok = true;
-    for (int i = 0; i < n && ok; i++)
-        ok = slice_of(P, B, loop, cs[i].tile->args[2], car) && slice_of(P, B, loop, cs[i].tile->args[3], car);
-    P->in_slice = save;
-    for (int i = 0; i < B->ninsts && ok; i++) {
-        const Inst *in = B->insts[i];
-        if (in->nresults && in->results[0] < P->n0 && mark[in->results[0]])
-            ok = ws_op_ok(in) && ws_inst_reads_ok(P, parent, in, pre);
-    }
-    for (int i = 0; i < n && ok; i++) /* coordinates computed before the loop */
-        ok = ws_read_ok(P, parent, cs[i].tile->args[2], pre) && ws_read_ok(P, parent, cs[i].tile->args[3], pre);
-    for (int a = 0; a < 3 && ok; a++)
-        ok = ws_outside(P, parent, loop->args[a], pre);
-    for (int k = 0; k < loop->nresults && ok; k++)
-        ok = !car[k] || ws_outside(P, parent, loop->args[3 + k], pre);
-    return ok;
-}
-
-/* The producer: a warp_specialize op at c (after the rings' allocs and
- * inits) whose region computes what the marked slice needs from before the
- * loop, then runs the loop's iterations itself: for each, it waits until
- * the consumers released the slot (empty barrier, parity starting at 1 so
- * the first round passes: a fresh mbarrier counts the phase before its first
- * as complete) and issues the slot's TMA copies on its full barrier. */
-static void ws_build(Pipe *P, Cursor *c, Block *parent, Inst *loop, Cand *cs, int n, uint8_t *mark, const uint8_t *car,
-                     const uint8_t *pre, ValueId bars, ValueId empties, int R, Span sp) {
-    Function *f = P->f;
-    Block *B = loop->regions[0];
-    Inst *y = B->insts[B->ninsts - 1];
-    Type ivt = vtype(P, loop->args[0]), i32 = ir_scalar(DT_I32);
-    Inst *ws = put(P, c, IR_WARP_SPEC, NULL, 0, NULL, 0, sp);
-    ws->attr.num = WS_WARPS;
-    f->producer_warps = WS_WARPS;
-    Block *pb = ir_block_new(f);
-    ir_set_regions(ws, pb, NULL);
-    Cursor pc = {pb, 0};
-    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
-    for (int i = c->at; i < parent->ninsts && parent->insts[i] != loop; i++) {
-        Inst *in = parent->insts[i];
-        if (in->nresults != 1 || in->results[0] >= P->n0 || !pre[in->results[0]])
-            continue;
-        ValueId args[8], *ap = in->nargs <= 8 ? args : arena_alloc(f->arena, sizeof *ap * (size_t)in->nargs);
-        for (int a = 0; a < in->nargs; a++)
-            ap[a] = mapped(P, in->args[a]);
-        ValueId r = in->results[0];
-        Inst *cl = put(P, &pc, in->op, ap, in->nargs, &f->values[r].type, f->values[r].layout, in->span);
-        cl->attr = in->attr;
-        f->values[cl->results[0]].name = f->values[r].name;
-        P->map[r] = cl->results[0];
-    }
-    int ncar = loop->nresults, na = 3, nr = 0;
-    ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)(ncar + 5));
-    Type *rt = arena_alloc(f->arena, sizeof *rt * (size_t)(ncar + 2));
-    for (int a = 0; a < 3; a++)
-        args[a] = mapped(P, loop->args[a]);
-    for (int k = 0; k < ncar; k++)
-        if (car[k]) {
-            args[na++] = mapped(P, loop->args[3 + k]);
-            rt[nr++] = vtype(P, B->args[k + 1]);
-        }
-    args[na++] = put_const(P, &pc, i32, 0, sp);
-    args[na++] = put_const(P, &pc, i32, 1, sp);
-    rt[nr++] = i32, rt[nr++] = i32;
-    Inst *pl = ir_inst_at(f, pb, &pc.at, IR_FOR, args, na, rt, nr, sp);
-    Block *body = ir_block_new(f);
-    ir_set_regions(pl, body, NULL);
-    P->map[B->args[0]] = ir_block_arg(f, body, ivt);
-    for (int k = 0, q = 0; k < ncar; k++)
-        if (car[k]) {
-            ValueId a = ir_block_arg(f, body, vtype(P, B->args[k + 1]));
-            f->values[a].layout = f->values[B->args[k + 1]].layout;
-            f->values[pl->results[q++]].layout = f->values[a].layout;
-            P->map[B->args[k + 1]] = a;
-        }
-    ValueId slot = ir_block_arg(f, body, i32), ph = ir_block_arg(f, body, i32);
-    Cursor bc = {body, 0};
-    uint8_t *save = P->in_slice;
-    P->in_slice = mark;
-    clone_slice(P, B, &bc);
-    P->in_slice = save;
-    put(P, &bc, IR_MBAR_WAIT, (ValueId[]){stage_view(P, &bc, empties, slot, sp), ph}, 2, NULL, 0, sp);
-    issue(P, &bc, cs, n, put_const(P, &bc, ir_scalar(DT_I1), 1, sp), slot, bars, sp);
-    ValueId one = put_const(P, &bc, i32, 1, sp), zero = put_const(P, &bc, i32, 0, sp);
-    ValueId s1 = put1(P, &bc, IR_ADD, (ValueId[]){slot, one}, 2, i32, 0, sp);
-    ValueId wrap = put_cmp(P, &bc, CMP_EQ, s1, put_const(P, &bc, i32, R, sp), sp);
-    ValueId *yargs = arena_alloc(f->arena, sizeof *yargs * (size_t)(ncar + 2));
-    int ny = 0;
-    for (int k = 0; k < ncar; k++)
-        if (car[k])
-            yargs[ny++] = mapped(P, y->args[k]);
-    yargs[ny++] = put1(P, &bc, IR_SELECT, (ValueId[]){wrap, zero, s1}, 3, i32, 0, sp);
-    ValueId flip = put1(P, &bc, IR_SELECT, (ValueId[]){wrap, one, zero}, 3, i32, 0, sp);
-    yargs[ny++] = put1(P, &bc, IR_XOR, (ValueId[]){ph, flip}, 2, i32, 0, sp);
-    put(P, &bc, IR_YIELD, yargs, ny, NULL, 0, sp);
-    put(P, &pc, IR_YIELD, NULL, 0, NULL, 0, sp);
-    sweep_loop(P, pl);
-}
-
-/* Pipeline one loop, if it has loads worth it. */
 /* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
 static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
@@ -1183,13 +924,10 @@ typedef struct Plan {
     int nwg, ntma;
     int64_t per_stage, scratch, staged[MAX_WG];
     int S, R, D, extra;
-    bool ws;
-    uint8_t *wmark, *wpre, *wcar; /* ws_plan's marks */
+    bool ws; /* left to a producer warpgroup (warpspec.c): no copies ahead */
 } Plan;
 
-static void plan_free(Plan *pl) {
-    free(pl->carried), free(pl->wmark), free(pl->wpre), free(pl->wcar);
-}
+static void plan_free(Plan *pl) { free(pl->carried); }
 
 /* Try one candidate's address slices; undo their marks if they cannot run
  * ahead. False only when out of memory. */
@@ -1357,17 +1095,16 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
     return S >= 2;
 }
 
-/* Warp specialisation: when every ring is TMA's and feeds the wgmma dot, a
- * producer warpgroup runs the copies (ws_build) and the loop only waits,
- * computes and releases each slot on its empty barrier. Its rings then live
- * from the kernel's start, beside what the ops before the loop need (and
- * not beside an earlier loop's rings, for which no room was counted). */
+/* Warp specialisation: when every ring is TMA's and feeds the wgmma dots,
+ * the loop may be left to a producer warpgroup (warpspec.c decides whether
+ * it is wanted and the producer can compute the coordinates). Its rings
+ * then live from the kernel's start, with a second ring of barriers (the
+ * empty ones, 8 bytes a slot), beside what the ops before the loop need
+ * (and not beside an earlier loop's rings, for which no room was counted). */
 static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
     pl->ws = false;
-    if (!pl->nwg || pl->ntma != pl->n || !ws_wanted(P, parent, loop))
+    if (!pl->nwg || pl->ntma != pl->n || parent != P->f->body)
         return;
-    pl->wmark = calloc((size_t)P->n0, 1), pl->wpre = calloc((size_t)P->n0, 1);
-    pl->wcar = calloc((size_t)pl->ncar + 1, 1);
     int64_t before = 0;
     bool rings = false;
     for (int i = 0; i < index_of(parent, loop); i++) {
@@ -1379,18 +1116,18 @@ static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
         }
         before = sb > before ? sb : before;
     }
-    pl->ws = pl->wmark && pl->wpre && pl->wcar && !rings &&
-             (pl->per_stage + 8) * pl->R + (before > pl->scratch ? before : pl->scratch) <= P->max_shared &&
-             ws_plan(P, parent, loop, pl->cs, pl->n, pl->wmark, pl->wcar, pl->wpre);
+    ValueId coords[2 * MAX_LOADS];
+    for (int i = 0; i < pl->n; i++)
+        coords[2 * i] = pl->cs[i].tile->args[2], coords[2 * i + 1] = pl->cs[i].tile->args[3];
+    pl->ws = !rings && (pl->per_stage + 8) * pl->R + (before > pl->scratch ? before : pl->scratch) <= P->max_shared &&
+             warpspec_loop_ok(P->f, loop, coords, 2 * pl->n);
 }
 
 /* ---- one loop: the rewrite ---- */
 
 /* The rings (R slots of each load's tile), the staged wgmma A operands, and
- * TMA's mbarriers (one per slot; warp-specialised, one more to release it),
- * before the loop (warp-specialised: at the kernel's start, where the
- * producer is built). */
-static void alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId *bars, ValueId *empties) {
+ * TMA's mbarriers (one per slot), before the loop. */
+static ValueId alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
     Function *f = P->f;
     Span sp = loop->span;
     int R = pl->R;
@@ -1401,7 +1138,7 @@ static void alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId *b
         pl->wg[w]->args[0] = stage_a(P, &sc, pl->wg[w]->args[0], sp);
         P->staged = true;
     }
-    Cursor top = {parent, pl->ws ? 0 : index_of(parent, loop)};
+    Cursor top = {parent, index_of(parent, loop)};
     for (int i = 0; i < pl->n; i++) {
         Type t = vtype(P, pl->cs[i].load->results[0]);
         Type bt = t;
@@ -1413,19 +1150,15 @@ static void alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId *b
         al->attr.offset = -1;
         pl->cs[i].buf = al->results[0];
     }
-    *bars = *empties = 0;
-    for (int q = 0; q < (pl->ws ? 2 : pl->ntma ? 1 : 0); q++) {
-        Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
-        bt.mem = IR_MEM_SHARED;
-        Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
-        Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
-        al->attr.offset = -1;
-        *(q ? empties : bars) = al->results[0];
-        Inst *in = put(P, &top, IR_MBAR_INIT, &al->results[0], 1, NULL, 0, sp);
-        in->attr.num = q ? f->num_warps : 0; /* one thread of each consumer warp releases a slot */
-    }
-    if (pl->ws)
-        ws_build(P, &top, parent, loop, pl->cs, pl->n, pl->wmark, pl->wcar, pl->wpre, *bars, *empties, R, sp);
+    if (!pl->ntma)
+        return 0;
+    Type bt = ir_block(ir_scalar(DT_I64), 2, (int32_t[]){R, 1});
+    bt.mem = IR_MEM_SHARED;
+    Layout bl = {.kind = LAYOUT_SHARED, .rank = 1, .vec = 1, .per_phase = 1, .max_phase = 1};
+    Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &bl), sp);
+    al->attr.offset = -1;
+    put(P, &top, IR_MBAR_INIT, &al->results[0], 1, NULL, 0, sp);
+    return al->results[0];
 }
 
 /* Iterations 0 .. D-1's copies before the loop; cur[] ends as the carried
@@ -1465,7 +1198,7 @@ static void emit_prologue(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId 
  * filled (idx[1]) and, with TMA, the phase bit (idx[2]). Returns how many
  * indices. The drain goes after the loop. */
 static int extend_loop(Pipe *P, Block *parent, Inst *loop, Plan *pl, const ValueId *cur, ValueId *ahead,
-                       ValueId idx[3], ValueId bars, ValueId empties) {
+                       ValueId idx[3], ValueId bars) {
     Function *f = P->f;
     Block *B = loop->regions[0];
     Span sp = loop->span;
@@ -1508,8 +1241,6 @@ static int extend_loop(Pipe *P, Block *parent, Inst *loop, Plan *pl, const Value
     put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
     if (bars)
         put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
-    if (empties)
-        put(P, &post, IR_MBAR_INVAL, &empties, 1, NULL, 0, sp);
     return nidx;
 }
 
@@ -1541,8 +1272,11 @@ static void read_stage(Pipe *P, Cursor *c, Cand *cd, int u, ValueId stage, Span 
 }
 
 /* The body: wait for this iteration's stage, prefetch D ahead (into the
- * stage the last iteration read), then read this iteration's (warp-
- * specialised: the producer fills it; nothing to prefetch). */
+ * stage the last iteration read), then read this iteration's. Left to a
+ * producer (D = 0): the iteration's own copies into its own slot (at
+ * coordinates computed again here: a later tile's come later in the body),
+ * then the wait for them, which the warp-spec pass splits between the
+ * producer and the loop (a loop correct, if slow, without it). */
 static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars) {
     Block *B = loop->regions[0];
     Span sp = loop->span;
@@ -1554,6 +1288,11 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
     Cursor c = {B, first};
     if (pl->n > pl->ntma)
         put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = (pl->D - 1) * cp_groups(pl->cs, pl->n);
+    if (pl->ws) { /* the prefetch of the iteration itself: its slice as it is (an empty map), here */
+        memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+        clone_slice(P, B, &c);
+        issue(P, &c, pl->cs, pl->n, put_const(P, &c, ir_scalar(DT_I1), 1, sp), idx[0], bars, sp);
+    }
     if (pl->ntma) {
         ValueId bar = stage_view(P, &c, bars, idx[0], sp);
         put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, idx[2]}, 2, NULL, 0, sp);
@@ -1578,10 +1317,9 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
     }
 }
 
-/* The yield: warp-specialised, release the slot the producer may refill;
- * then the next ring indices (the phase flips each time the read index
- * wraps) and the running-ahead values. */
-static void emit_yield(Pipe *P, Inst *loop, Plan *pl, const ValueId idx[3], int nidx, ValueId empties) {
+/* The yield: the next ring indices (the phase flips each time the read
+ * index wraps) and the running-ahead values. */
+static void emit_yield(Pipe *P, Inst *loop, Plan *pl, const ValueId idx[3], int nidx) {
     Function *f = P->f;
     Block *B = loop->regions[0];
     Span sp = loop->span;
@@ -1590,18 +1328,6 @@ static void emit_yield(Pipe *P, Inst *loop, Plan *pl, const ValueId idx[3], int 
     Cursor yc = {B, B->ninsts - 1};
     ValueId one = put_const(P, &yc, i32, 1, sp), slots = put_const(P, &yc, i32, pl->R, sp);
     ValueId zero = put_const(P, &yc, i32, 0, sp);
-    if (pl->ws && pl->extra) { /* the slot the last iteration read is free: its wgmma group is done (llvm_dot.c
-                                  waits for all but this iteration's), so each consumer warp releases it */
-        ValueId last = put1(P, &yc, IR_SUB, (ValueId[]){idx[0], one}, 2, i32, 0, sp);
-        ValueId at0 = put_cmp(P, &yc, CMP_EQ, idx[0], zero, sp);
-        last = put1(P, &yc, IR_SELECT, (ValueId[]){at0, put_const(P, &yc, i32, pl->R - 1, sp), last}, 3, i32, 0, sp);
-        ValueId later = put_cmp(P, &yc, CMP_NE, B->args[0], loop->args[0], sp);
-        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, last, sp), later}, 2, NULL, 0, sp);
-    } else if (pl->ws) { /* no dot keeps a group past the iteration, and the arrive retires those still in
-                            flight (llvm_dot.c): this iteration's slot is free */
-        ValueId yes = put_const(P, &yc, ir_scalar(DT_I1), 1, sp);
-        put(P, &yc, IR_MBAR_ARRIVE, (ValueId[]){stage_view(P, &yc, empties, idx[0], sp), yes}, 2, NULL, 0, sp);
-    }
     ValueId nxt[3], wrap0 = 0;
     for (int q = 0; q < 2; q++) {
         ValueId x1 = put1(P, &yc, IR_ADD, (ValueId[]){idx[q], one}, 2, i32, 0, sp);
@@ -1660,10 +1386,11 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         return;
     }
     plan_ws(P, parent, loop, &pl);
-    ValueId bars, empties;
-    alloc_rings(P, parent, loop, &pl, &bars, &empties);
-    if (pl.ws)
-        pl.D = 0; /* no prologue, nothing runs ahead: the producer does */
+    ValueId bars = alloc_rings(P, parent, loop, &pl);
+    if (pl.ws) {
+        pl.D = 0; /* no prologue, nothing runs ahead: the producer will */
+        loop->attr.ws_hold = 1 + pl.extra; /* the handoff to warpspec.c: whose slot a consumer releases */
+    }
     ValueId *cur = calloc((size_t)pl.ncar + 1, sizeof *cur), *ahead = calloc((size_t)pl.ncar + 1, sizeof *ahead);
     if (!cur || !ahead) {
         free(cur), free(ahead), plan_free(&pl);
@@ -1673,12 +1400,12 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     if (pl.ws)
         memset(pl.carried, 0, (size_t)pl.ncar + 1); /* the loop runs nothing ahead */
     ValueId idx[3];
-    int nidx = extend_loop(P, parent, loop, &pl, cur, ahead, idx, bars, empties);
+    int nidx = extend_loop(P, parent, loop, &pl, cur, ahead, idx, bars);
     emit_body(P, loop, &pl, ahead, idx, bars);
-    emit_yield(P, loop, &pl, idx, nidx, empties);
+    emit_yield(P, loop, &pl, idx, nidx);
     retire_loads(P, B, &pl);
     free(cur), free(ahead), plan_free(&pl);
-    sweep_loop(P, loop);
+    ir_dce_loop(P->f, loop);
 }
 
 static void walk(Pipe *P, Block *b) {

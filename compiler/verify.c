@@ -966,6 +966,8 @@ static void check_for(Verifier *V, const Inst *in) {
         same_types(V, in, "body argument", body->args + 1, in->results, n);
     }
     check_passes(V, in, body, IR_YIELD, 0, in->results, n);
+    if (in->attr.ws_hold < 0 || in->attr.ws_hold > 2)
+        fail(V, in, "ws_hold %d: a ring slot is read in 1 or 2 iterations", in->attr.ws_hold);
 }
 
 /* if %cond: both branches take no arguments and yield the results. */
@@ -1017,6 +1019,19 @@ static void check_warp_spec(Verifier *V, const Inst *in) {
     check_producer(V, b);
 }
 
+/* A loop the pipeliner handed to the warp-spec pass (ws_hold) copies by
+ * TMA in its own body, where the pass finds the copies to move, and the
+ * function has no producer yet: the pass makes the one it may have. */
+static void check_ws_hold(Verifier *V, const Inst *loop) {
+    bool tma = false;
+    for (int i = 0; i < loop->regions[0]->ninsts; i++)
+        tma |= loop->regions[0]->insts[i]->op == IR_TMA_LOAD;
+    if (!tma)
+        fail(V, loop, "ws_hold hands the warp-spec pass a loop that copies nothing by TMA in its body");
+    if (V->f->producer_warps)
+        fail(V, loop, "ws_hold hands the warp-spec pass a loop of a function that has its producer already");
+}
+
 /* The warp_specialize op stands in the function's body before everything
  * but buffers, their mbarriers and barriers: the producer's warps leave at
  * its end, so they may only have run what every warp runs. */
@@ -1026,6 +1041,8 @@ static void check_warp_spec_place(Verifier *V) {
     bool early = true;
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
+        if (in->op == IR_FOR && in->attr.ws_hold && in->nregions && in->regions[0])
+            check_ws_hold(V, in);
         if (in->op == IR_WARP_SPEC) {
             if (n++)
                 fail(V, in, "a function has at most one warp_specialize");
@@ -1143,6 +1160,8 @@ static void verify_inst(Verifier *V, const Inst *in, int depth) {
         for (int r = 0; r < in->nresults; r++)
             check_layout(V, in, in->results[r]);
     }
+    if (in->op == IR_FOR && in->attr.ws_hold && depth)
+        fail(V, in, "ws_hold marks only a loop of the function's body (its producer runs before everything)");
     for (int r = 0; r < in->nregions && r < 2; r++) {
         if (!in->regions[r])
             continue;
