@@ -28,27 +28,27 @@ if [ -f carry/t06_fused_attention.py ]; then
     echo "== tools/attn_anchor.py"
     PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 tools/attn_anchor.py carry
 fi
-# The same source on both compilers: upstream's tutorial files (extracted into
-# tools/conformance/tutorials by tools/conformance/extract_suite.sh, never
-# committed) through their own host code, once with Triton and once with every
-# launch compiled and run by tl; then the table of tl / Triton per row.
+# The same source on both compilers: a benchmark script run once with Triton
+# and once with every launch compiled and run by tl (TL_SHIM=1), then the table
+# of tl / Triton per row (samesrc_bench.py compare) into build/NAME.txt.
+same_source() { # script name
+    local d
+    d=$(mktemp -d)
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc \
+        python3 "tools/conformance/$1" triton $d/triton.json
+    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$d/tlc \
+        python3 "tools/conformance/$1" tl $d/tl.json
+    python3 tools/conformance/samesrc_bench.py compare $d/triton.json $d/tl.json | tee "build/$2.txt"
+}
+# Upstream's tutorial files (extracted into tools/conformance/tutorials by
+# tools/conformance/extract_suite.sh, never committed) through their own host code.
 if [ -f tools/conformance/tutorials/MANIFEST ]; then
     echo "== same source (tools/conformance/samesrc_bench.py)"
-    ss=$(mktemp -d)
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$ss/tc \
-        python3 tools/conformance/samesrc_bench.py triton $ss/triton.json
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$ss/tlc \
-        python3 tools/conformance/samesrc_bench.py tl $ss/tl.json
-    python3 tools/conformance/samesrc_bench.py compare $ss/triton.json $ss/tl.json | tee build/samesrc.txt
+    same_source samesrc_bench.py samesrc
 fi
-# The same on LLM-training kernels: Liger-Kernel's ops (extracted into
-# tools/conformance/liger by tools/conformance/extract_liger.sh, never committed).
+# LLM-training kernels: Liger-Kernel's ops (extracted into tools/conformance/liger
+# by tools/conformance/extract_liger.sh, never committed).
 if [ -f tools/conformance/liger/MANIFEST ]; then
     echo "== same source, Liger-Kernel (tools/conformance/liger_bench.py)"
-    lg=$(mktemp -d)
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$lg/tc \
-        python3 tools/conformance/liger_bench.py triton $lg/triton.json
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$lg/tlc \
-        python3 tools/conformance/liger_bench.py tl $lg/tl.json
-    python3 tools/conformance/samesrc_bench.py compare $lg/triton.json $lg/tl.json | tee build/liger.txt
+    same_source liger_bench.py liger
 fi
