@@ -450,18 +450,32 @@ bool layout_extract_renames(const Function *f, int li, Type src, Type res, int a
     int64_t strides[IR_MAX_RANK], acc = 1;
     for (int k = src.rank - 1; k >= 0; k--)
         strides[k] = acc, acc *= src.shape[k];
-    uint8_t *held = calloc((size_t)acc, 1); /* of the thread at hand, by src element */
-    bool ok = held != NULL;
+    /* As llvm.c's rename_plan decides: for each result register one source
+     * register, the same in every thread, holding its element. */
+    int *slot = malloc(sizeof(int) * (size_t)acc), *plan = malloc(sizeof(int) * (size_t)(d->nregs ? d->nregs : 1));
+    bool ok = slot && plan;
+    for (int64_t i = 0; ok && i < acc; i++)
+        slot[i] = -1;
+    for (int r = 0; ok && r < d->nregs; r++)
+        plan[r] = -1;
     for (int w = 0; w < num_warps && ok; w++)
         for (int l = 0; l < 32 && ok; l++) {
+            for (int r = s->nregs - 1; r >= 0; r--) /* the lowest register wins */
+                slot[held_index(s, l, w, r, strides, axis, 0)] = r;
+            for (int r = 0; r < d->nregs && ok; r++) {
+                int64_t lin = held_index(d, l, w, r, strides, axis, start);
+                if (slot[lin] < 0)
+                    ok = false;
+                else if (plan[r] < 0)
+                    plan[r] = slot[lin];
+                else if (plan[r] != slot[lin] && held_index(s, l, w, plan[r], strides, axis, 0) != lin)
+                    ok = false;
+            }
             for (int r = 0; r < s->nregs; r++)
-                held[held_index(s, l, w, r, strides, axis, 0)] = 1;
-            for (int r = 0; r < d->nregs && ok; r++)
-                ok = held[held_index(d, l, w, r, strides, axis, start)];
-            for (int r = 0; r < s->nregs; r++)
-                held[held_index(s, l, w, r, strides, axis, 0)] = 0;
+                slot[held_index(s, l, w, r, strides, axis, 0)] = -1;
         }
-    free(held);
+    free(slot);
+    free(plan);
     return ok;
 }
 
