@@ -1111,14 +1111,13 @@ def _launch_packed(entry, packed, vals, g):
     if 0 in g:
         return
     pk, setters = packed
-    u64, i64, f64 = pk.u64, pk.i64, pk.f64
+    u64, f64, mask = pk.u64, pk.f64, tlapi.WORD_MASK
     for j, vi, how in setters:  # j: the value's word in the views (tlapi.Packed.word), a descriptor's index
         v = vals[vi]
         if how == "ptr":
             u64[j] = v.data_ptr()
         elif how == "int":
-            v = int(v)
-            i64[j] = v - 2**64 if v >= 2**63 else v
+            u64[j] = int(v) & mask
         elif how == "float":
             f64[j] = float(v)
         else:
