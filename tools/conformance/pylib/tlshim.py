@@ -1033,7 +1033,8 @@ def _fast_key(fn, args, kwargs, kd):
         elif isinstance(v, tensor_t):
             key.append((v.dtype, v.data_ptr() % 16 == 0, v.is_cuda))
         elif kd.is_tensordesc(v):  # its type is its dtype and block shape; shape and strides are runtime values
-            key.append(("desc", str(v.base.dtype), tuple(v.block_shape), len(v.shape), getattr(v, "padding", "zero")))
+            key.append(("desc", str(v.base.dtype), tuple(v.block_shape), len(v.shape), getattr(v, "padding", "zero"),
+                        tlsrc.desc_shape16(v, spec)))
         elif hasattr(v, "data_ptr") and hasattr(v, "dtype"):  # tensor-likes (TensorWrapper), as triton_specialize
             key.append((t, str(v.dtype), int(v.data_ptr()) % 16 == 0, getattr(v, "is_cuda", None)))
         else:
