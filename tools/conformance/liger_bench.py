@@ -3,7 +3,8 @@
 verbatim from linkedin/Liger-Kernel by extract_liger.sh, never committed) through their own autograd functions, once
 with Triton and once with every launch compiled and run by tl (TL_SHIM=1, pylib/tlshim.py). bf16 at LLM shapes
 (8192 tokens, hidden 4096, intermediate 14336, vocab 32000; RoPE 2 x 32/8 heads x 4096 x 128); every row is checked
-against torch before it is timed (triton.testing.do_bench, median, L2 cleared), in GB/s of the bytes it must move.
+against torch before it is timed (triton.testing.do_bench, median, L2 cleared), in GB/s of the bytes it must move;
+beside it the host's time per call and the GPU's alone (the calls replayed from a CUDA graph; not the backward rows).
 usage (GPU machine, from the project root):
   PYTHONPATH=tools/conformance/pylib python3 tools/conformance/liger_bench.py triton A.json
   PYTHONPATH=tools/conformance/pylib TL_SHIM=1 python3 tools/conformance/liger_bench.py tl B.json
@@ -19,6 +20,7 @@ if mode == "tl":
     tlshim.install()
 import torch
 from triton.testing import do_bench
+from samesrc_bench import host_and_gpu  # the host's time per call and the GPU's alone (a CUDA graph)
 for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):
     m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m  # no package __init__
 only = os.environ.get("ONLY", "")
@@ -45,7 +47,9 @@ def row(name, setup, fn, check, nbytes):
         ms = do_bench(lambda: fn(state), warmup=25, rep=100, return_mode="median")
         r = {"name": name, "status": "ok", "ms": ms, "value": nbytes / (ms * 1e-3) / 1e9, "unit": "GB/s", "err": err,
              "first_s": first}
-        print(f"{name:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {err:.2e}  first {first:.1f} s", flush=True)
+        r.update(host_and_gpu(lambda: fn(state), nbytes, "GB/s", graph=" bwd " not in name))
+        print(f"{name:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {err:.2e}  first {first:.1f} s  "
+              f"host {r['host_us']:6.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
     except Exception as e:
         r = {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
         print(f"{name:45s} ERROR {type(e).__name__}: {str(e)[:400]}", flush=True)

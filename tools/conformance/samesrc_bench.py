@@ -90,29 +90,6 @@ def main_run(mode, out_path):
         with open(out_path, "w") as f:
             json.dump({"mode": mode, "device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
 
-    def host_and_gpu(fn, work, unit, graph):
-        """The host's time per call (enqueue only: the launch path, Python and library) and the GPU's alone
-        (do_bench_cudagraph: one graph replays the calls, no host in the loop), to tell a slow kernel from a slow
-        launch path."""
-        out = {}
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(20):
-            fn()
-        out["host_us"] = (time.perf_counter() - t0) / 20 * 1e6
-        torch.cuda.synchronize()
-        if not graph:  # autograd's backward in a capture upsets torch's RNG state for the rows after it
-            return out
-        try:
-            from triton.testing import do_bench_cudagraph
-            g = do_bench_cudagraph(fn, rep=100, return_mode="median")
-            out["gpu_ms"] = g
-            out["gpu_value"] = work / (g * 1e-3) / (1e12 if unit == "TFLOP/s" else 1e9)
-        except Exception as e:  # capture refused (a sync or an allocation in the launch path)
-            out["gpu_error"] = f"{type(e).__name__}: {str(e)[:200]}"
-            torch.cuda.synchronize()
-        return out
-
     def relerr(out, ref):
         out, ref = out.float(), ref.float()
         return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
@@ -251,6 +228,31 @@ def main_run(mode, out_path):
         row(f"t09 {label} fp16 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
     del a, b, bt, ref
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
+
+
+def host_and_gpu(fn, work, unit, graph=True):
+    """The host's time per call (enqueue only: the launch path, Python and library) and the GPU's alone
+    (do_bench_cudagraph: one graph replays the calls, no host in the loop), to tell a slow kernel from a slow
+    launch path."""
+    import torch
+    out = {}
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(20):
+        fn()
+    out["host_us"] = (time.perf_counter() - t0) / 20 * 1e6
+    torch.cuda.synchronize()
+    if not graph:  # autograd's backward in a capture upsets torch's RNG state for the rows after it
+        return out
+    try:
+        from triton.testing import do_bench_cudagraph
+        g = do_bench_cudagraph(fn, rep=100, return_mode="median")
+        out["gpu_ms"] = g
+        out["gpu_value"] = work / (g * 1e-3) / (1e12 if unit == "TFLOP/s" else 1e9)
+    except Exception as e:  # capture refused (a sync or an allocation in the launch path)
+        out["gpu_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+        torch.cuda.synchronize()
+    return out
 
 
 def compare(a_path, b_path):
