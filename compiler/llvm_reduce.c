@@ -10,9 +10,11 @@
  *     lanes-1) are folded with butterfly shuffles (shfl.sync.bfly), so every
  *     lane ends with its group's warp result;
  *  3. across warps, when warps also split the axis: each warp writes its
- *     partials to shared memory (one slot per warp position), and every thread
- *     reads and combines the slots in order (the same order everywhere, so
- *     all copies agree bit for bit);
+ *     partials to shared memory (one slot per warp position); then, as
+ *     Triton does, lane l reads slot l mod nw and a butterfly over nw lanes
+ *     combines them, where those lanes hold the same groups (a commutative
+ *     combine gives every lane the same bits); otherwise every thread reads
+ *     and combines the slots in order (the same order everywhere);
  *  4. the groups now form a thread map of the result shape (the input's with
  *     the axis dropped: the SLICE layout); llvm_move renames (or moves) them
  *     into the result's layout.
@@ -177,6 +179,28 @@ static int make_groups(Lower *L, const ThreadMap *tm, int axis, Group *g, int *k
 
 static LLVMValueRef to_ct(Lower *L, const Red *R, LLVMValueRef x, DType from) { return llvm_cast(L, x, from, R->ct[0]); }
 
+/* The values of slot p (value k in the array at byte off[k]). */
+static void load_slot(Lower *L, const Red *R, LLVMValueRef p, const int64_t *off, LLVMValueRef *x) {
+    for (int k = 0; k < R->nv; k++) {
+        LLVMTypeRef mt = llvm_mem_type(L, R->ct[k]);
+        x[k] = LLVMBuildLoad2(L->b, mt, llvm_smem_ptr(L, mt, p, off[k]), "");
+        if (R->ct[k] == DT_I1)
+            x[k] = LLVMBuildTrunc(L->b, x[k], L->t_i1, "");
+    }
+}
+
+/* Do lanes that differ only in their low log2(nw) bits hold the same groups
+ * (no dim but the axis moves with those bits)? Then a butterfly over them
+ * combines the partials of one group. */
+static bool lanes_share_groups(const ThreadMap *tm, int axis, int nw) {
+    if (nw > 32)
+        return false;
+    for (int d = 0; d < tm->rank; d++)
+        if (d != axis && tm->shape[d] > 1 && tm->dim[d].lmod > 1 && tm->dim[d].ldiv < nw)
+            return false;
+    return true;
+}
+
 /* Step 3: combine the partials of the warps along the axis in shared memory
  * (value k of every slot in its own array). */
 static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, int axis, Group *g, const int *rep,
@@ -205,15 +229,26 @@ static void across_warps(Lower *L, Inst *in, const Red *R, const ThreadMap *tm, 
         }
     }
     llvm_barrier(L);
+    if (lanes_share_groups(tm, axis, nw)) {
+        /* Triton's way: lane l reads slot l mod nw of each of its groups and
+         * butterflies over nw lanes, one load a group instead of nw (the nw
+         * partials live at once cost Liger's layer norm 16 registers) */
+        LLVMValueRef lk = LLVMBuildAnd(L->b, L->lane, llvm_i32(L, nw - 1), "");
+        for (int i = 0; i < ng; i++) {
+            load_slot(L, R, LLVMBuildAdd(L->b, at[i], lk, ""), off, g[i].v);
+            for (int m = 1; m < nw; m *= 2) {
+                LLVMValueRef v[RED_MAX_VALS];
+                for (int k = 0; k < R->nv; k++)
+                    v[k] = llvm_shfl_xor(L, g[i].v[k], m);
+                combine(L, R, g[i].v, v);
+            }
+        }
+        return;
+    }
     for (int i = 0; i < ng; i++)
         for (int j = 0; j < nw; j++) {
-            LLVMValueRef p = LLVMBuildAdd(L->b, at[i], llvm_i32(L, j), ""), x[RED_MAX_VALS];
-            for (int k = 0; k < R->nv; k++) {
-                LLVMTypeRef mt = llvm_mem_type(L, R->ct[k]);
-                x[k] = LLVMBuildLoad2(L->b, mt, llvm_smem_ptr(L, mt, p, off[k]), "");
-                if (R->ct[k] == DT_I1)
-                    x[k] = LLVMBuildTrunc(L->b, x[k], L->t_i1, "");
-            }
+            LLVMValueRef x[RED_MAX_VALS];
+            load_slot(L, R, LLVMBuildAdd(L->b, at[i], llvm_i32(L, j), ""), off, x);
             if (j == 0)
                 memcpy(g[i].v, x, sizeof(LLVMValueRef) * (size_t)R->nv);
             else
