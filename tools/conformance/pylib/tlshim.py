@@ -1042,6 +1042,125 @@ def _fast_key(fn, args, kwargs, kd):
     return tuple(key), vals
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Generated binders and setters: _fast_key and _set_values written out as straight-line Python, once per call shape
+# (number of positional arguments, keyword names) and per packed plan, as Triton's create_function_from_signature
+# writes its binder: a launch then pays for no loop and no branch on what is known before it (where each value
+# comes from, which parameter is constexpr or not specialised, which word takes which value). _fast_key and
+# _set_values stay the readable reference; the self-test checks that the generated functions agree with them.
+# ---------------------------------------------------------------------------------------------------------------
+def _no_key(fn, args, kwargs, kd):  # a call shape _fast_key always refuses (too many arguments, one missing)
+    return None
+
+
+def _binder(fn, args, kwargs):
+    """The generated _fast_key for this launch's call shape, made on its first launch."""
+    memo = fn.__dict__.get("_tlshim_binders")
+    if memo is None:
+        memo = fn.__dict__["_tlshim_binders"] = {}
+    shape = (len(args), tuple(kwargs)) if kwargs else len(args)  # keyword order too: tuple() is cheaper than a set
+    b = memo.get(shape)
+    if b is None:
+        b = memo[shape] = _make_binder(fn, len(args), kwargs)
+    return b
+
+
+def _make_binder(fn, nargs, kwnames):
+    """_fast_key(fn, args, kwargs, kd) for calls of nargs positional arguments and keywords kwnames: each value
+    taken from where this shape puts it, then classified as _fast_key does for that parameter's flags."""
+    params = _fast_params(fn)
+    if nargs > len(params):
+        return _no_key
+    torch = _torch()  # torch's Tensor class, as _fast_key reads it (looked up once a process)
+    ns = {"_spec_int": tlsrc._spec_int, "desc_shape16": tlsrc.desc_shape16, "NoneType": type(None),
+          "Tensor": torch.Tensor if torch is not None else None}
+    lines = ["def bind(fn, args, kwargs, kd):", "    if getattr(fn, 'pre_run_hooks', None):", "        return None"]
+    if nargs:
+        lines.append(f"    {''.join(f'v{i}, ' for i in range(nargs))}= args")
+    for i, (name, constexpr, spec, align, default) in enumerate(params):
+        if i >= nargs and name in kwnames:
+            lines.append(f"    v{i} = kwargs[{name!r}]")
+        elif i >= nargs:
+            if default is _EMPTY or default is inspect.Parameter.empty:
+                return _no_key
+            ns[f"d{i}"] = default
+            lines.append(f"    v{i} = d{i}")
+        lines += _key_lines(f"v{i}", f"k{i}", constexpr, spec, align, torch is not None)
+    n = len(params)
+    lines.append(f"    return ({''.join(f'k{i}, ' for i in range(n))}), [{', '.join(f'v{i}' for i in range(n))}]")
+    exec("\n".join(lines), ns)
+    return ns["bind"]
+
+
+def _key_lines(v, k, constexpr, spec, align, tensors):
+    """_fast_key's branches for the value named v into the key named k ('return None' where it gives up). The
+    common kinds go first (a torch.Tensor, an int): the branches exclude one another up to the last three, which
+    keep _fast_key's order (a tensor subclass, a descriptor, a tensor-like)."""
+    if constexpr:
+        return [f"    t = type({v})", f"    if t is int or t is float or t is bool or t is str or {v} is None:",
+                f"        {k} = (t, {v})", f"    elif kd.is_dtype({v}):", f"        {k} = ('dtype', str({v}))",
+                "    else:", "        return None"]
+    tensor = f"({v}.dtype, {v}.data_ptr() % 16 == 0, {v}.is_cuda)"
+    out = [f"    t = type({v})"]
+    out += ["    if t is Tensor:", f"        {k} = {tensor}", "    elif t is int:"] if tensors else ["    if t is int:"]
+    out += _int_lines(v, k, spec, align)
+    out += ["    elif t is float or t is bool:", f"        {k} = t",
+            f"    elif {v} is None:", f"        {k} = (NoneType, None)"]
+    if tensors:
+        out += [f"    elif isinstance({v}, Tensor):", f"        {k} = {tensor}"]
+    return out + [f"    elif kd.is_tensordesc({v}):",
+                  f"        {k} = ('desc', str({v}.base.dtype), tuple({v}.block_shape), len({v}.shape), "
+                  f"getattr({v}, 'padding', 'zero'), desc_shape16({v}, {spec}))",
+                  f"    elif hasattr({v}, 'data_ptr') and hasattr({v}, 'dtype'):",
+                  f"        {k} = (t, str({v}.dtype), int({v}.data_ptr()) % 16 == 0, getattr({v}, 'is_cuda', None))",
+                  "    else:", "        return None"]
+
+
+def _int_lines(v, k, spec, align):
+    """tlsrc._spec_int(v, spec, align) written out for an int of the i32 range (constant keys, no call); wider ints
+    and the overflow error stay _spec_int's."""
+    i32 = "('i32', '')" if spec else "('i32', None)"
+    if spec and align:
+        i32 = f"(('i32', 'D') if {v} % 16 == 0 else {i32})"
+    if spec:  # Triton passes a specialised 1 as the constant 1
+        i32 = f"('constexpr', 1) if {v} == 1 else {i32}"
+    return [f"        if {-2**31} <= {v} < {2**31}:", f"            {k} = {i32}", "        else:",
+            f"            {k} = _spec_int({v}, {spec}, {align})"]
+
+
+def _set_values(pk, setters, vals):
+    """Writes a launch's values into pk (a tlapi.Packed) as setters say: for each argument, the value's word in
+    pk's views (tlapi.Packed.word) or a descriptor's index, the value's index among vals, and how."""
+    u64, f64, mask = pk.u64, pk.f64, tlapi.WORD_MASK
+    for j, vi, how in setters:
+        v = vals[vi]
+        if how == "ptr":
+            u64[j] = v.data_ptr()
+        elif how == "int":
+            u64[j] = int(v) & mask
+        elif how == "float":
+            f64[j] = float(v)
+        else:
+            pk.set_desc(j, v.base.data_ptr(), v.shape, v.strides)
+
+
+_SET = {"ptr": "u64[{j}] = vals[{vi}].data_ptr()", "int": "u64[{j}] = int(vals[{vi}]) & MASK",
+        "float": "f64[{j}] = float(vals[{vi}])"}
+
+
+def _make_setter(setters):
+    """_set_values(pk, setters, vals) as a function of (pk, vals): one assignment per argument."""
+    lines = ["def put(pk, vals):", "    u64, f64 = pk.u64, pk.f64"]
+    for j, vi, how in setters:
+        if how in _SET:
+            lines.append("    " + _SET[how].format(j=j, vi=vi))
+        else:
+            lines += [f"    v = vals[{vi}]", f"    pk.set_desc({j}, v.base.data_ptr(), v.shape, v.strides)"]
+    ns = {"MASK": tlapi.WORD_MASK}
+    exec("\n".join(lines), ns)
+    return ns["put"]
+
+
 def _opt_key(fn, kwargs):
     """The launch options (keywords that name no parameter) and the knobs they depend on, hashable, or None."""
     names = fn.__dict__.get("_tlshim_names", ())
@@ -1063,7 +1182,7 @@ def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
     opt_key = _opt_key(fn, kwargs)
     if opt_key is None:
         return None
-    fk = _fast_key(fn, args, kwargs, kd)
+    fk = _binder(fn, args, kwargs)(fn, args, kwargs, kd)
     if fk is None:
         return None
     key, vals = fk
@@ -1074,7 +1193,7 @@ def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
     if warmup:
         return kernel
     g = grid(dict(zip(fn.__dict__["_tlshim_pnames"], vals))) if callable(grid) else grid
-    g = tuple(int(x) for x in g)
+    g = tuple(map(int, g))
     if not 1 <= len(g) <= 3:
         raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
     if packed is not None and ("launch_ok", entry.options) in EVENTS.seen:
@@ -1085,9 +1204,10 @@ def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
 
 
 def _packed_plan(entry, specs, index):
-    """(tlapi.Packed, setters) for the fast path's launches of entry on a GPU: the arguments this launch built,
-    and for each one (its index, the index of its value among the launch's values, how to write it); None where
-    a value cannot be rewritten in place (a tensor not on the GPU: the slow path checks it each time)."""
+    """(tlapi.Packed, setters, their _make_setter) for the fast path's launches of entry on a GPU: the arguments
+    this launch built, and for each one (its word or descriptor index, the index of its value among the launch's
+    values, how to write it: _set_values); None where a value cannot be rewritten in place (a tensor not on the
+    GPU: the slow path checks it each time)."""
     by_name = {s.name: s for s in specs}
     args, keep = _build_args(entry, by_name)
     descs, setters = {}, []
@@ -1104,25 +1224,16 @@ def _packed_plan(entry, specs, index):
         else:  # as _build_args: a float value travels as a float, an int or bool as an int, whatever the kind
             how = "float" if isinstance(v, float) else "int"
         setters.append((j if how == "desc" else tlapi.Packed.word(j), index[s.name], how))
-    return tlapi.Packed(entry.kernel, args, descs), tuple(setters)
+    setters = tuple(setters)
+    return tlapi.Packed(entry.kernel, args, descs), setters, _make_setter(setters)
 
 
 def _launch_packed(entry, packed, vals, g):
     """_launch for a launch whose arguments specialise like the one packed: rewrite the values, launch."""
     if 0 in g:
         return
-    pk, setters = packed
-    u64, f64, mask = pk.u64, pk.f64, tlapi.WORD_MASK
-    for j, vi, how in setters:  # j: the value's word in the views (tlapi.Packed.word), a descriptor's index
-        v = vals[vi]
-        if how == "ptr":
-            u64[j] = v.data_ptr()
-        elif how == "int":
-            u64[j] = int(v) & mask
-        elif how == "float":
-            f64[j] = float(v)
-        else:
-            pk.set_desc(j, v.base.data_ptr(), v.shape, v.strides)
+    pk = packed[0]
+    packed[2](pk, vals)  # _set_values(pk, packed[1], vals), generated
     try:
         with _lock:
             pk.launch(g, _stream())
@@ -1205,7 +1316,7 @@ def tl_run(self, *args, grid, warmup, **kwargs):
         key = tuple(map(type, args_))
         hit = fast.get(key) if not callable(grid_) else None
         if hit is not None and ("launch_ok", entry.options) in EVENTS.seen:
-            g = tuple(int(x) for x in grid_)
+            g = tuple(map(int, grid_))
             if not 1 <= len(g) <= 3:
                 raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
             _launch_packed(entry, hit, args_, g)
