@@ -144,6 +144,14 @@ def main_run(mode, out_path):
             row(f"t03 matmul fp16 {s} leaky_relu", lambda: t03.matmul(a, b, activation="leaky_relu"),
                 lambda o: relerr(o, torch.nn.functional.leaky_relu(ref.float(), 0.01)), 2 * s ** 3, "TFLOP/s")
         del a, b, ref
+    # 03 with fp8 (e5m2) inputs, made as the tutorial's benchmark makes them: B passed as b.T (a column-major view)
+    if hasattr(torch, "float8_e5m2"):
+        s = 4096
+        a8 = torch.randn(s, s, device=dev, dtype=torch.float16).to(torch.float8_e5m2)
+        b8 = torch.randn(s, s, device=dev, dtype=torch.float16).T.to(torch.float8_e5m2)
+        ref = torch.matmul(a8.to(torch.float16), b8.to(torch.float16))
+        row(f"t03 matmul fp8e5 {s}", lambda: t03.matmul(a8, b8), lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+        del a8, b8, ref
 
     # 05: layer norm forward + backward, fp16, M=4096 N=8192 (the tutorial's bench shape family)
     t05 = load("05-layer-norm.py")
@@ -227,6 +235,19 @@ def main_run(mode, out_path):
     for label, fn in variants:
         row(f"t09 {label} fp16 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
     del a, b, bt, ref
+    # 09 in fp8 (e4m3fn in and, for the descriptor kernels, out: FP8_OUTPUT), as its `--prec fp8` runs it
+    if hasattr(torch, "float8_e4m3fn"):
+        a = torch.randn(s, s, device=dev, dtype=torch.float16).to(torch.float8_e4m3fn)
+        b = torch.randn(s, s, device=dev, dtype=torch.float16).to(torch.float8_e4m3fn)
+        ref = torch.matmul(a.to(torch.float16), b.to(torch.float16))
+        bt = b.T.contiguous()
+        variants = [("naive", lambda: t09.matmul(a, b)),
+                    ("persistent", lambda: t09.matmul_persistent(a, b)),
+                    ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
+                    ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
+        for label, fn in variants:
+            row(f"t09 {label} fp8e4 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+        del a, b, bt, ref
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
 
 
