@@ -2,8 +2,16 @@
 # tests/bench.sh (make bench): tl-bench, then the reference numbers from
 # cuBLAS and Triton (shared/bench/anchor_bench.py) in the same command, so
 # every ratio is taken side by side on one machine.
+# BENCH="tl anchor attn samesrc liger" picks its parts (default: all), so that
+# one device command's time limit can take them in turns; samesrc_bench.py
+# takes ONLY= (a regex of row names) and BUDGET= (seconds) too.
 cd "$(dirname "$0")/.." || exit 2
-[ -x build/bin/tl-bench ] || { echo "bench: build/ is missing: run make first"; exit 2; }
+BENCH=${BENCH:-tl anchor attn samesrc liger}
+for p in $BENCH; do
+    case " tl anchor attn samesrc liger " in *" $p "*) ;; *) echo "bench: BENCH part '$p' is none of: tl anchor attn samesrc liger"; exit 2 ;; esac
+done
+part() { case " $BENCH " in *" $1 "*) return 0 ;; esac; return 1; }
+part tl && { [ -x build/bin/tl-bench ] || { echo "bench: build/ is missing: run make first"; exit 2; }; }
 if [ -z "$TL_CUBLAS" ]; then
     TL_CUBLAS=$(find /usr/local/cuda*/lib64 /opt /usr/lib /usr/local/lib -name 'libcublas.so*' 2>/dev/null | grep -v Lt | head -1)
     export TL_CUBLAS
@@ -13,8 +21,8 @@ date -u
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
 # One row per measurement for tools/plot_bench.sh (run where the CSV comes back).
 export TL_BENCH_CSV=${TL_BENCH_CSV:-build/bench.csv}
-build/bin/tl-bench "$@"
-for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry/anchor_bench.py; do
+part tl && build/bin/tl-bench "$@"
+part anchor && for anchor in shared/bench/anchor_bench.py ../shared/bench/anchor_bench.py carry/anchor_bench.py; do
     if [ -f "$anchor" ]; then
         echo "== $anchor"
         PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 "$anchor"
@@ -24,7 +32,7 @@ done
 # Triton's own tutorial 06 (attention forward and backward) beside tl-bench's attention
 # rows, where the checkout carries upstream's 06-fused-attention.py as
 # carry/t06_fused_attention.py (tools/attn_anchor.py)
-if [ -f carry/t06_fused_attention.py ]; then
+if part attn && [ -f carry/t06_fused_attention.py ]; then
     echo "== tools/attn_anchor.py"
     PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$(mktemp -d) python3 tools/attn_anchor.py carry
 fi
@@ -42,13 +50,13 @@ same_source() { # script name
 }
 # Upstream's tutorial files (extracted into tools/conformance/tutorials by
 # tools/conformance/extract_suite.sh, never committed) through their own host code.
-if [ -f tools/conformance/tutorials/MANIFEST ]; then
+if part samesrc && [ -f tools/conformance/tutorials/MANIFEST ]; then
     echo "== same source (tools/conformance/samesrc_bench.py)"
     same_source samesrc_bench.py samesrc
 fi
 # LLM-training kernels: Liger-Kernel's ops (extracted into tools/conformance/liger
 # by tools/conformance/extract_liger.sh, never committed).
-if [ -f tools/conformance/liger/MANIFEST ]; then
+if part liger && [ -f tools/conformance/liger/MANIFEST ]; then
     echo "== same source, Liger-Kernel (tools/conformance/liger_bench.py)"
     same_source liger_bench.py liger
 fi
