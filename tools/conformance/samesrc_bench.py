@@ -217,36 +217,27 @@ def main_run(mode, out_path):
         row(f"t08 grouped gemm {label}", lambda: t08.group_gemm_fn(gA, gB),
             lambda outs: max(relerr(o_, r_) for o_, r_ in zip(outs, refs)), fl, "TFLOP/s")
 
-    # 09: persistent, TMA and descriptor variants (fp16, 8192^3); last, as its first calls (compile + autotune of
-    # 48 configs) are the longest and a time limit should cut them, not the rows above
+    # 09: persistent, TMA and descriptor variants at 8192^3, fp16, then fp8 (e4m3fn in and, for the descriptor
+    # kernels, out: FP8_OUTPUT) as its `--prec fp8` runs it; last, as its first calls (compile + autotune of 48
+    # configs) are the longest and a time limit should cut them, not the rows above
     t09 = load("09-persistent-matmul.py")
     s = 8192
-    a = torch.randn(s, s, device=dev, dtype=torch.float16); b = torch.randn(s, s, device=dev, dtype=torch.float16)
-    ref = torch.matmul(a, b)
-    bt = b.T.contiguous()  # the tutorial's kernels take B as (N, K)
-    variants = [("naive", lambda: t09.matmul(a, b)),
-                ("persistent", lambda: t09.matmul_persistent(a, b)),
-                ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
-                ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
-    c_lt = torch.empty((s, s), device=dev, dtype=torch.float16)
-    if getattr(t09, "cublas", None) is not None:
-        row(f"ref cuBLASLt direct fp16 {s}", lambda: (t09.cublas.matmul(a, bt, c_lt), c_lt)[1],
-            lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
-    for label, fn in variants:
-        row(f"t09 {label} fp16 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
-    del a, b, bt, ref
-    # 09 in fp8 (e4m3fn in and, for the descriptor kernels, out: FP8_OUTPUT), as its `--prec fp8` runs it
-    if hasattr(torch, "float8_e4m3fn"):
-        a = torch.randn(s, s, device=dev, dtype=torch.float16).to(torch.float8_e4m3fn)
-        b = torch.randn(s, s, device=dev, dtype=torch.float16).to(torch.float8_e4m3fn)
+    dtypes = [(torch.float16, "fp16")] + ([(torch.float8_e4m3fn, "fp8e4")] if hasattr(torch, "float8_e4m3fn") else [])
+    for dt, name in dtypes:
+        a = torch.randn(s, s, device=dev, dtype=torch.float16).to(dt)
+        b = torch.randn(s, s, device=dev, dtype=torch.float16).to(dt)
         ref = torch.matmul(a.to(torch.float16), b.to(torch.float16))
-        bt = b.T.contiguous()
+        bt = b.T.contiguous()  # the tutorial's kernels take B as (N, K)
         variants = [("naive", lambda: t09.matmul(a, b)),
                     ("persistent", lambda: t09.matmul_persistent(a, b)),
                     ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
                     ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
+        if dt == torch.float16 and getattr(t09, "cublas", None) is not None:
+            c_lt = torch.empty((s, s), device=dev, dtype=torch.float16)
+            row(f"ref cuBLASLt direct fp16 {s}", lambda: (t09.cublas.matmul(a, bt, c_lt), c_lt)[1],
+                lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
         for label, fn in variants:
-            row(f"t09 {label} fp8e4 {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
+            row(f"t09 {label} {name} {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
         del a, b, bt, ref
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
 

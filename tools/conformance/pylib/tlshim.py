@@ -987,8 +987,8 @@ _EMPTY = object()
 
 
 def _fast_params(fn):
-    """Per parameter of fn, what _fast_key reads of it (name, constexpr, specialise, on alignment, default), made
-    once: the parameters of a JITFunction do not change."""
+    """Per parameter of fn, what the fast path's key reads of it (name, constexpr, specialise, on alignment,
+    default), made once: the parameters of a JITFunction do not change."""
     ps = fn.__dict__.get("_tlshim_params")
     if ps is None:
         ps = tuple((p.name, bool(p.is_constexpr), not getattr(p, "do_not_specialize", False),
@@ -998,63 +998,22 @@ def _fast_params(fn):
     return ps
 
 
-def _fast_key(fn, args, kwargs, kd):
-    """(key, values) of a launch, or None where the slow path must decide (hooks, tuples, descriptors, jit
-    functions as arguments, unhashable constexprs)."""
-    params = _fast_params(fn)
-    if getattr(fn, "pre_run_hooks", None) or len(args) > len(params):
-        return None
-    torch = _torch()
-    tensor_t = torch.Tensor if torch is not None else ()
-    key, vals = [], []
-    nargs = len(args)
-    for i, (name, constexpr, spec, align, default) in enumerate(params):
-        if i < nargs:
-            v = args[i]
-        elif name in kwargs:
-            v = kwargs[name]
-        else:
-            v = default
-            if v is _EMPTY or v is inspect.Parameter.empty:
-                return None
-        vals.append(v)
-        t = type(v)
-        if constexpr or v is None:
-            if t in (int, float, bool, str) or v is None:
-                key.append((t, v))
-            elif kd.is_dtype(v):
-                key.append(("dtype", str(v)))
-            else:
-                return None
-        elif t is int:
-            key.append(tlsrc._spec_int(v, spec, align))
-        elif t is float or t is bool:
-            key.append(t)
-        elif isinstance(v, tensor_t):
-            key.append((v.dtype, v.data_ptr() % 16 == 0, v.is_cuda))
-        elif kd.is_tensordesc(v):  # its type is its dtype and block shape; shape and strides are runtime values
-            key.append(("desc", str(v.base.dtype), tuple(v.block_shape), len(v.shape), getattr(v, "padding", "zero"),
-                        tlsrc.desc_shape16(v, spec)))
-        elif hasattr(v, "data_ptr") and hasattr(v, "dtype"):  # tensor-likes (TensorWrapper), as triton_specialize
-            key.append((t, str(v.dtype), int(v.data_ptr()) % 16 == 0, getattr(v, "is_cuda", None)))
-        else:
-            return None
-    return tuple(key), vals
-
-
 # ---------------------------------------------------------------------------------------------------------------
-# Generated binders and setters: _fast_key and _set_values written out as straight-line Python, once per call shape
-# (number of positional arguments, keyword names) and per packed plan, as Triton's create_function_from_signature
-# writes its binder: a launch then pays for no loop and no branch on what is known before it (where each value
-# comes from, which parameter is constexpr or not specialised, which word takes which value). _fast_key and
-# _set_values stay the readable reference; the self-test checks that the generated functions agree with them.
+# Generated binders and setters: the fast path's key and its packed values written out as straight-line Python,
+# once per call shape (number of positional arguments, keyword names) and per packed plan, as Triton's
+# create_function_from_signature writes its binder: a launch then pays for no loop and no branch on what is known
+# before it (where each value comes from, which parameter is constexpr or not specialised, which word takes which
+# value). The self-test holds the readable loops they must agree with (selftest/test_units.py, ref_fast_key and
+# ref_set_values).
 # ---------------------------------------------------------------------------------------------------------------
-def _no_key(fn, args, kwargs, kd):  # a call shape _fast_key always refuses (too many arguments, one missing)
+def _no_key(fn, args, kwargs, kd):  # a call shape the key always refuses (too many arguments, one missing)
     return None
 
 
 def _binder(fn, args, kwargs):
-    """The generated _fast_key for this launch's call shape, made on its first launch."""
+    """The generated key of this launch's call shape, made on its first launch: bind(fn, args, kwargs, kd) gives
+    (key, values), or None where the slow path must decide (hooks, tuples, jit functions as arguments,
+    unhashable constexprs, values of no known kind)."""
     memo = fn.__dict__.get("_tlshim_binders")
     if memo is None:
         memo = fn.__dict__["_tlshim_binders"] = {}
@@ -1066,12 +1025,12 @@ def _binder(fn, args, kwargs):
 
 
 def _make_binder(fn, nargs, kwnames):
-    """_fast_key(fn, args, kwargs, kd) for calls of nargs positional arguments and keywords kwnames: each value
-    taken from where this shape puts it, then classified as _fast_key does for that parameter's flags."""
+    """The key's bind(fn, args, kwargs, kd) for calls of nargs positional arguments and keywords kwnames: each
+    value taken from where this shape puts it, then classified for that parameter's flags (_key_lines)."""
     params = _fast_params(fn)
     if nargs > len(params):
         return _no_key
-    torch = _torch()  # torch's Tensor class, as _fast_key reads it (looked up once a process)
+    torch = _torch()  # torch's Tensor class (looked up once a process)
     ns = {"_spec_int": tlsrc._spec_int, "desc_shape16": tlsrc.desc_shape16, "NoneType": type(None),
           "Tensor": torch.Tensor if torch is not None else None}
     lines = ["def bind(fn, args, kwargs, kd):", "    if getattr(fn, 'pre_run_hooks', None):", "        return None"]
@@ -1093,9 +1052,9 @@ def _make_binder(fn, nargs, kwnames):
 
 
 def _key_lines(v, k, constexpr, spec, align, tensors):
-    """_fast_key's branches for the value named v into the key named k ('return None' where it gives up). The
+    """The key's branches for the value named v into the key named k ('return None' where it gives up). The
     common kinds go first (a torch.Tensor, an int): the branches exclude one another up to the last three, which
-    keep _fast_key's order (a tensor subclass, a descriptor, a tensor-like)."""
+    keep their order (a tensor subclass, a descriptor, a tensor-like)."""
     if constexpr:
         return [f"    t = type({v})", f"    if t is int or t is float or t is bool or t is str or {v} is None:",
                 f"        {k} = (t, {v})", f"    elif kd.is_dtype({v}):", f"        {k} = ('dtype', str({v}))",
@@ -1128,28 +1087,14 @@ def _int_lines(v, k, spec, align):
             f"            {k} = _spec_int({v}, {spec}, {align})"]
 
 
-def _set_values(pk, setters, vals):
-    """Writes a launch's values into pk (a tlapi.Packed) as setters say: for each argument, the value's word in
-    pk's views (tlapi.Packed.word) or a descriptor's index, the value's index among vals, and how."""
-    u64, f64, mask = pk.u64, pk.f64, tlapi.WORD_MASK
-    for j, vi, how in setters:
-        v = vals[vi]
-        if how == "ptr":
-            u64[j] = v.data_ptr()
-        elif how == "int":
-            u64[j] = int(v) & mask
-        elif how == "float":
-            f64[j] = float(v)
-        else:
-            pk.set_desc(j, v.base.data_ptr(), v.shape, v.strides)
-
-
 _SET = {"ptr": "u64[{j}] = vals[{vi}].data_ptr()", "int": "u64[{j}] = int(vals[{vi}]) & MASK",
         "float": "f64[{j}] = float(vals[{vi}])"}
 
 
 def _make_setter(setters):
-    """_set_values(pk, setters, vals) as a function of (pk, vals): one assignment per argument."""
+    """Writes a launch's values into pk (a tlapi.Packed) as setters say, as a function of (pk, vals): for each
+    argument (the value's word in pk's views, tlapi.Packed.word, or a descriptor's index; the value's index among
+    vals; how), one assignment."""
     lines = ["def put(pk, vals):", "    u64, f64 = pk.u64, pk.f64"]
     for j, vi, how in setters:
         if how in _SET:
@@ -1206,7 +1151,7 @@ def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
 def _packed_plan(entry, specs, index):
     """(tlapi.Packed, setters, their _make_setter) for the fast path's launches of entry on a GPU: the arguments
     this launch built, and for each one (its word or descriptor index, the index of its value among the launch's
-    values, how to write it: _set_values); None where a value cannot be rewritten in place (a tensor not on the
+    values, how to write it: _make_setter); None where a value cannot be rewritten in place (a tensor not on the
     GPU: the slow path checks it each time)."""
     by_name = {s.name: s for s in specs}
     args, keep = _build_args(entry, by_name)
@@ -1233,7 +1178,7 @@ def _launch_packed(entry, packed, vals, g):
     if 0 in g:
         return
     pk = packed[0]
-    packed[2](pk, vals)  # _set_values(pk, packed[1], vals), generated
+    packed[2](pk, vals)  # the values as packed[1] says, by _make_setter's function
     try:
         with _lock:
             pk.launch(g, _stream())
@@ -1249,7 +1194,7 @@ def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
     opt_key = _opt_key(fn, kwargs)
     if opt_key is None:
         return
-    fk = _fast_key(fn, args, kwargs, kd)
+    fk = _binder(fn, args, kwargs)(fn, args, kwargs, kd)
     if fk is None:
         return
     index = {n: i for i, n in enumerate(names)}
