@@ -29,7 +29,10 @@
  *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
  *           both come from rings (wgmma_dot says which) gets #nvmma rings of
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
- *           group the dot leaves in flight reads a slot no copy refills; its
+ *           group the dot leaves in flight reads a slot no copy refills (a
+ *           loop of one such dot not left to a producer: S slots, its copies
+ *           after the dot, into the slot of the group the dot's wait_group 1
+ *           retired, as Triton orders them: plan_late); its
  *           accumulator becomes MMA v3 (make_wgmma); a B written `b.T` of
  *           an [N, K] tile is ringed as loaded and read through
  *           memdesc_trans, K-major; every use of the dot's result but the
@@ -924,7 +927,8 @@ typedef struct Plan {
     int nwg, ntma;
     int64_t per_stage, scratch, staged[MAX_WG];
     int S, R, D, extra;
-    bool ws; /* left to a producer warpgroup (warpspec.c): no copies ahead */
+    bool ws;   /* left to a producer warpgroup (warpspec.c): no copies ahead */
+    bool late; /* the copies after the wgmma dot, into the slot it retired (plan_late) */
 } Plan;
 
 static void plan_free(Plan *pl) { free(pl->carried); }
@@ -1093,6 +1097,25 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
         S = 2, pl->extra = 0; /* two slots, the wgmma waited for in its iteration, beat none */
     pl->S = S, pl->R = S + pl->extra, pl->D = S - 1;
     return S >= 2;
+}
+
+/* Triton's order for a loop of one wgmma dot whose A comes from a ring:
+ * the iteration's copies go after the dot, whose wait_group 1 has retired
+ * the previous iteration's group, into the slot that group read. Then the
+ * rings need S slots, not S + 1 (the copies still D = S - 1 ahead), and S
+ * is the config's again where those fit: 128x256x64 at 3 stages in 144 KB,
+ * not 192, so a persistent tile loop flattens beside its epilogue (tutorial
+ * 09), and smaller blocks fit more CTAs an SM. Not for a producer warpgroup
+ * (its consumers release slots, ws_hold) nor several dots (attention). */
+static void plan_late(Pipe *P, Plan *pl, int S) {
+    if (pl->ws || !pl->extra || pl->nwg != 1)
+        return;
+    while (S >= 2 && pl->per_stage * S + pl->scratch > P->max_shared)
+        S--;
+    if (S < pl->S)
+        return;
+    pl->late = true, pl->extra = 0;
+    pl->S = S, pl->R = S, pl->D = S - 1;
 }
 
 /* Warp specialisation: when every ring is TMA's and feeds the wgmma dots,
@@ -1271,17 +1294,36 @@ static void read_stage(Pipe *P, Cursor *c, Cand *cd, int u, ValueId stage, Span 
     ir_replace_uses(B, out, v);
 }
 
+/* The copies of iteration iv + D into the write slot, at c (where the
+ * address slice is cloned on the values running ahead). */
+static void prefetch(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars,
+                     Cursor *c) {
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    Type ivt = vtype(P, loop->args[0]);
+    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+    ValueId cd = put_const(P, c, ivt, pl->D, sp);
+    ValueId off = put1(P, c, IR_MUL, (ValueId[]){cd, loop->args[2]}, 2, ivt, 0, sp);
+    ValueId ivn = put1(P, c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
+    ValueId valid = put_cmp(P, c, CMP_LT, ivn, loop->args[1], sp);
+    P->map[B->args[0]] = ivn;
+    for (int k = 0; k < pl->ncar; k++)
+        if (pl->carried[k])
+            P->map[B->args[k + 1]] = ahead[k];
+    clone_slice(P, B, c);
+    issue(P, c, pl->cs, pl->n, valid, idx[1], bars, sp);
+}
+
 /* The body: wait for this iteration's stage, prefetch D ahead (into the
- * stage the last iteration read), then read this iteration's. Left to a
- * producer (D = 0): the iteration's own copies into its own slot (at
- * coordinates computed again here: a later tile's come later in the body),
- * then the wait for them, which the warp-spec pass splits between the
- * producer and the loop (a loop correct, if slow, without it). */
+ * stage the last iteration read; plan_late: after the dot, into the one the
+ * dot before it read), then read this iteration's. Left to a producer
+ * (D = 0): the iteration's own copies into its own slot (at coordinates
+ * computed again here: a later tile's come later in the body), then the
+ * wait for them, which the warp-spec pass splits between the producer and
+ * the loop (a loop correct, if slow, without it). */
 static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars) {
     Block *B = loop->regions[0];
     Span sp = loop->span;
-    ValueId ub = loop->args[1], step = loop->args[2];
-    Type ivt = vtype(P, loop->args[0]);
     int first = B->ninsts;
     for (int i = 0; i < pl->n; i++)
         first = index_of(B, pl->cs[i].load) < first ? index_of(B, pl->cs[i].load) : first;
@@ -1297,23 +1339,16 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
         ValueId bar = stage_view(P, &c, bars, idx[0], sp);
         put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, idx[2]}, 2, NULL, 0, sp);
     }
-    if (!pl->ws) {
-        memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
-        ValueId cd = put_const(P, &c, ivt, pl->D, sp);
-        ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
-        ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
-        ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
-        P->map[B->args[0]] = ivn;
-        for (int k = 0; k < pl->ncar; k++)
-            if (pl->carried[k])
-                P->map[B->args[k + 1]] = ahead[k];
-        clone_slice(P, B, &c);
-        issue(P, &c, pl->cs, pl->n, valid, idx[1], bars, sp);
-    }
+    if (!pl->ws && !pl->late)
+        prefetch(P, loop, pl, ahead, idx, bars, &c);
     for (int i = 0; i < pl->n; i++) {
         ValueId stage = stage_view(P, &c, pl->cs[i].buf, idx[0], sp);
         for (int u = 0; u < (pl->cs[i].nuse ? pl->cs[i].nuse : 1); u++)
             read_stage(P, &c, &pl->cs[i], u, stage, sp);
+    }
+    if (pl->late) {
+        Cursor after = {B, index_of(B, pl->wg[0]) + 1};
+        prefetch(P, loop, pl, ahead, idx, bars, &after);
     }
 }
 
@@ -1386,6 +1421,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         return;
     }
     plan_ws(P, parent, loop, &pl);
+    plan_late(P, &pl, S);
     ValueId bars = alloc_rings(P, parent, loop, &pl);
     if (pl.ws) {
         pl.D = 0; /* no prologue, nothing runs ahead: the producer will */
