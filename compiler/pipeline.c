@@ -27,7 +27,8 @@
  *           shared memory and the dot reads them in its K loop (llvm_dot.c,
  *           lower_fma_smem), so the dot's own staging is gone too.
  *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
- *           both come from rings (wgmma_dot says which) gets #nvmma rings of
+ *           both come from rings (wgmma_dot says which; e4m3 / e5m2 too when
+ *           both are K-major, as wgmma reads 8-bit operands) gets #nvmma rings of
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
  *           group the dot leaves in flight reads a slot no copy refills (a
  *           loop of one such dot not left to a producer: S slots, its copies
@@ -542,7 +543,8 @@ static int ring_layout(Pipe *P, const Cand *c) {
     const Inst *ld = c->load;
     int nvmma = c->nvmma, fma = c->fma;
     if (nvmma) {
-        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16, .transposed = ring_colmajor(P, c)};
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = dt_bits(vtype(P, ld->results[0]).dtype),
+                     .transposed = ring_colmajor(P, c)};
         return layout_intern(f, &nl);
     }
     Type t = vtype(P, ld->results[0]);
@@ -581,6 +583,8 @@ static int64_t region_scratch(const Function *f, const Block *b) {
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
 static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
 
+static bool is_fp8(DType dt) { return dt == DT_F8E4NV || dt == DT_F8E5; }
+
 /* The candidate whose use *u (when u is not NULL) gives dot operand v, or -1. */
 static int cand_use(Cand *cs, int n, ValueId v, int *u) {
     for (int i = 0; i < n; i++)
@@ -607,7 +611,8 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
 }
 
 /* wgmma (Triton's MMAv3) for the dots of this loop whose B comes from a ring
- * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32,
+ * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32 (or
+ * e4m3 / e5m2 with both from rings, K-major, K a multiple of 32),
  * num_warps 4 or 8 stacked along M (one warpgroup per 64 rows, so M a
  * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, A
  * K-major in its ring, B N-major or K-major (a ring stored along its last
@@ -628,16 +633,22 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         Inst *d = B->insts[i];
         if (d->op != IR_DOT || d->nargs < 3)
             continue;
-        int ua = 0, ia = cand_use(cs, n, d->args[0], &ua), ib = cand_of(cs, n, d->args[1]);
+        int ua = 0, ub = 0, ia = cand_use(cs, n, d->args[0], &ua), ib = cand_use(cs, n, d->args[1], &ub);
         Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
         int rl = f->values[d->results[0]].layout;
-        if (ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || tc.dtype != DT_F32 ||
-            tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && !wgmma_reg_a(f, d->args[0], rl)))
+        /* 8-bit operands (k32 steps) must both come from rings, K-major:
+         * wgmma transposes only 16-bit ones (Triton's MMAv3 too) */
+        bool f16 = ta.dtype == tb.dtype && (ta.dtype == DT_F16 || ta.dtype == DT_BF16);
+        bool f8 = is_fp8(ta.dtype) && is_fp8(tb.dtype);
+        if (ib < 0 || !(f16 || f8) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 ||
+            f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && (f8 || !wgmma_reg_a(f, d->args[0], rl))))
             continue;
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
-        if (M % (16 * nw) || N % 16 || N > 256 || K % 16 || (int64_t)M * N / (32 * nw) > 128)
+        if (M % (16 * nw) || N % 16 || N > 256 || K % (f8 ? 32 : 16) || (int64_t)M * N / (32 * nw) > 128)
             continue;
-        /* each ring's swizzle: of its contiguous dim; A must be K-major */
+        /* each ring's swizzle: of its contiguous dim; A must be K-major (B
+         * too for 8 bits: stored along K and read as loaded, or stored along
+         * N of an [N, K] tile read through a trans) */
         int sws[2] = {-1, 0};
         bool ok = true;
         for (int k = ia < 0; k < 2; k++) {
@@ -645,8 +656,9 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
             const Layout *ll = &f->layouts[f->values[c->load->results[0]].layout];
             Type lt = vtype(P, c->load->results[0]);
             bool col = ring_colmajor(P, c);
-            ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]);
-            sws[k] = ok ? nvmma_swizzle(lt.shape[col ? 0 : 1]) : 0;
+            ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]) &&
+                 (!f8 || !k || col != (c->trans[ub] != NULL));
+            sws[k] = ok ? arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[col ? 0 : 1]) : 0;
         }
         int sa = sws[0], sb = sws[1];
         if (!ok || !sa || !sb)
@@ -1014,8 +1026,8 @@ static bool plan_operands(Pipe *P, Block *B, Plan *pl) {
         pl->ntma = 0;
         for (int i = 0; i < n; i++) {
             Cand *c = &cs[i];
-            if (c->tile && (!c->nvmma || ring_colmajor(P, c) ||
-                            c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
+            Type lt = vtype(P, c->load->results[0]);
+            if (c->tile && (!c->nvmma || ring_colmajor(P, c) || c->nvmma != arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[1])))
                 c->tile = NULL;
             if (!c->tile && !c->cp_ok) {
                 cs[i--] = cs[--n];
