@@ -206,10 +206,12 @@ typedef struct Nest {
 /* F's shape (above), I's stages' rings and the epilogue fitting together:
  * I's index in Bo, else -1. In one loop the epilogue's staging cannot reuse
  * the rings' bytes, as it does after a K loop: flatten only when both fit
- * at the stages asked for (a wgmma ring's extra slot counted), so
- * flattening never costs pipeline depth (measured on an H100: a descriptor
- * kernel whose rings lost a stage to its epilogue ran 20% slower
- * flattened). */
+ * at the stages asked for, so flattening never costs pipeline depth
+ * (measured on an H100: a descriptor kernel whose rings lost a stage to its
+ * epilogue ran 20% slower flattened). A wgmma ring's extra slot is counted
+ * where a producer warpgroup may take the loop (its consumers hold a slot
+ * one iteration longer); otherwise the copies come after the dot and S
+ * slots do (pipeline.c, plan_late). */
 static int nest_shape(Function *f, Inst *L, int max_shared) {
     Block *Bo = L->regions[0];
     if (!Bo || !Bo->ninsts || Bo->insts[Bo->ninsts - 1]->op != IR_YIELD)
@@ -237,7 +239,8 @@ static int nest_shape(Function *f, Inst *L, int max_shared) {
     for (int i = 0; i < Bi->ninsts; i++)
         if (Bi->insts[i]->op == IR_LOAD)
             ring += block_bytes(f->values[Bi->insts[i]->results[0]].type);
-    if (ring * (S + 1) + stored_bytes(f, Bo->insts + at + 1, Bo->ninsts - at - 1) > max_shared)
+    int extra = L->attr.warp_spec > 0 || (L->attr.warp_spec == 0 && f->warp_spec > 0);
+    if (ring * (S + extra) + stored_bytes(f, Bo->insts + at + 1, Bo->ninsts - at - 1) > max_shared)
         return -1;
     return at;
 }

@@ -1116,12 +1116,40 @@ static void wg_asm_keep(Lower *L, const char *text, LLVMValueRef *regs, int n, L
 static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) { wg_asm_keep(L, text, regs, n, NULL, 0); }
 
 /* The stages of the ring a wgmma operand's view comes from (0: unknown). */
-static int ring_stages(const Function *f, ValueId op) {
-    Inst *ld = f->values[op].def, *ix = ld && ld->nargs ? f->values[ld->args[0]].def : NULL;
+/* The ring (local_alloc) a view of one of its slots, read as it is or
+ * transposed, comes from; NULL if none. */
+static const Inst *ring_of_view(const Function *f, ValueId view) {
+    const Inst *ix = f->values[view].def;
     if (ix && ix->op == IR_MEMDESC_TRANS)
         ix = f->values[ix->args[0]].def;
-    Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
-    return al && al->op == IR_LOCAL_ALLOC ? f->values[al->results[0]].type.shape[0] : 0;
+    const Inst *al = ix && ix->op == IR_MEMDESC_INDEX ? f->values[ix->args[0]].def : NULL;
+    return al && al->op == IR_LOCAL_ALLOC ? al : NULL;
+}
+
+static int ring_stages(const Function *f, ValueId op) {
+    const Inst *ld = f->values[op].def;
+    const Inst *al = ld && ld->nargs ? ring_of_view(f, ld->args[0]) : NULL;
+    return al ? f->values[al->results[0]].type.shape[0] : 0;
+}
+
+/* Are the copies of the dot's block into its rings all after it (the
+ * pipeliner's plan_late), so that they refill the slot its wait_group 1
+ * has just retired? */
+static bool refills_after(Lower *L, const Inst *in) {
+    const Function *f = L->f;
+    const Block *b = L->def_block[in->results[0]];
+    const Inst *la = f->values[in->args[0]].def, *lb = f->values[in->args[1]].def;
+    const Inst *ra = la && la->op == IR_LOCAL_LOAD ? ring_of_view(f, la->args[0]) : NULL;
+    const Inst *rb = lb && lb->op == IR_LOCAL_LOAD ? ring_of_view(f, lb->args[0]) : NULL;
+    for (int i = 0; b && i < b->ninsts && b->insts[i] != in; i++) {
+        const Inst *x = b->insts[i];
+        if ((x->op == IR_ASYNC_COPY || x->op == IR_TMA_LOAD) && x->nargs) {
+            const Inst *r = ring_of_view(f, x->args[0]);
+            if (r && (r == ra || r == rb))
+                return false;
+        }
+    }
+    return b != NULL;
 }
 
 /* The accumulator a wgmma dot chains on, and the condition under which it
@@ -1154,7 +1182,8 @@ static bool only_waits_besides(Lower *L, ValueId v, const Inst *yield) {
  * loop waits for the last, llvm_wgmma_drain), any other use being behind a
  * wgmma_wait (a flattened loop's epilogue), and both rings have 3+ slots,
  * which the pipeliner refills (slots - 2) iterations ahead, so the slot an
- * in-flight group reads is not the one being refilled. */
+ * in-flight group reads is not the one being refilled; or 2+ slots refilled
+ * only after the dot (refills_after), into the slot of the group it retired. */
 static bool wgmma_keeps_one(Lower *L, Inst *in) {
     Function *f = L->f;
     ValueId r = in->results[0], z;
@@ -1163,8 +1192,10 @@ static bool wgmma_keeps_one(Lower *L, Inst *in) {
     bool yields = false;
     for (int a = 0; y && a < y->nargs; a++)
         yields |= y->args[a] == r;
+    int slots = ring_stages(f, in->args[0]) < ring_stages(f, in->args[1]) ? ring_stages(f, in->args[0])
+                                                                           : ring_stages(f, in->args[1]);
     return yields && only_waits_besides(L, r, y) && !f->values[wgmma_acc(f, in->args[2], &z)].def &&
-           ring_stages(f, in->args[0]) >= 3 && ring_stages(f, in->args[1]) >= 3;
+           (slots >= 3 || (slots == 2 && refills_after(L, in)));
 }
 
 /* Is d a dot lowered as a wgmma (a v3 accumulator, B from a ring)? */

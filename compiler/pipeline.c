@@ -27,9 +27,13 @@
  *           shared memory and the dot reads them in its K loop (llvm_dot.c,
  *           lower_fma_smem), so the dot's own staging is gone too.
  *           On sm_90a (wgmma), a fp16 / bf16 dot of the loop whose A and B
- *           both come from rings (wgmma_dot says which) gets #nvmma rings of
+ *           both come from rings (wgmma_dot says which; e4m3 / e5m2 too when
+ *           both are K-major, as wgmma reads 8-bit operands) gets #nvmma rings of
  *           S + 1 slots, still filled S-1 iterations ahead, so the wgmma
- *           group the dot leaves in flight reads a slot no copy refills; its
+ *           group the dot leaves in flight reads a slot no copy refills (a
+ *           loop of one such dot not left to a producer: S slots, its copies
+ *           after the dot, into the slot of the group the dot's wait_group 1
+ *           retired, as Triton orders them: plan_late); its
  *           accumulator becomes MMA v3 (make_wgmma); a B written `b.T` of
  *           an [N, K] tile is ringed as loaded and read through
  *           memdesc_trans, K-major; every use of the dot's result but the
@@ -539,7 +543,8 @@ static int ring_layout(Pipe *P, const Cand *c) {
     const Inst *ld = c->load;
     int nvmma = c->nvmma, fma = c->fma;
     if (nvmma) {
-        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = 16, .transposed = ring_colmajor(P, c)};
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma, .elem_bits = dt_bits(vtype(P, ld->results[0]).dtype),
+                     .transposed = ring_colmajor(P, c)};
         return layout_intern(f, &nl);
     }
     Type t = vtype(P, ld->results[0]);
@@ -578,6 +583,8 @@ static int64_t region_scratch(const Function *f, const Block *b) {
  * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
 static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
 
+static bool is_fp8(DType dt) { return dt == DT_F8E4NV || dt == DT_F8E5; }
+
 /* The candidate whose use *u (when u is not NULL) gives dot operand v, or -1. */
 static int cand_use(Cand *cs, int n, ValueId v, int *u) {
     for (int i = 0; i < n; i++)
@@ -604,7 +611,8 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
 }
 
 /* wgmma (Triton's MMAv3) for the dots of this loop whose B comes from a ring
- * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32,
+ * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32 (or
+ * e4m3 / e5m2 with both from rings, K-major, K a multiple of 32),
  * num_warps 4 or 8 stacked along M (one warpgroup per 64 rows, so M a
  * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, A
  * K-major in its ring, B N-major or K-major (a ring stored along its last
@@ -625,16 +633,22 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         Inst *d = B->insts[i];
         if (d->op != IR_DOT || d->nargs < 3)
             continue;
-        int ua = 0, ia = cand_use(cs, n, d->args[0], &ua), ib = cand_of(cs, n, d->args[1]);
+        int ua = 0, ub = 0, ia = cand_use(cs, n, d->args[0], &ua), ib = cand_use(cs, n, d->args[1], &ub);
         Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
         int rl = f->values[d->results[0]].layout;
-        if (ib < 0 || ta.dtype != tb.dtype || (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || tc.dtype != DT_F32 ||
-            tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && !wgmma_reg_a(f, d->args[0], rl)))
+        /* 8-bit operands (k32 steps) must both come from rings, K-major:
+         * wgmma transposes only 16-bit ones (Triton's MMAv3 too) */
+        bool f16 = ta.dtype == tb.dtype && (ta.dtype == DT_F16 || ta.dtype == DT_BF16);
+        bool f8 = is_fp8(ta.dtype) && is_fp8(tb.dtype);
+        if (ib < 0 || !(f16 || f8) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 ||
+            f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && (f8 || !wgmma_reg_a(f, d->args[0], rl))))
             continue;
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
-        if (M % (16 * nw) || N % 16 || N > 256 || K % 16 || (int64_t)M * N / (32 * nw) > 128)
+        if (M % (16 * nw) || N % 16 || N > 256 || K % (f8 ? 32 : 16) || (int64_t)M * N / (32 * nw) > 128)
             continue;
-        /* each ring's swizzle: of its contiguous dim; A must be K-major */
+        /* each ring's swizzle: of its contiguous dim; A must be K-major (B
+         * too for 8 bits: stored along K and read as loaded, or stored along
+         * N of an [N, K] tile read through a trans) */
         int sws[2] = {-1, 0};
         bool ok = true;
         for (int k = ia < 0; k < 2; k++) {
@@ -642,8 +656,9 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
             const Layout *ll = &f->layouts[f->values[c->load->results[0]].layout];
             Type lt = vtype(P, c->load->results[0]);
             bool col = ring_colmajor(P, c);
-            ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]);
-            sws[k] = ok ? nvmma_swizzle(lt.shape[col ? 0 : 1]) : 0;
+            ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]) &&
+                 (!f8 || !k || col != (c->trans[ub] != NULL));
+            sws[k] = ok ? arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[col ? 0 : 1]) : 0;
         }
         int sa = sws[0], sb = sws[1];
         if (!ok || !sa || !sb)
@@ -924,7 +939,8 @@ typedef struct Plan {
     int nwg, ntma;
     int64_t per_stage, scratch, staged[MAX_WG];
     int S, R, D, extra;
-    bool ws; /* left to a producer warpgroup (warpspec.c): no copies ahead */
+    bool ws;   /* left to a producer warpgroup (warpspec.c): no copies ahead */
+    bool late; /* the copies after the wgmma dot, into the slot it retired (plan_late) */
 } Plan;
 
 static void plan_free(Plan *pl) { free(pl->carried); }
@@ -1010,8 +1026,8 @@ static bool plan_operands(Pipe *P, Block *B, Plan *pl) {
         pl->ntma = 0;
         for (int i = 0; i < n; i++) {
             Cand *c = &cs[i];
-            if (c->tile && (!c->nvmma || ring_colmajor(P, c) ||
-                            c->nvmma != arch_tma_swizzle(2, vtype(P, c->load->results[0]).shape[1])))
+            Type lt = vtype(P, c->load->results[0]);
+            if (c->tile && (!c->nvmma || ring_colmajor(P, c) || c->nvmma != arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[1])))
                 c->tile = NULL;
             if (!c->tile && !c->cp_ok) {
                 cs[i--] = cs[--n];
@@ -1093,6 +1109,25 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
         S = 2, pl->extra = 0; /* two slots, the wgmma waited for in its iteration, beat none */
     pl->S = S, pl->R = S + pl->extra, pl->D = S - 1;
     return S >= 2;
+}
+
+/* Triton's order for a loop of one wgmma dot whose A comes from a ring:
+ * the iteration's copies go after the dot, whose wait_group 1 has retired
+ * the previous iteration's group, into the slot that group read. Then the
+ * rings need S slots, not S + 1 (the copies still D = S - 1 ahead), and S
+ * is the config's again where those fit: 128x256x64 at 3 stages in 144 KB,
+ * not 192, so a persistent tile loop flattens beside its epilogue (tutorial
+ * 09), and smaller blocks fit more CTAs an SM. Not for a producer warpgroup
+ * (its consumers release slots, ws_hold) nor several dots (attention). */
+static void plan_late(Pipe *P, Plan *pl, int S) {
+    if (pl->ws || !pl->extra || pl->nwg != 1)
+        return;
+    while (S >= 2 && pl->per_stage * S + pl->scratch > P->max_shared)
+        S--;
+    if (S < pl->S)
+        return;
+    pl->late = true, pl->extra = 0;
+    pl->S = S, pl->R = S, pl->D = S - 1;
 }
 
 /* Warp specialisation: when every ring is TMA's and feeds the wgmma dots,
@@ -1271,17 +1306,36 @@ static void read_stage(Pipe *P, Cursor *c, Cand *cd, int u, ValueId stage, Span 
     ir_replace_uses(B, out, v);
 }
 
+/* The copies of iteration iv + D into the write slot, at c (where the
+ * address slice is cloned on the values running ahead). */
+static void prefetch(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars,
+                     Cursor *c) {
+    Block *B = loop->regions[0];
+    Span sp = loop->span;
+    Type ivt = vtype(P, loop->args[0]);
+    memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
+    ValueId cd = put_const(P, c, ivt, pl->D, sp);
+    ValueId off = put1(P, c, IR_MUL, (ValueId[]){cd, loop->args[2]}, 2, ivt, 0, sp);
+    ValueId ivn = put1(P, c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
+    ValueId valid = put_cmp(P, c, CMP_LT, ivn, loop->args[1], sp);
+    P->map[B->args[0]] = ivn;
+    for (int k = 0; k < pl->ncar; k++)
+        if (pl->carried[k])
+            P->map[B->args[k + 1]] = ahead[k];
+    clone_slice(P, B, c);
+    issue(P, c, pl->cs, pl->n, valid, idx[1], bars, sp);
+}
+
 /* The body: wait for this iteration's stage, prefetch D ahead (into the
- * stage the last iteration read), then read this iteration's. Left to a
- * producer (D = 0): the iteration's own copies into its own slot (at
- * coordinates computed again here: a later tile's come later in the body),
- * then the wait for them, which the warp-spec pass splits between the
- * producer and the loop (a loop correct, if slow, without it). */
+ * stage the last iteration read; plan_late: after the dot, into the one the
+ * dot before it read), then read this iteration's. Left to a producer
+ * (D = 0): the iteration's own copies into its own slot (at coordinates
+ * computed again here: a later tile's come later in the body), then the
+ * wait for them, which the warp-spec pass splits between the producer and
+ * the loop (a loop correct, if slow, without it). */
 static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const ValueId idx[3], ValueId bars) {
     Block *B = loop->regions[0];
     Span sp = loop->span;
-    ValueId ub = loop->args[1], step = loop->args[2];
-    Type ivt = vtype(P, loop->args[0]);
     int first = B->ninsts;
     for (int i = 0; i < pl->n; i++)
         first = index_of(B, pl->cs[i].load) < first ? index_of(B, pl->cs[i].load) : first;
@@ -1297,23 +1351,16 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
         ValueId bar = stage_view(P, &c, bars, idx[0], sp);
         put(P, &c, IR_MBAR_WAIT, (ValueId[]){bar, idx[2]}, 2, NULL, 0, sp);
     }
-    if (!pl->ws) {
-        memset(P->map, 0, sizeof *P->map * (size_t)P->n0);
-        ValueId cd = put_const(P, &c, ivt, pl->D, sp);
-        ValueId off = put1(P, &c, IR_MUL, (ValueId[]){cd, step}, 2, ivt, 0, sp);
-        ValueId ivn = put1(P, &c, IR_ADD, (ValueId[]){B->args[0], off}, 2, ivt, 0, sp);
-        ValueId valid = put_cmp(P, &c, CMP_LT, ivn, ub, sp);
-        P->map[B->args[0]] = ivn;
-        for (int k = 0; k < pl->ncar; k++)
-            if (pl->carried[k])
-                P->map[B->args[k + 1]] = ahead[k];
-        clone_slice(P, B, &c);
-        issue(P, &c, pl->cs, pl->n, valid, idx[1], bars, sp);
-    }
+    if (!pl->ws && !pl->late)
+        prefetch(P, loop, pl, ahead, idx, bars, &c);
     for (int i = 0; i < pl->n; i++) {
         ValueId stage = stage_view(P, &c, pl->cs[i].buf, idx[0], sp);
         for (int u = 0; u < (pl->cs[i].nuse ? pl->cs[i].nuse : 1); u++)
             read_stage(P, &c, &pl->cs[i], u, stage, sp);
+    }
+    if (pl->late) {
+        Cursor after = {B, index_of(B, pl->wg[0]) + 1};
+        prefetch(P, loop, pl, ahead, idx, bars, &after);
     }
 }
 
@@ -1386,6 +1433,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         return;
     }
     plan_ws(P, parent, loop, &pl);
+    plan_late(P, &pl, S);
     ValueId bars = alloc_rings(P, parent, loop, &pl);
     if (pl.ws) {
         pl.D = 0; /* no prologue, nothing runs ahead: the producer will */

@@ -9,7 +9,10 @@
  * accumulator staged by stmatrix on Hopper, from wgmma's and mma.sync's
  * fragments: 64x64 blocks at 4 and 8 warps, 128x128, 128x256); mm_desc_kt
  * reads B^T (N x K) and multiplies by its .T: on sm_90a its PTX must hold
- * wgmma with a K-major B (no transpose bit).
+ * wgmma with a K-major B (no transpose bit). fp8 (e4m3, e5m2): mm_desc_kt
+ * and mm_ptr_kt (B^T through pointers) at ragged sizes, values exact in
+ * both formats; on sm_90a some variant of each must be a wgmma k32 of the
+ * type (8-bit operands from the rings, both K-major).
  * Then, unless TL_TMA_TIMING=0, the median time of both and of the same
  * matmul through pointer loads (mm_ptr, cp.async) at 4096^3 and 8192^3 fp16,
  * each result spot-checked. Prints "name ... OK|FAIL" lines and a table;
@@ -349,6 +352,120 @@ static void correctness(bool hopper) {
                   tl_context_device_name(ctx));
 }
 
+/* ---- fp8 operands: wgmma k32 from rings, both K-major ---- */
+
+/* e4m3 / e5m2 bits of v in {0, +-0.5, +-1, +-1.5, +-2}: exact in both */
+static uint8_t fp8_bits(TlDType dt, double v) {
+    static const double vals[] = {0.5, 1, 1.5, 2};
+    static const uint8_t e4m3[] = {0x30, 0x38, 0x3c, 0x40}, e5m2[] = {0x38, 0x3c, 0x3e, 0x40};
+    for (int i = 0; i < 4; i++)
+        if (fabs(v) == vals[i])
+            return (uint8_t)((v < 0 ? 0x80 : 0) | (dt == TL_F8E4M3 ? e4m3[i] : e5m2[i]));
+    return 0;
+}
+
+/* rows x cols of such values (vals[r * cols + c]) in a buffer of rows x ld bytes */
+static TlBuffer *fp8_matrix(TlDType dt, int rows, int cols, int ld, double **vals) {
+    size_t n = (size_t)rows * (size_t)ld;
+    uint8_t *h = calloc(n ? n : 1, 1);
+    *vals = malloc(sizeof **vals * (size_t)rows * (size_t)cols + 1);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double v = floor(ex_uniform() * 4.5) / 2; /* -2.5 .. 2: -2.5 is rare, made -2 */
+            v = v < -2 ? -2 : v;
+            (*vals)[(size_t)r * (size_t)cols + (size_t)c] = v;
+            h[(size_t)r * (size_t)ld + (size_t)c] = fp8_bits(dt, v);
+        }
+    TlBuffer *b = ex_buffer(ctx, dt, n ? n : 1, h);
+    free(h);
+    return b;
+}
+
+/* C (fp16, M x N) = A (M x K) @ B, B given as B^T (N x K), by mm_desc_kt
+ * (TMA) or mm_ptr_kt (cp.async); a K-long sum of quarters, exact before C's
+ * rounding to fp16. */
+static void fp8_case(TlKernel *k, bool desc, TlDType dt, int M, int N, int K, const int *g, const char *label) {
+    int ld = round_up(K ? K : 1, 16), ldc = round_up(N, 8);
+    double *a, *bt;
+    TlBuffer *ba = fp8_matrix(dt, M, K, ld, &a), *bb = fp8_matrix(dt, N, K, ld, &bt);
+    uint16_t *p = malloc((size_t)M * (size_t)ldc * 2);
+    for (size_t i = 0; i < (size_t)M * (size_t)ldc; i++)
+        p[i] = 0x7e00;
+    TlBuffer *bc = ex_buffer(ctx, TL_F16, (size_t)M * (size_t)ldc, p);
+    TlTensorDesc da, db;
+    TlArg args[9];
+    int n = 0;
+    if (desc) {
+        args[n++] = tl_arg_tensordesc(&da, ba, 2, (int64_t[]){M, K}, (int64_t[]){ld, 1}, (int32_t[]){g[0], g[2]});
+        args[n++] = tl_arg_tensordesc(&db, bb, 2, (int64_t[]){N, K}, (int64_t[]){ld, 1}, (int32_t[]){g[1], g[2]});
+        args[n++] = tl_arg_buffer(bc);
+        args[n++] = tl_arg_i32(M), args[n++] = tl_arg_i32(N), args[n++] = tl_arg_i32(K), args[n++] = tl_arg_i32(ldc);
+    } else {
+        args[n++] = tl_arg_buffer(ba), args[n++] = tl_arg_buffer(bb), args[n++] = tl_arg_buffer(bc);
+        args[n++] = tl_arg_i32(M), args[n++] = tl_arg_i32(N), args[n++] = tl_arg_i32(K);
+        args[n++] = tl_arg_i32(ld), args[n++] = tl_arg_i32(ld), args[n++] = tl_arg_i32(ldc);
+    }
+    unsigned grid[3] = {(unsigned)(ex_cdiv((size_t)M, (size_t)g[0]) * ex_cdiv((size_t)N, (size_t)g[1])), 1, 1};
+    char name[160];
+    snprintf(name, sizeof name, "fp8 %s %s %dx%dx%d blocks %dx%dx%d w%d s%d", label, desc ? "desc" : "ptr", M, N, K,
+             g[0], g[1], g[2], g[3], g[4]);
+    TlStatus st = tl_launch(k, grid, args, n);
+    if (st != TL_SUCCESS) {
+        ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+    } else {
+        tl_buffer_read(bc, 0, p, (size_t)M * (size_t)ldc * 2);
+        size_t npts = (size_t)M * (size_t)N, w;
+        double *got = malloc(sizeof *got * npts + 8), *want = malloc(sizeof *want * npts + 8);
+        for (size_t i = 0; i < (size_t)M; i++)
+            for (size_t j = 0; j < (size_t)N; j++) {
+                double acc = 0;
+                for (size_t kk = 0; kk < (size_t)K; kk++)
+                    acc += a[i * (size_t)K + kk] * bt[j * (size_t)K + kk];
+                want[i * (size_t)N + j] = ex_h2f(ex_f2h((float)acc));
+                got[i * (size_t)N + j] = ex_h2f(p[i * (size_t)ldc + j]);
+            }
+        double worst = ex_compare(got, want, npts, 1e-3, 2e-3, &w);
+        ex_result(name, worst <= 1, "C[%zu][%zu] = %.6g, want %.6g", w / (size_t)N, w % (size_t)N, got[w], want[w]);
+        free(got), free(want);
+    }
+    tl_buffer_destroy(ba), tl_buffer_destroy(bb), tl_buffer_destroy(bc);
+    free(a), free(bt), free(p);
+}
+
+/* Every config through TMA and through pointers, e4m3 and e5m2, at ragged
+ * sizes; on Hopper some variant of each kernel must be a wgmma of the type */
+static void fp8(bool hopper) {
+    static const int cfgs[][5] = {{128, 128, 64, 4, 3}, {128, 256, 128, 8, 3}, {64, 64, 64, 4, 4}, {128, 64, 128, 8, 2}};
+    static const int sizes[][3] = {{257, 131, 80}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}};
+    static const TlDType dts[] = {TL_F8E4M3, TL_F8E5M2};
+    for (int desc = 1; desc >= 0; desc--)
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+            const int *g = cfgs[c];
+            char opts[160];
+            const char *kname = desc ? "mm_desc_kt" : "mm_ptr_kt";
+            /* the descriptors carry mm_desc_kt's blocks; mm_ptr_kt takes them as constants */
+            if (desc)
+                snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", kname, g[3], g[4]);
+            else
+                snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d -D BM=%d -D BN=%d "
+                         "-D BK=%d", kname, g[3], g[4], g[0], g[1], g[2]);
+            TlKernel *k = kernel(opts);
+            for (size_t d = 0; d < 2; d++)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                    fp8_case(k, desc, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], g, d ? "e5m2" : "e4m3");
+            tl_kernel_destroy(k);
+        }
+    for (int desc = 1; desc >= 0 && dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA; desc--)
+        for (size_t d = 0; d < 2; d++) {
+            const char *kname = desc ? "mm_desc_kt" : "mm_ptr_kt";
+            const char *want = d ? "k32.f32.e5m2.e5m2" : "k32.f32.e4m3.e4m3";
+            int total, have = ptx_count(kname, want, &total);
+            char name[128];
+            snprintf(name, sizeof name, "fp8 %s: %s variants wgmma from rings on sm_90 only", kname, d ? "e5m2" : "e4m3");
+            ex_result(name, hopper ? have > 0 : have == 0, "%d of %d variants hold %s", have, total, want);
+        }
+}
+
 static double time_ms(Mm *m, int reps) {
     for (int i = 0; i < 3; i++)
         if (tl_launch_async(m->k, m->grid, m->args, m->nargs) != TL_SUCCESS)
@@ -584,6 +701,7 @@ int main(void) {
             return 3;
         }
         correctness(false); /* TL_INTERPRET=1: the same checks on the interpreter (slow) */
+        fp8(false);
         auto_tma(false);
         unbounded(false);
         return finish();
@@ -604,6 +722,7 @@ int main(void) {
     bool hopper = major == 9 && minor == 0;
     printf("compute capability %d.%d: %s\n", major, minor, hopper ? "TMA expected" : "no TMA expected");
     correctness(hopper);
+    fp8(hopper);
     auto_tma(hopper);
     unbounded(hopper);
     const char *t = getenv("TL_TMA_TIMING");
