@@ -43,6 +43,7 @@ bool ptx_arch_has(const PtxArch *a, ArchFeature f) {
     switch (f) {
     case ARCH_AMPERE: return a->sm >= 80;
     case ARCH_MMA_FP8: return a->sm == 89 || a->sm / 10 == 12;
+    case ARCH_FP8_CVT: return a->sm >= 89;
     case ARCH_HOPPER: return a->sm >= 90;
     case ARCH_WGMMA: return !strcmp(a->name, "sm_90a");
     }

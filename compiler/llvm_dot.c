@@ -285,14 +285,6 @@ static void mma_call(Lower *L, const Mma *m, LLVMValueRef *a, LLVMValueRef *b, L
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
 
-/* An fp8 element as fp16 (exact): e5m2 is fp16's top byte. */
-static LLVMValueRef fp8_to_f16(Lower *L, LLVMValueRef x, DType dt) {
-    if (dt != DT_F8E5)
-        return llvm_cast(L, x, dt, DT_F16);
-    LLVMValueRef h = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, x, L->t_i16, ""), LLVMConstInt(L->t_i16, 8, 0), "");
-    return LLVMBuildBitCast(L->b, h, L->t_f16, "");
-}
-
 /* The operand registers of one fragment (nslots 32-bit registers) of src,
  * whose elements are of type dt. */
 static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMValueRef *src, DType dt,
@@ -300,8 +292,10 @@ static void fragment(Lower *L, const Mma *m, const int *regs, int nslots, LLVMVa
     for (int s = 0; s < nslots; s++) {
         LLVMValueRef x[4];
         for (int j = 0; j < m->kw; j++)
-            x[j] = m->fp8_f16 ? fp8_to_f16(L, src[regs[s * m->kw + j]], dt) : src[regs[s * m->kw + j]];
-        if (lo)
+            x[j] = src[regs[s * m->kw + j]];
+        if (m->fp8_f16) /* kw 2: the pair widened at once (llvm_fp8.c) */
+            out[s] = llvm_fp8x2_to_f16x2(L, x[0], x[1], dt);
+        else if (lo)
             split_tf32(L, x[0], &out[s], &lo[s]);
         else
             out[s] = pack32(L, m, x);

@@ -173,6 +173,9 @@ bool llvm_link_libraries(Lower *L);
 
 /* ---- llvm_fp8.c: fp8 (an i8 in registers) <-> fp32, exactly as fp8.c ---- */
 LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt);
+LLVMValueRef llvm_fp8_to_f16(Lower *L, LLVMValueRef v, DType dt);
+/* Two fp8 codes as one f16x2 register (i32, lo in the low half): an mma.sync fragment's */
+LLVMValueRef llvm_fp8x2_to_f16x2(Lower *L, LLVMValueRef lo, LLVMValueRef hi, DType dt);
 LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt);
 LLVMValueRef llvm_asm(Lower *L, const char *text, const char *cons, LLVMTypeRef rt, LLVMValueRef *args, int n,
                       bool pure);

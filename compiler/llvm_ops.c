@@ -228,6 +228,8 @@ LLVMValueRef llvm_cast(Lower *L, LLVMValueRef v, DType from, DType to) {
     LLVMTypeRef tt = llvm_type(L, to);
     if (from == to)
         return v;
+    if (dt_is_fp8(from) && to == DT_F16)
+        return llvm_fp8_to_f16(L, v, from);
     if (dt_is_fp8(from)) /* exactly through fp32 */
         return llvm_cast(L, llvm_fp8_to_f32(L, v, from), DT_F32, to);
     if (dt_is_fp8(to)) /* one rounding from fp32 (sema refuses fp64; ints past 2^24 saturate anyway) */

@@ -228,8 +228,12 @@ def main_run(mode, out_path):
         b = torch.randn(s, s, device=dev, dtype=torch.float16).to(dt)
         ref = torch.matmul(a.to(torch.float16), b.to(torch.float16))
         bt = b.T.contiguous()  # the tutorial's kernels take B as (N, K)
-        variants = [("naive", lambda: t09.matmul(a, b)),
-                    ("persistent", lambda: t09.matmul_persistent(a, b)),
+        # the pointer kernels' B: fp16 row-major (K, N), as these rows always ran; fp8 as the tutorial's own
+        # bench passes it, bt.T (K-major), since Triton gives an 8-bit B stored along N no pipelined load
+        # (it transposes it in registers each iteration: "poor performance is expected", AccelerateMatmul)
+        bp = b if dt == torch.float16 else bt.T
+        variants = [("naive", lambda: t09.matmul(a, bp)),
+                    ("persistent", lambda: t09.matmul_persistent(a, bp)),
                     ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
                     ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
         if dt == torch.float16 and getattr(t09, "cublas", None) is not None:
@@ -238,7 +242,7 @@ def main_run(mode, out_path):
                 lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
         for label, fn in variants:
             row(f"t09 {label} {name} {s}", fn, lambda o: relerr(o, ref), 2 * s ** 3, "TFLOP/s")
-        del a, b, bt, ref
+        del a, b, bt, bp, ref
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
 
 
