@@ -16,7 +16,8 @@
  * that normal's encoding too. Codes above the largest finite one (fp8e5's
  * infinity, fp8e4nv's NaN, or past the top binade) saturate.
  *
- * fp8 -> fp16 (and so fp32) is one instruction or none where it can be:
+ * On sm_89+ fp32 -> e4m3 / e5m2 is cvt.rn.satfinite, the same rounding in
+ * one instruction; fp8 -> fp16 (and so fp32) is one instruction or none where it can be:
  * e5m2 is fp16's top byte on every arch (infinities, NaNs, subnormals
  * included), and sm_89+ widens two e4m3 codes at once (cvt.rn.f16x2.e4m3x2,
  * as Triton does on Hopper): the same values as the bit path, in a dozenth of
@@ -92,8 +93,16 @@ LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt) {
 }
 
 LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt) {
-    const Fp8Format *f = fp8_format(dt);
     LLVMBuilderRef b = L->b;
+    if ((dt == DT_F8E4NV || dt == DT_F8E5) && ptx_arch_has(L->arch, ARCH_FP8_CVT)) {
+        /* sm_89+: the same rounding in one instruction (Triton's on Hopper):
+         * to nearest even, saturating to the largest finite magnitude, NaN
+         * to 0x7F; the code of b (here both) lands in the low byte */
+        const char *t = dt == DT_F8E5 ? "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $1;"
+                                      : "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $1;";
+        return LLVMBuildTrunc(b, llvm_asm(L, t, "=h,f", L->t_i16, &v, 1, true), L->t_i8, "");
+    }
+    const Fp8Format *f = fp8_format(dt);
     uint32_t sh = (uint32_t)(23 - f->mbits);
     LLVMValueRef u = LLVMBuildBitCast(b, v, L->t_i32, "");
     LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, u, c32(L, 24), ""), c32(L, 0x80), "");
