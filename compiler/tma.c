@@ -4,7 +4,7 @@
  * Requires: laid-out, verified IR (after the layout pass, before pipeline),
  *           sm_90a, and a function marked auto_tma (the C API's default;
  *           tlc's --auto-tma on).
- * Ensures:  a 2-D fp16 / bf16 load at the top level of a `for` body that
+ * Ensures:  a 2-D fp16 / bf16 / e4m3 / e5m2 load (wgmma's ring types) at the top level of a `for` body that
  *           feeds a dot (load -> convert_layout -> dot, or load -> trans ->
  *           convert_layout -> dot B), with no `other` or a zero one, whose
  *           pointers the pass proves to be, for each element (i, j) of its
@@ -630,8 +630,10 @@ static bool starts_at_zero(const Tma *T, const Poly *p, const Inst *L) {
 static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
     Function *f = T->f;
     Type t = vt(T, ld->results[0]);
-    if (t.rank != 2 || (t.dtype != DT_F16 && t.dtype != DT_BF16) || t.shape[0] > 256 ||
-        !arch_tma_swizzle(2, t.shape[1]) || (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
+    int eb = dt_bits(t.dtype) / 8; /* the types of wgmma's rings: 16-bit and fp8 */
+    bool ring = t.dtype == DT_F16 || t.dtype == DT_BF16 || t.dtype == DT_F8E4NV || t.dtype == DT_F8E5;
+    if (t.rank != 2 || !ring || t.shape[0] > 256 || !arch_tma_swizzle(eb, t.shape[1]) ||
+        (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
         return false;
     const Form *P = eval(T, ld->args[0]);
     int64_t one = 0;
@@ -640,9 +642,9 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         one != 1 || P->k[0].n != 1 || (!poly_is_const(&P->k[0], &sc) && (P->k[0].t[0].x || P->k[0].t[0].c != 1)))
         return false;
     int S = sc ? 0 : P->k[0].t[0].y;
-    if (sc ? sc < 1 || sc > INT32_MAX || (sc * 2) % 16
+    if (sc ? sc < 1 || sc > INT32_MAX || (sc * eb) % 16
            : !is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
-                 (f->params[S - 1].divisibility * 2) % 16)
+                 (f->params[S - 1].divisibility * eb) % 16)
         return false; /* a row stride TMA takes: a multiple of 16 bytes */
     *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = sc ? (int32_t)-sc : S};
     if (!split_rows(&P->s, S, sc, &pf->r, &pf->c))
