@@ -35,8 +35,9 @@ typedef enum ArchFeature {
                     * upcasts, so there (and on sm_80) the operands become fp16 for m16n8k16, as
                     * Triton's mmav2SupportsFp8Operands / decomposeMixedModeDotOp do; read by
                     * the layout pass (the operands' k_width) and the lowering (llvm_dot.c) */
-    ARCH_FP8_CVT,  /* sm_89 and newer: cvt.rn.f16x2.{e4m3x2,e5m2x2}, the exact fp8 -> fp16 widening
-                    * of two codes at once (Triton's Fp8E4M3Nv_to_Fp16 on Hopper) */
+    ARCH_FP8_CVT,  /* sm_89 and newer: cvt between fp8 and fp16 / fp32 (cvt.rn.f16x2.e4m3x2, two
+                    * codes widened exactly at once; cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32), as
+                    * Triton converts on Hopper; read by llvm_fp8.c */
     ARCH_HOPPER,   /* sm_90: TMA (cp.async.bulk), stmatrix, clusters, bf16 atomics */
     ARCH_WGMMA,    /* sm_90a only: wgmma, setmaxnreg */
 } ArchFeature;
