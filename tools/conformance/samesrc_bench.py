@@ -235,6 +235,7 @@ def main_run(mode, out_path):
         variants = [("naive", lambda: t09.matmul(a, bp)),
                     ("persistent", lambda: t09.matmul_persistent(a, bp)),
                     ("tma_persistent ws=0", lambda: t09.matmul_tma_persistent(a, bt, False)),
+                    ("descriptor_persistent ws=0", lambda: t09.matmul_descriptor_persistent(a, bt, False)),
                     ("descriptor_persistent ws=1", lambda: t09.matmul_descriptor_persistent(a, bt, True))]
         if dt == torch.float16 and getattr(t09, "cublas", None) is not None:
             c_lt = torch.empty((s, s), device=dev, dtype=torch.float16)
