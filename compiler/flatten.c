@@ -239,7 +239,7 @@ static int nest_shape(Function *f, Inst *L, int max_shared) {
     for (int i = 0; i < Bi->ninsts; i++)
         if (Bi->insts[i]->op == IR_LOAD)
             ring += block_bytes(f->values[Bi->insts[i]->results[0]].type);
-    int extra = L->attr.warp_spec > 0 || (L->attr.warp_spec == 0 && f->warp_spec > 0);
+    int extra = ir_warp_spec_on(f, I->attr.warp_spec ? I->attr.warp_spec : L->attr.warp_spec); /* the flat loop's */
     if (ring * (S + extra) + stored_bytes(f, Bo->insts + at + 1, Bo->ninsts - at - 1) > max_shared)
         return -1;
     return at;

@@ -266,6 +266,8 @@ void ir_module_add(Module *m, Function *f) {
     m->funcs = fs;
 }
 
+bool ir_warp_spec_on(const Function *f, int ws) { return ws ? ws > 0 : f->warp_spec; }
+
 bool ir_is_zero(const Function *f, ValueId v) {
     const Inst *def = f->values[v].def;
     /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */

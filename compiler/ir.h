@@ -461,6 +461,9 @@ void ir_dce_loop(Function *f, Inst *loop);
 /* Helpers of the passes that rewrite IR (ir.c): */
 /* Is v all zeros (a const, or a splat, broadcast, cast or convert of one)? */
 bool ir_is_zero(const Function *f, ValueId v);
+/* Does a loop whose warp_specialize attribute is ws (1, -1, 0: unset) want a
+ * producer warpgroup: its own flag, else the function's (--warp-specialize)? */
+bool ir_warp_spec_on(const Function *f, int ws);
 /* uses[v] += the operands in b and its regions that are v. */
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */

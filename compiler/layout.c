@@ -431,16 +431,48 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps) {
     return true;
 }
 
-/* The row-major index (strides) of the element register r of thread
- * (lane, warp) holds in tm, moved by `shift` along dim `axis`. */
-static int64_t held_index(const ThreadMap *tm, int lane, int warp, int r, const int64_t *strides, int axis,
-                          int64_t shift) {
+/* The element register r of thread (lane, warp) holds in tm, as a linear
+ * index with coefficients coef. */
+static int64_t elem_linear(const ThreadMap *tm, int lane, int warp, int r, const int64_t *coef) {
     int32_t i[IR_MAX_RANK];
     layout_elem_index(tm, lane, warp, r, i);
-    int64_t lin = shift * strides[axis];
+    int64_t lin = 0;
     for (int k = 0; k < tm->rank; k++)
-        lin += i[k] * strides[k];
+        lin += i[k] * coef[k];
     return lin;
+}
+
+bool layout_rename_plan(const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int64_t base, int num_warps,
+                        int *plan) {
+    int64_t numel = 1, strides[IR_MAX_RANK];
+    for (int k = src->rank - 1; k >= 0; k--)
+        strides[k] = numel, numel *= src->shape[k];
+    int *slot = malloc(sizeof(int) * (size_t)numel);
+    if (!slot)
+        return false;
+    for (int64_t i = 0; i < numel; i++)
+        slot[i] = -1;
+    for (int r = 0; r < dst->nregs; r++)
+        plan[r] = -1;
+    bool ok = true;
+    for (int t = 0; t < 32 * num_warps && ok; t++) {
+        int lane = t % 32, warp = t / 32;
+        for (int r = src->nregs - 1; r >= 0; r--) /* the lowest register wins */
+            slot[elem_linear(src, lane, warp, r, strides)] = r;
+        for (int r = 0; r < dst->nregs && ok; r++) {
+            int64_t lin = elem_linear(dst, lane, warp, r, coef) + base;
+            if (lin < 0 || lin >= numel || slot[lin] < 0)
+                ok = false;
+            else if (plan[r] < 0)
+                plan[r] = slot[lin];
+            else if (plan[r] != slot[lin] && elem_linear(src, lane, warp, plan[r], strides) != lin)
+                ok = false;
+        }
+        for (int r = 0; r < src->nregs; r++)
+            slot[elem_linear(src, lane, warp, r, strides)] = -1;
+    }
+    free(slot);
+    return ok;
 }
 
 bool layout_extract_renames(const Function *f, int li, Type src, Type res, int axis, int64_t start, int num_warps) {
@@ -450,31 +482,8 @@ bool layout_extract_renames(const Function *f, int li, Type src, Type res, int a
     int64_t strides[IR_MAX_RANK], acc = 1;
     for (int k = src.rank - 1; k >= 0; k--)
         strides[k] = acc, acc *= src.shape[k];
-    /* As llvm.c's rename_plan decides: for each result register one source
-     * register, the same in every thread, holding its element. */
-    int *slot = malloc(sizeof(int) * (size_t)acc), *plan = malloc(sizeof(int) * (size_t)(d->nregs ? d->nregs : 1));
-    bool ok = slot && plan;
-    for (int64_t i = 0; ok && i < acc; i++)
-        slot[i] = -1;
-    for (int r = 0; ok && r < d->nregs; r++)
-        plan[r] = -1;
-    for (int w = 0; w < num_warps && ok; w++)
-        for (int l = 0; l < 32 && ok; l++) {
-            for (int r = s->nregs - 1; r >= 0; r--) /* the lowest register wins */
-                slot[held_index(s, l, w, r, strides, axis, 0)] = r;
-            for (int r = 0; r < d->nregs && ok; r++) {
-                int64_t lin = held_index(d, l, w, r, strides, axis, start);
-                if (slot[lin] < 0)
-                    ok = false;
-                else if (plan[r] < 0)
-                    plan[r] = slot[lin];
-                else if (plan[r] != slot[lin] && held_index(s, l, w, plan[r], strides, axis, 0) != lin)
-                    ok = false;
-            }
-            for (int r = 0; r < s->nregs; r++)
-                slot[held_index(s, l, w, r, strides, axis, 0)] = -1;
-        }
-    free(slot);
+    int *plan = malloc(sizeof(int) * (size_t)(d->nregs ? d->nregs : 1));
+    bool ok = plan && layout_rename_plan(s, d, strides, start * strides[axis], num_warps, plan);
     free(plan);
     return ok;
 }

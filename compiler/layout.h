@@ -156,6 +156,12 @@ bool layout_same_map(const Function *f, int a, int b, Type t, int num_warps);
  * in a register of the same thread in src: the extract renames registers,
  * it moves nothing (an MMA accumulator's column halves: tl.split). */
 bool layout_extract_renames(const Function *f, int li, Type src, Type res, int axis, int64_t start, int num_warps);
+/* For each register of dst, a register of src holding the same element in
+ * every thread (elements numbered row-major over src's shape; dst's at
+ * coef . index + base): plan[r]; false when some register has none. The one
+ * rule for renaming instead of moving (llvm_move, the extract op). */
+bool layout_rename_plan(const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int64_t base, int num_warps,
+                        int *plan);
 /* A block staged row-major in shared memory for a layout move gets padded
  * rows (by at most 16 bytes a row: llvm.c's smem_pad) when a row of `last`
  * elements of `bytes` each spans the 32 banks a whole number of times; the

@@ -234,19 +234,6 @@ LLVMValueRef llvm_owner(Lower *L, const ThreadMap *tm, int r) {
     return c;
 }
 
-/* Compile-time twin of llvm_index: the element register r of thread
- * (lane, warp) holds, as a linear index with coefficients coef. */
-static int64_t ct_linear(const ThreadMap *tm, int lane, int warp, int r, const int64_t *coef) {
-    int64_t lin = 0;
-    for (int d = 0; d < tm->rank; d++) {
-        const typeof(tm->dim[0]) *p = &tm->dim[d];
-        int64_t base = (int64_t)((lane / (p->ldiv ? p->ldiv : 1)) % (p->lmod ? p->lmod : 1)) * p->lmul +
-                       (int64_t)((warp / (p->wdiv ? p->wdiv : 1)) % (p->wmod ? p->wmod : 1)) * p->wmul;
-        lin += ((base + tm->reg_off[r][d]) & (tm->shape[d] - 1)) * coef[d];
-    }
-    return lin;
-}
-
 /* ---- shared memory and moving values between thread maps ---- */
 
 /* The op's scratch is the area smem_alloc_pass gave it; barrier_pass put a
@@ -274,43 +261,6 @@ LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t
         p = LLVMBuildGEP2(L->b, L->t_i8, p, &o, 1, "");
     }
     return LLVMBuildGEP2(L->b, elty, p, &idx, 1, "");
-}
-
-/* For each destination register, a source register holding the same element
- * in every thread; false when there is none for some register. */
-static bool rename_plan(Lower *L, const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int64_t base,
-                        int *plan) {
-    int64_t numel = 1, strides[IR_MAX_RANK];
-    for (int d = 0; d < src->rank; d++)
-        numel *= src->shape[d];
-    llvm_row_major(src->rank, src->shape, strides);
-    int *slot = malloc(sizeof(int) * (size_t)numel);
-    if (!slot)
-        return false;
-    for (int64_t i = 0; i < numel; i++)
-        slot[i] = -1;
-    for (int r = 0; r < dst->nregs; r++)
-        plan[r] = -1;
-    bool ok = true;
-    int nthreads = 32 * L->f->num_warps;
-    for (int t = 0; t < nthreads && ok; t++) {
-        int lane = t % 32, warp = t / 32;
-        for (int r = src->nregs - 1; r >= 0; r--) /* the lowest register wins */
-            slot[ct_linear(src, lane, warp, r, strides)] = r;
-        for (int r = 0; r < dst->nregs && ok; r++) {
-            int64_t lin = ct_linear(dst, lane, warp, r, coef) + base;
-            if (slot[lin] < 0)
-                ok = false;
-            else if (plan[r] < 0)
-                plan[r] = slot[lin];
-            else if (plan[r] != slot[lin] && ct_linear(src, lane, warp, plan[r], strides) != lin)
-                ok = false;
-        }
-        for (int r = 0; r < src->nregs; r++)
-            slot[ct_linear(src, lane, warp, r, strides)] = -1;
-    }
-    free(slot);
-    return ok;
 }
 
 /* The scratch copy of a block is row-major. Registers r..r+v-1 move as one
@@ -415,7 +365,7 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
 void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt, const ThreadMap *dst,
                   LLVMValueRef *dregs, const int64_t *coef, int64_t base, Span sp) {
     int *plan = malloc(sizeof(int) * (size_t)(dst->nregs ? dst->nregs : 1));
-    if (plan && rename_plan(L, src, dst, coef, base, plan)) {
+    if (plan && layout_rename_plan(src, dst, coef, base, L->f->num_warps, plan)) {
         for (int r = 0; r < dst->nregs; r++)
             dregs[r] = sregs[plan[r]];
         free(plan);

@@ -1109,7 +1109,6 @@ static void wg_asm_keep(Lower *L, const char *text, LLVMValueRef *regs, int n, L
 
 static void wg_asm(Lower *L, const char *text, LLVMValueRef *regs, int n) { wg_asm_keep(L, text, regs, n, NULL, 0); }
 
-/* The stages of the ring a wgmma operand's view comes from (0: unknown). */
 /* The ring (local_alloc) a view of one of its slots, read as it is or
  * transposed, comes from; NULL if none. */
 static const Inst *ring_of_view(const Function *f, ValueId view) {
@@ -1120,6 +1119,7 @@ static const Inst *ring_of_view(const Function *f, ValueId view) {
     return al && al->op == IR_LOCAL_ALLOC ? al : NULL;
 }
 
+/* The stages of the ring a wgmma operand's view comes from (0: unknown). */
 static int ring_stages(const Function *f, ValueId op) {
     const Inst *ld = f->values[op].def;
     const Inst *al = ld && ld->nargs ? ring_of_view(f, ld->args[0]) : NULL;
@@ -1186,8 +1186,7 @@ static bool wgmma_keeps_one(Lower *L, Inst *in) {
     bool yields = false;
     for (int a = 0; y && a < y->nargs; a++)
         yields |= y->args[a] == r;
-    int slots = ring_stages(f, in->args[0]) < ring_stages(f, in->args[1]) ? ring_stages(f, in->args[0])
-                                                                           : ring_stages(f, in->args[1]);
+    int sa = ring_stages(f, in->args[0]), sb = ring_stages(f, in->args[1]), slots = sa < sb ? sa : sb;
     return yields && only_waits_besides(L, r, y) && !f->values[wgmma_acc(f, in->args[2], &z)].def &&
            (slots >= 3 || (slots == 2 && refills_after(L, in)));
 }

@@ -201,7 +201,7 @@ static bool plan(Ws *W, const ValueId *coords, int n) {
  * of the body, 4 or 8 consumer warps (one or two warpgroups), and the
  * function's one producer not given to another loop already? */
 static bool wanted(const Function *f, const Inst *loop) {
-    bool on = loop->attr.warp_spec ? loop->attr.warp_spec > 0 : f->warp_spec;
+    bool on = ir_warp_spec_on(f, loop->attr.warp_spec);
     bool top = false, other = false;
     for (int i = 0; i < f->body->ninsts; i++) {
         const Inst *in = f->body->insts[i];
