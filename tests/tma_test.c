@@ -125,7 +125,7 @@ static void mm_free(Mm *m) {
 }
 
 /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto, mm_auto_le, mm_ptr given TMA (its wrapped tiles) */
-enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE, WRAPPED };
+enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE, WRAPPED, WHERE };
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -496,7 +496,7 @@ static double time_ms(Mm *m, int reps) {
 /* mm_auto: plain pointer tiles, masked at the tensors' bounds, which the
  * tma pass proves to be TMA boxes: on sm_90a every variant's PTX must copy
  * them with cp.async.bulk.tensor (the launch encoding the maps), correct at
- * ragged sizes; K = 0 (a bound below 1: no map) runs the variant without
+ * ragged sizes (and mm_ptr's wrapped, mm_where's clamped tiles likewise); K = 0 (a bound below 1: no map) runs the variant without
  * them, and a kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
 static void auto_tma(bool hopper) {
     static const Cfg cfgs[] = {
@@ -506,6 +506,8 @@ static void auto_tma(bool hopper) {
         {128, 256, 64, 8, 3, WRAPPED, false}, /* mm_ptr: tutorial 03's wrapped rows, grouped order */
         {64, 64, 32, 4, 4, WRAPPED, false},
         {128, 128, 64, 4, 3, WRAPPED, true},
+        {128, 256, 64, 8, 3, WHERE, false}, /* mm_where: tutorial 09's clamped rows, grouped order */
+        {64, 64, 32, 4, 4, WHERE, false},
     };
     static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {33, 17, 0}};
     static const TlDType dts[] = {TL_F16, TL_BF16};
@@ -514,8 +516,9 @@ static void auto_tma(bool hopper) {
         const Cfg *g = &cfgs[c];
         char opts[128];
         snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s%s",
-                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : "mm_auto", g->BM, g->BN, g->BK,
-                 g->warps, g->stages, g->kind == WRAPPED ? " -D GROUP_M=4" : "", g->no_ws ? " --warp-specialize off" : "");
+                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : g->kind == WHERE ? "mm_where" : "mm_auto",
+                 g->BM, g->BN, g->BK, g->warps, g->stages, g->kind >= WRAPPED ? " -D GROUP_M=4" : "",
+                 g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -525,7 +528,8 @@ static void auto_tma(bool hopper) {
                 char name[160], why[256] = "";
                 snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
                          dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
-                         g->no_ws ? " no-ws" : "", g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : "");
+                         g->no_ws ? " no-ws" : "",
+                         g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : g->kind == WHERE ? " where" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS)
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -542,11 +546,11 @@ static void auto_tma(bool hopper) {
     /* mm_ptr's 1x1x1 variants (N specialised to 1) keep cp.async too: B's
      * wrapped columns need N >= 2 (tma.c, starts_at_zero), and a loop gets
      * TMA only where all its rings do */
-    static const char *const names[] = {"mm_auto", "mm_ptr"};
-    int ncfg[2] = {0, 0};
+    static const char *const names[] = {"mm_auto", "mm_ptr", "mm_where"};
+    int ncfg[3] = {0, 0, 0};
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
-        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED;
-    for (int i = 0; i < 2; i++) {
+        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED, ncfg[2] += cfgs[c].kind == WHERE;
+    for (int i = 0; i < 3; i++) {
         int total, have = ptx_count(names[i], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
         int fallbacks = 2 * ncfg[i] * (i ? 2 : 1);
         char what[96];
