@@ -45,6 +45,11 @@
  *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
  *           local_store, then a local_load wgmma reads as an address),
  *           where two stages still fit beside it.
+ *           An e4m3 / e5m2 dot of the loop whose B is stored along N (an
+ *           [K, N] tile, N contiguous) keeps B's ring as an mma.sync's and
+ *           becomes a wgmma all the same: each iteration reads the tile into
+ *           registers and stores it K-major into a staging #nvmma buffer
+ *           the dot reads, waiting for its group at once (restage_b).
  *           On sm_90a, an e4m3 / e5m2 dot of the function's body (outside
  *           loops) becomes wgmma too, its A and B stored to #nvmma buffers
  *           (B transposed: K-major) and read back as descriptors
