@@ -45,6 +45,11 @@
  *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
  *           local_store, then a local_load wgmma reads as an address),
  *           where two stages still fit beside it.
+ *           An e4m3 / e5m2 dot of the loop whose B is stored along N (an
+ *           [K, N] tile, N contiguous) keeps B's ring as an mma.sync's and
+ *           becomes a wgmma all the same: each iteration reads the tile into
+ *           registers and stores it K-major into a staging #nvmma buffer
+ *           the dot reads, waiting for its group at once (restage_b).
  *           On sm_90a, an e4m3 / e5m2 dot of the function's body (outside
  *           loops) becomes wgmma too, its A and B stored to #nvmma buffers
  *           (B transposed: K-major) and read back as descriptors
@@ -623,7 +628,7 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
  * every dot a ring feeds. Marks the candidates' swizzles, puts the dots in
  * wg[] (at most MAX_WG) and returns how many. */
 enum { MAX_WG = 4 };
-static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
+static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg, int *restage) {
     Function *f = P->f;
     int nw = f->num_warps ? f->num_warps : 4, nwg = 0;
     if (!P->wgmma || (nw != 4 && nw != 8))
@@ -649,23 +654,28 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg) {
         /* each ring's swizzle: of its contiguous dim; A must be K-major (B
          * too for 8 bits: stored along K and read as loaded, or stored along
          * N of an [N, K] tile read through a trans) */
-        int sws[2] = {-1, 0};
+        int sws[2] = {-1, 0}, rs = 0;
         bool ok = true;
         for (int k = ia < 0; k < 2; k++) {
             const Cand *c = &cs[k ? ib : ia];
             const Layout *ll = &f->layouts[f->values[c->load->results[0]].layout];
             Type lt = vtype(P, c->load->results[0]);
-            bool col = ring_colmajor(P, c);
+            bool col = ring_colmajor(P, c), kmajor = k ? col != (c->trans[ub] != NULL) : !col;
+            /* an 8-bit B stored along N (read as loaded, one use): its ring
+             * stays as an mma.sync's, and each iteration stores the tile
+             * K-major into a staging buffer wgmma reads (restage_b) */
+            if (f8 && k && !kmajor && !col && !c->trans[ub] && c->nuse == 1)
+                rs = arch_tma_swizzle(1, K);
             ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]) &&
-                 (!f8 || !k || col != (c->trans[ub] != NULL));
+                 (!f8 || !k || kmajor || rs);
             sws[k] = ok ? arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[col ? 0 : 1]) : 0;
         }
-        int sa = sws[0], sb = sws[1];
-        if (!ok || !sa || !sb)
+        int sa = sws[0], sb = rs ? 0 : sws[1];
+        if (!ok || !sa || !(sb || rs))
             continue;
         if (nwg == MAX_WG)
             return 0;
-        sw[nwg][0] = sa, sw[nwg][1] = sb, ci[nwg][0] = ia, ci[nwg][1] = ib;
+        sw[nwg][0] = sa, sw[nwg][1] = sb, ci[nwg][0] = ia, ci[nwg][1] = ib, restage[nwg] = rs;
         wg[nwg++] = d;
     }
     /* the accumulators' layouts become v3 everywhere: no other dot of this
@@ -938,6 +948,7 @@ typedef struct Plan {
     Inst *wg[MAX_WG];
     int nwg, ntma;
     int64_t per_stage, scratch, staged[MAX_WG];
+    int restage[MAX_WG]; /* fp8 B stored along N: its staging buffer's swizzle (restage_b), else 0 */
     int S, R, D, extra;
     bool ws;   /* left to a producer warpgroup (warpspec.c): no copies ahead */
     bool late; /* the copies after the wgmma dot, into the slot it retired (plan_late) */
@@ -1017,7 +1028,7 @@ static bool plan_operands(Pipe *P, Block *B, Plan *pl) {
     Cand *cs = pl->cs;
     for (int i = 0; i < pl->n; i++)
         cs[i].nvmma = 0;
-    pl->nwg = wgmma_dots(P, B, cs, pl->n, pl->wg);
+    pl->nwg = wgmma_dots(P, B, cs, pl->n, pl->wg, pl->restage);
     for (;;) {
         int n = pl->n;
         for (int i = 0; i < n; i++)
@@ -1103,6 +1114,8 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
         nstaged += pl->staged[w];
     }
     pl->scratch += nstaged;
+    for (int w = 0; w < pl->nwg; w++) /* restage_b's buffers, 8-bit */
+        pl->scratch += pl->restage[w] ? (ir_numel(vtype(P, pl->wg[w]->args[1])) + 127) & ~127 : 0;
     while (S >= 2 && pl->per_stage * (S + pl->extra) + pl->scratch > P->max_shared)
         S--;
     if (S < 2 && pl->extra && 2 * pl->per_stage + pl->scratch <= P->max_shared)
@@ -1400,6 +1413,36 @@ static void emit_yield(Pipe *P, Inst *loop, Plan *pl, const ValueId idx[3], int 
     y->args = yargs, y->nargs = ya;
 }
 
+/* An e4m3 / e5m2 dot's B stored along N (wgmma_dots' restage): wgmma reads
+ * 8-bit operands K-major only, so each iteration reads the tile from its
+ * ring (filled as an mma.sync's) into registers, in the layout it was
+ * loaded in, and stores it K-major into a staging #nvmma buffer allocated
+ * before the loop, as fp8_wgmma stages a dot outside loops; the dot reads
+ * that. Triton stores such a B from the registers of a plain load, with no
+ * pipelining ("poor performance is expected"); here its copies still run
+ * ahead. The buffer is no ring, so the dot waits for its group at once
+ * (llvm_dot.c, wgmma_keeps_one), and the barrier pass orders the next
+ * iteration's store after every warp's read (smem.c: a dot reads its
+ * buffers where it is). */
+static void restage_b(Pipe *P, Block *parent, Inst *loop, Inst *d, int swizzle, int layout) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    Inst *ld = f->values[d->args[1]].def;
+    if (!ld || ld->op != IR_LOCAL_LOAD || index_of(B, ld) < 0)
+        return; /* cannot happen: read_stage made it */
+    int op = f->values[ld->results[0]].layout;
+    f->values[ld->results[0]].layout = layout;
+    Type t = vtype(P, ld->results[0]), bt = t;
+    bt.mem = IR_MEM_SHARED;
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = swizzle, .elem_bits = 8, .transposed = true};
+    Cursor top = {parent, index_of(parent, loop)};
+    Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), d->span);
+    al->attr.offset = -1;
+    Cursor c = {B, index_of(B, ld) + 1};
+    put(P, &c, IR_LOCAL_STORE, (ValueId[]){al->results[0], ld->results[0]}, 2, NULL, 0, d->span);
+    d->args[1] = put1(P, &c, IR_LOCAL_LOAD, &al->results[0], 1, t, op, d->span);
+}
+
 /* The old loads and converts go; the dots chosen become wgmma. */
 static void retire_loads(Pipe *P, Block *B, Plan *pl) {
     for (int i = 0; i < pl->n; i++) {
@@ -1434,6 +1477,11 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     }
     plan_ws(P, parent, loop, &pl);
     plan_late(P, &pl, S);
+    int rsl[MAX_WG] = {0}; /* a restaged B's layout as loaded */
+    for (int w = 0; w < pl.nwg; w++) {
+        int i = pl.restage[w] ? cand_of(pl.cs, pl.n, pl.wg[w]->args[1]) : -1;
+        rsl[w] = i >= 0 ? P->f->values[pl.cs[i].load->results[0]].layout : 0;
+    }
     ValueId bars = alloc_rings(P, parent, loop, &pl);
     if (pl.ws) {
         pl.D = 0; /* no prologue, nothing runs ahead: the producer will */
@@ -1452,6 +1500,9 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     emit_body(P, loop, &pl, ahead, idx, bars);
     emit_yield(P, loop, &pl, idx, nidx);
     retire_loads(P, B, &pl);
+    for (int w = 0; w < pl.nwg; w++)
+        if (rsl[w])
+            restage_b(P, parent, loop, pl.wg[w], pl.restage[w], rsl[w]);
     free(cur), free(ahead), plan_free(&pl);
     ir_dce_loop(P->f, loop);
 }

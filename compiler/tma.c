@@ -17,9 +17,10 @@
  *               integer parameter or a constant), and `r + i >= 0` or none;
  *             - unmasked: no term; its extent is TMA_UNBOUNDED, so the box
  *               reads every address the pointers form (seed 000's kernel);
- *             - wrapped: the index is `(r + i) % R` and no term (tutorial
- *               03 as written); its extent is R, so where r + i >= R TMA
- *               reads zeros and the pointers rows from the top, which is
+ *             - wrapped: the index is `(r + i) % R` (tutorial 03 as
+ *               written) or `where(r + i < R, r + i, 0)` (tutorial 09's
+ *               matmul) and no term; its extent is R, so where r + i >= R
+ *               TMA reads zeros and the pointers rows from the top, which is
  *               correct when nothing made from those rows is kept
  *               (wrap_dropped: they reach only stores whose masks drop them);
  *           and whose start r (or c) is >= 0: proved, stated by a `>= 0`
@@ -330,9 +331,13 @@ static Form compute(Tma *T, ValueId v) {
             r.ok = true;
             return r;
         }
-        for (int k = 1; k < b->nargs; k++)
+        for (int k = 1; k < b->nargs && !r.ok; k++)
             if (b->args[k] == v)
-                return carried(T, v, L, k - 1);
+                r = carried(T, v, L, k - 1);
+        /* a scalar the loop sets otherwise (a flattened loop's tile start,
+         * chosen by an `if` once a tile) is an atom, as any scalar */
+        if (!r.ok && scalar && ints)
+            r = (Form){.ok = true, .s = poly_atom(v)};
         return r;
     }
     const Form *a = in->nargs > 0 && in->args[0] < T->n0 ? eval(T, in->args[0]) : NULL;
@@ -399,6 +404,20 @@ static Form compute(Tma *T, ValueId v) {
             !b->k[1].n && !a->k[1 - d].n && poly_is_const(&a->k[d], &one) && one == 1) {
             r = *a;
             r.w = (Wrap){.axis = d + 1, .start = a->s, .mod = b->s};
+        }
+        break;
+    }
+    case IR_SELECT: { /* where(x < R, x, 0): x clamped, read as a wrap (below) */
+        const Inst *c = f->values[in->args[0]].def;
+        const Form *x = eval(T, in->args[1]), *z = eval(T, in->args[2]), *R = c ? eval(T, c->args[1]) : NULL;
+        int64_t zero = 1, one = 0;
+        int d = x->k[0].n ? 0 : 1;
+        if (c && c->op == IR_CMP && c->attr.pred == CMP_LT && c->args[0] == in->args[1] && x->ok && !x->ptr &&
+            !x->w.axis && !x->k[1 - d].n && poly_is_const(&x->k[d], &one) && one == 1 && z->ok && !z->ptr &&
+            !z->k[0].n && !z->k[1].n && poly_is_const(&z->s, &zero) && zero == 0 && R->ok && !R->ptr &&
+            !R->w.axis && !R->k[0].n && !R->k[1].n) {
+            r = *x;
+            r.w = (Wrap){.axis = d + 1, .start = x->s, .mod = R->s};
         }
         break;
     }

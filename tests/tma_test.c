@@ -125,7 +125,7 @@ static void mm_free(Mm *m) {
 }
 
 /* mm_ptr, mm_desc, mm_desc_store, mm_desc_kt, mm_auto, mm_auto_le, mm_ptr given TMA (its wrapped tiles) */
-enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE, WRAPPED };
+enum { PTR, DESC, DESC_STORE, DESC_KT, AUTO, AUTO_LE, WRAPPED, WHERE };
 
 /* The launch of mm_desc / mm_desc_store (BM x BK, BK x BN, BM x BN blocks) or mm_ptr on m. */
 static void mm_args(Mm *m, TlKernel *k, int kind, int BM, int BN, int BK) {
@@ -382,12 +382,16 @@ static TlBuffer *fp8_matrix(TlDType dt, int rows, int cols, int ld, double **val
 }
 
 /* C (fp16, M x N) = A (M x K) @ B, B given as B^T (N x K), by mm_desc_kt
- * (TMA) or mm_ptr_kt (cp.async); a K-long sum of quarters, exact before C's
- * rounding to fp16. */
-static void fp8_case(TlKernel *k, bool desc, TlDType dt, int M, int N, int K, const int *g, const char *label) {
-    int ld = round_up(K ? K : 1, 16), ldc = round_up(N, 8);
+ * (TMA) or mm_ptr_kt (pointers), or as B (K x N, stored along N) by mm_ptr
+ * (FP8_NMAJOR: restaged K-major for wgmma, pipeline.c); a K-long sum of
+ * quarters, exact before C's rounding to fp16. */
+enum { FP8_DESC, FP8_PTR, FP8_NMAJOR };
+static void fp8_case(TlKernel *k, int kind, TlDType dt, int M, int N, int K, const int *g, const char *label) {
+    bool desc = kind == FP8_DESC, nmaj = kind == FP8_NMAJOR;
+    int ld = round_up(K ? K : 1, 16), ldb = nmaj ? round_up(N, 16) : ld, ldc = round_up(N, 8);
     double *a, *bt;
-    TlBuffer *ba = fp8_matrix(dt, M, K, ld, &a), *bb = fp8_matrix(dt, N, K, ld, &bt);
+    TlBuffer *ba = fp8_matrix(dt, M, K, ld, &a),
+             *bb = nmaj ? fp8_matrix(dt, K, N, ldb, &bt) : fp8_matrix(dt, N, K, ld, &bt);
     uint16_t *p = malloc((size_t)M * (size_t)ldc * 2);
     for (size_t i = 0; i < (size_t)M * (size_t)ldc; i++)
         p[i] = 0x7e00;
@@ -403,12 +407,12 @@ static void fp8_case(TlKernel *k, bool desc, TlDType dt, int M, int N, int K, co
     } else {
         args[n++] = tl_arg_buffer(ba), args[n++] = tl_arg_buffer(bb), args[n++] = tl_arg_buffer(bc);
         args[n++] = tl_arg_i32(M), args[n++] = tl_arg_i32(N), args[n++] = tl_arg_i32(K);
-        args[n++] = tl_arg_i32(ld), args[n++] = tl_arg_i32(ld), args[n++] = tl_arg_i32(ldc);
+        args[n++] = tl_arg_i32(ld), args[n++] = tl_arg_i32(ldb), args[n++] = tl_arg_i32(ldc);
     }
     unsigned grid[3] = {(unsigned)(ex_cdiv((size_t)M, (size_t)g[0]) * ex_cdiv((size_t)N, (size_t)g[1])), 1, 1};
     char name[160];
-    snprintf(name, sizeof name, "fp8 %s %s %dx%dx%d blocks %dx%dx%d w%d s%d", label, desc ? "desc" : "ptr", M, N, K,
-             g[0], g[1], g[2], g[3], g[4]);
+    snprintf(name, sizeof name, "fp8 %s %s %dx%dx%d blocks %dx%dx%d w%d s%d", label,
+             desc ? "desc" : nmaj ? "ptr B along N" : "ptr", M, N, K, g[0], g[1], g[2], g[3], g[4]);
     TlStatus st = tl_launch(k, grid, args, n);
     if (st != TL_SUCCESS) {
         ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -420,7 +424,7 @@ static void fp8_case(TlKernel *k, bool desc, TlDType dt, int M, int N, int K, co
             for (size_t j = 0; j < (size_t)N; j++) {
                 double acc = 0;
                 for (size_t kk = 0; kk < (size_t)K; kk++)
-                    acc += a[i * (size_t)K + kk] * bt[j * (size_t)K + kk];
+                    acc += a[i * (size_t)K + kk] * (nmaj ? bt[kk * (size_t)N + j] : bt[j * (size_t)K + kk]);
                 want[i * (size_t)N + j] = ex_h2f(ex_f2h((float)acc));
                 got[i * (size_t)N + j] = ex_h2f(p[i * (size_t)ldc + j]);
             }
@@ -438,30 +442,31 @@ static void fp8(bool hopper) {
     static const int cfgs[][5] = {{128, 128, 64, 4, 3}, {128, 256, 128, 8, 3}, {64, 64, 64, 4, 4}, {128, 64, 128, 8, 2}};
     static const int sizes[][3] = {{257, 131, 80}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}};
     static const TlDType dts[] = {TL_F8E4M3, TL_F8E5M2};
-    for (int desc = 1; desc >= 0; desc--)
+    static const char *const knames[] = {"mm_desc_kt", "mm_ptr_kt", "mm_ptr"};
+    for (int kind = FP8_DESC; kind <= FP8_NMAJOR; kind++)
         for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
             const int *g = cfgs[c];
             char opts[160];
-            const char *kname = desc ? "mm_desc_kt" : "mm_ptr_kt";
-            /* the descriptors carry mm_desc_kt's blocks; mm_ptr_kt takes them as constants */
-            if (desc)
-                snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", kname, g[3], g[4]);
+            /* the descriptors carry mm_desc_kt's blocks; the pointer kernels take them as constants */
+            if (kind == FP8_DESC)
+                snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d", knames[kind],
+                         g[3], g[4]);
             else
                 snprintf(opts, sizeof opts, "--kernel %s -D GROUP_M=4 --num-warps %d --num-stages %d -D BM=%d -D BN=%d "
-                         "-D BK=%d", kname, g[3], g[4], g[0], g[1], g[2]);
+                         "-D BK=%d", knames[kind], g[3], g[4], g[0], g[1], g[2]);
             TlKernel *k = kernel(opts);
             for (size_t d = 0; d < 2; d++)
                 for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-                    fp8_case(k, desc, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], g, d ? "e5m2" : "e4m3");
+                    fp8_case(k, kind, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], g, d ? "e5m2" : "e4m3");
             tl_kernel_destroy(k);
         }
-    for (int desc = 1; desc >= 0 && dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA; desc--)
+    for (int kind = FP8_DESC; kind <= FP8_NMAJOR && dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA; kind++)
         for (size_t d = 0; d < 2; d++) {
-            const char *kname = desc ? "mm_desc_kt" : "mm_ptr_kt";
+            const char *kname = knames[kind];
             const char *want = d ? "k32.f32.e5m2.e5m2" : "k32.f32.e4m3.e4m3";
             int total, have = ptx_count(kname, want, &total);
             char name[128];
-            snprintf(name, sizeof name, "fp8 %s: %s variants wgmma from rings on sm_90 only", kname, d ? "e5m2" : "e4m3");
+            snprintf(name, sizeof name, "fp8 %s: %s variants wgmma on sm_90 only", kname, d ? "e5m2" : "e4m3");
             ex_result(name, hopper ? have > 0 : have == 0, "%d of %d variants hold %s", have, total, want);
         }
 }
@@ -496,7 +501,7 @@ static double time_ms(Mm *m, int reps) {
 /* mm_auto: plain pointer tiles, masked at the tensors' bounds, which the
  * tma pass proves to be TMA boxes: on sm_90a every variant's PTX must copy
  * them with cp.async.bulk.tensor (the launch encoding the maps), correct at
- * ragged sizes; K = 0 (a bound below 1: no map) runs the variant without
+ * ragged sizes (and mm_ptr's wrapped, mm_where's clamped tiles likewise); K = 0 (a bound below 1: no map) runs the variant without
  * them, and a kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
 static void auto_tma(bool hopper) {
     static const Cfg cfgs[] = {
@@ -506,6 +511,8 @@ static void auto_tma(bool hopper) {
         {128, 256, 64, 8, 3, WRAPPED, false}, /* mm_ptr: tutorial 03's wrapped rows, grouped order */
         {64, 64, 32, 4, 4, WRAPPED, false},
         {128, 128, 64, 4, 3, WRAPPED, true},
+        {128, 256, 64, 8, 3, WHERE, false}, /* mm_where: tutorial 09's clamped rows, grouped order */
+        {64, 64, 32, 4, 4, WHERE, false},
     };
     static const int sizes[][3] = {{257, 131, 67}, {1, 1, 1}, {97, 389, 1031}, {192, 128, 96}, {33, 17, 0}};
     static const TlDType dts[] = {TL_F16, TL_BF16};
@@ -514,8 +521,9 @@ static void auto_tma(bool hopper) {
         const Cfg *g = &cfgs[c];
         char opts[128];
         snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s%s",
-                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : "mm_auto", g->BM, g->BN, g->BK,
-                 g->warps, g->stages, g->kind == WRAPPED ? " -D GROUP_M=4" : "", g->no_ws ? " --warp-specialize off" : "");
+                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : g->kind == WHERE ? "mm_where" : "mm_auto",
+                 g->BM, g->BN, g->BK, g->warps, g->stages, g->kind >= WRAPPED ? " -D GROUP_M=4" : "",
+                 g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -525,7 +533,8 @@ static void auto_tma(bool hopper) {
                 char name[160], why[256] = "";
                 snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
                          dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
-                         g->no_ws ? " no-ws" : "", g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : "");
+                         g->no_ws ? " no-ws" : "",
+                         g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : g->kind == WHERE ? " where" : "");
                 TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
                 if (st != TL_SUCCESS)
                     ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -542,11 +551,11 @@ static void auto_tma(bool hopper) {
     /* mm_ptr's 1x1x1 variants (N specialised to 1) keep cp.async too: B's
      * wrapped columns need N >= 2 (tma.c, starts_at_zero), and a loop gets
      * TMA only where all its rings do */
-    static const char *const names[] = {"mm_auto", "mm_ptr"};
-    int ncfg[2] = {0, 0};
+    static const char *const names[] = {"mm_auto", "mm_ptr", "mm_where"};
+    int ncfg[3] = {0, 0, 0};
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
-        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED;
-    for (int i = 0; i < 2; i++) {
+        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED, ncfg[2] += cfgs[c].kind == WHERE;
+    for (int i = 0; i < 3; i++) {
         int total, have = ptx_count(names[i], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
         int fallbacks = 2 * ncfg[i] * (i ? 2 : 1);
         char what[96];
