@@ -1128,22 +1128,29 @@ static int ring_stages(const Function *f, ValueId op) {
 
 /* Are the copies of the dot's block into its rings all after it (the
  * pipeliner's plan_late), so that they refill the slot its wait_group 1
- * has just retired? */
+ * has just retired? None at all is no: a producer warpgroup fills the rings
+ * of a consumer loop, and of two slots (ws_hold 1) the consumers release
+ * their own slot right after the dot, which must have waited for it. */
 static bool refills_after(Lower *L, const Inst *in) {
     const Function *f = L->f;
     const Block *b = L->def_block[in->results[0]];
     const Inst *la = f->values[in->args[0]].def, *lb = f->values[in->args[1]].def;
     const Inst *ra = la && la->op == IR_LOCAL_LOAD ? ring_of_view(f, la->args[0]) : NULL;
     const Inst *rb = lb && lb->op == IR_LOCAL_LOAD ? ring_of_view(f, lb->args[0]) : NULL;
-    for (int i = 0; b && i < b->ninsts && b->insts[i] != in; i++) {
+    bool after = false, seen = false;
+    for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *x = b->insts[i];
+        after |= x == in;
         if ((x->op == IR_ASYNC_COPY || x->op == IR_TMA_LOAD) && x->nargs) {
             const Inst *r = ring_of_view(f, x->args[0]);
-            if (r && (r == ra || r == rb))
-                return false;
+            if (r && (r == ra || r == rb)) {
+                if (!after)
+                    return false;
+                seen = true;
+            }
         }
     }
-    return b != NULL;
+    return seen;
 }
 
 /* The accumulator a wgmma dot chains on, and the condition under which it
