@@ -508,6 +508,21 @@ static double time_ms(Mm *m, int reps) {
     return t[reps / 2];
 }
 
+/* One launch of a pointer-tile kernel (mm_auto and its kin: maps from the
+ * launch) at size mnk, every element of C checked. */
+static void auto_case(TlKernel *k, TlDType dt, const int *mnk, int BM, int BN, int BK, const char *name) {
+    Mm m;
+    char why[256] = "";
+    mm_setup(&m, dt, mnk[0], mnk[1], mnk[2], true, false);
+    mm_args(&m, k, AUTO, BM, BN, BK);
+    TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
+    if (st != TL_SUCCESS)
+        ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+    else
+        ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
+    mm_free(&m);
+}
+
 /* mm_auto: plain pointer tiles, masked at the tensors' bounds, which the
  * tma pass proves to be TMA boxes: on sm_90a every variant's PTX must copy
  * them with cp.async.bulk.tensor (the launch encoding the maps), correct at
@@ -537,20 +552,12 @@ static void auto_tma(bool hopper) {
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                Mm m;
-                mm_setup(&m, dts[d], sizes[s][0], sizes[s][1], sizes[s][2], true, false);
-                mm_args(&m, k, AUTO, g->BM, g->BN, g->BK);
-                char name[160], why[256] = "";
+                char name[160];
                 snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
-                         dts[d] == TL_F16 ? "fp16" : "bf16", m.M, m.N, m.K, g->BM, g->BN, g->BK, g->warps, g->stages,
-                         g->no_ws ? " no-ws" : "",
+                         dts[d] == TL_F16 ? "fp16" : "bf16", sizes[s][0], sizes[s][1], sizes[s][2], g->BM, g->BN, g->BK,
+                         g->warps, g->stages, g->no_ws ? " no-ws" : "",
                          g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : g->kind == WHERE ? " where" : "");
-                TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
-                if (st != TL_SUCCESS)
-                    ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
-                else
-                    ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
-                mm_free(&m);
+                auto_case(k, dts[d], sizes[s], g->BM, g->BN, g->BK, name);
             }
         tl_kernel_destroy(k);
     }
@@ -594,18 +601,10 @@ static void long_k(void) {
                  g[1], g[2], g[3], g[4]);
         TlKernel *k = kernel(opts);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            Mm m;
-            mm_setup(&m, TL_F16, sizes[s][0], sizes[s][1], sizes[s][2], true, false);
-            mm_args(&m, k, AUTO, g[0], g[1], g[2]);
-            char name[128], why[256] = "";
-            snprintf(name, sizeof name, "long K fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", m.M, m.N, m.K, g[0], g[1], g[2],
-                     g[3], g[4]);
-            TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
-            if (st != TL_SUCCESS)
-                ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
-            else
-                ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
-            mm_free(&m);
+            char name[128];
+            snprintf(name, sizeof name, "long K fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", sizes[s][0], sizes[s][1],
+                     sizes[s][2], g[0], g[1], g[2], g[3], g[4]);
+            auto_case(k, TL_F16, sizes[s], g[0], g[1], g[2], name);
         }
         tl_kernel_destroy(k);
     }
