@@ -60,6 +60,7 @@ bool dt_is_int(DType dt) { return dt >= DT_I1 && dt <= DT_U64; }
 bool dt_is_signed(DType dt) { return dt >= DT_I8 && dt <= DT_I64; }
 bool dt_is_float(DType dt) { return dt >= DT_F16 && dt <= DT_F64; }
 bool dt_is_fp8(DType dt) { return dt >= DT_F8E4NV && dt <= DT_F8E4B15; }
+bool dt_is_nv_fp8(DType dt) { return dt == DT_F8E4NV || dt == DT_F8E5; }
 bool dt_is_fp(DType dt) { return dt_is_float(dt) || dt_is_fp8(dt); }
 
 int dt_bits(DType dt) {

@@ -77,6 +77,8 @@ bool dt_is_int(DType dt);      /* includes i1 and unsigned */
 bool dt_is_signed(DType dt);   /* i8..i64 (i1 counts as unsigned) */
 bool dt_is_float(DType dt);     /* f16, bf16, f32, f64: not the fp8 types */
 bool dt_is_fp8(DType dt);
+/* e4m3 (fp8e4nv) or e5m2: the fp8 formats NVIDIA's instructions take (mma, wgmma, cvt) */
+bool dt_is_nv_fp8(DType dt);
 bool dt_is_fp(DType dt);        /* any floating type, fp8 included: values are doubles (const, interpreter) */
 int dt_bits(DType dt);         /* 1, 8, 16, 32, 64; pointers 64; fp8 8 */
 const char *dt_name(DType dt); /* "i32", "f16", "bf16", "ptr" ... */

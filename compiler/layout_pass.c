@@ -368,7 +368,7 @@ static int mma_k_width(Pass *P, Inst *dot) {
         return 0;
     DType a = vtype(P, dot->args[0]).dtype, b = vtype(P, dot->args[1]).dtype;
     DType c = vtype(P, dot->results[0]).dtype;
-    if ((a == DT_F8E4NV || a == DT_F8E5) && (b == DT_F8E4NV || b == DT_F8E5)) {
+    if (dt_is_nv_fp8(a) && dt_is_nv_fp8(b)) {
         if (ptx_arch_has(P->arch, ARCH_MMA_FP8) && c == DT_F32)
             return 4; /* m16n8k32 e4m3/e5m2 */
         return c == DT_F32 || c == DT_F16 ? 2 : 0; /* converted to fp16 for m16n8k16 */

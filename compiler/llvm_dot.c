@@ -59,7 +59,7 @@ static bool pick_instr(Lower *L, Inst *in, Mma *m) {
     DType at = dtype_of(L, in->args[0]), bt = dtype_of(L, in->args[1]), ct = dtype_of(L, in->args[2]);
     if (!ptx_arch_has(L->arch, ARCH_AMPERE))
         return false;
-    if ((at == DT_F8E4NV || at == DT_F8E5) && (bt == DT_F8E4NV || bt == DT_F8E5)) {
+    if (dt_is_nv_fp8(at) && dt_is_nv_fp8(bt)) {
         if (ptx_arch_has(L->arch, ARCH_MMA_FP8) && ct == DT_F32) { /* the int8 fragments, e4m3 / e5m2 bits */
             static const char *const names[2][2] = {
                 {"m16n8k32.row.col.f32.e4m3.e4m3.f32", "m16n8k32.row.col.f32.e4m3.e5m2.f32"},
@@ -1381,7 +1381,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
     int repm = M / (16 * nw), per = N / 2;
     /* fp8 (pipeline.c's fp8_wgmma): k32 steps of the same 32 bytes, both
      * operands K-major in shared memory (no transposes of 8-bit operands) */
-    bool fp8 = (dt == DT_F8E4NV || dt == DT_F8E5) && (dtb == DT_F8E4NV || dtb == DT_F8E5);
+    bool fp8 = dt_is_nv_fp8(dt) && dt_is_nv_fp8(dtb);
     int esz = fp8 ? 1 : 2, ks = 32 / esz; /* element bytes, K per instruction */
     if ((!rs && (nla->kind != LAYOUT_NVMMA || nla->transposed || !nla->swizzle)) || nlb->kind != LAYOUT_NVMMA ||
         (!fp8 && ((dt != DT_F16 && dt != DT_BF16) || dtb != dt)) || (fp8 && (rs || !nlb->transposed)) ||

@@ -94,7 +94,7 @@ LLVMValueRef llvm_fp8_to_f32(Lower *L, LLVMValueRef v, DType dt) {
 
 LLVMValueRef llvm_f32_to_fp8(Lower *L, LLVMValueRef v, DType dt) {
     LLVMBuilderRef b = L->b;
-    if ((dt == DT_F8E4NV || dt == DT_F8E5) && ptx_arch_has(L->arch, ARCH_FP8_CVT)) {
+    if (dt_is_nv_fp8(dt) && ptx_arch_has(L->arch, ARCH_FP8_CVT)) {
         /* sm_89+: the same rounding in one instruction (Triton's on Hopper):
          * to nearest even, saturating to the largest finite magnitude, NaN
          * to 0x7F; the code of b (here both) lands in the low byte */

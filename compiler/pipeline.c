@@ -585,10 +585,8 @@ static int64_t region_scratch(const Function *f, const Block *b) {
 }
 
 /* The NVMMA swizzle (128, 64, 32 bytes) of a ring whose rows hold `elems`
- * 16-bit elements; 0: none fits. TMA's tensor maps use the same (arch.h). */
-static int nvmma_swizzle(int elems) { return arch_tma_swizzle(2, elems); }
-
-static bool is_fp8(DType dt) { return dt == DT_F8E4NV || dt == DT_F8E5; }
+ * elements of type dt; 0: none fits. TMA's tensor maps use the same (arch.h). */
+static int nvmma_swizzle(DType dt, int elems) { return arch_tma_swizzle(dt_bits(dt) / 8, elems); }
 
 /* The candidate whose use *u (when u is not NULL) gives dot operand v, or -1. */
 static int cand_use(Cand *cs, int n, ValueId v, int *u) {
@@ -644,7 +642,7 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg, int *restag
         /* 8-bit operands (k32 steps) must both come from rings, K-major:
          * wgmma transposes only 16-bit ones (Triton's MMAv3 too) */
         bool f16 = ta.dtype == tb.dtype && (ta.dtype == DT_F16 || ta.dtype == DT_BF16);
-        bool f8 = is_fp8(ta.dtype) && is_fp8(tb.dtype);
+        bool f8 = dt_is_nv_fp8(ta.dtype) && dt_is_nv_fp8(tb.dtype);
         if (ib < 0 || !(f16 || f8) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 ||
             f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && (f8 || !wgmma_reg_a(f, d->args[0], rl))))
             continue;
@@ -665,10 +663,10 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg, int *restag
              * stays as an mma.sync's, and each iteration stores the tile
              * K-major into a staging buffer wgmma reads (restage_b) */
             if (f8 && k && !kmajor && !col && !c->trans[ub] && c->nuse == 1)
-                rs = arch_tma_swizzle(1, K);
+                rs = nvmma_swizzle(tb.dtype, K);
             ok = ok && ll->kind == LAYOUT_BLOCKED && lt.rank == 2 && (k || !col) && (k || !c->trans[ua]) &&
                  (!f8 || !k || kmajor || rs);
-            sws[k] = ok ? arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[col ? 0 : 1]) : 0;
+            sws[k] = ok ? nvmma_swizzle(lt.dtype, lt.shape[col ? 0 : 1]) : 0;
         }
         int sa = sws[0], sb = rs ? 0 : sws[1];
         if (!ok || !sa || !(sb || rs))
@@ -840,7 +838,7 @@ static int64_t staged_a_bytes(Pipe *P, Block *B, Cand *cs, int n, const Inst *d)
     ValueId a = d->args[0];
     Type t = vtype(P, a);
     if (cand_of(cs, n, a) >= 0 || a >= P->n0 || !P->home[a] || P->home[a] == B || !P->f->values[a].def ||
-        P->f->layouts[P->f->values[a].layout].kind != LAYOUT_DOT_OPERAND || !nvmma_swizzle(t.shape[1]))
+        P->f->layouts[P->f->values[a].layout].kind != LAYOUT_DOT_OPERAND || !nvmma_swizzle(t.dtype, t.shape[1]))
         return 0;
     return (ir_numel(t) * (dt_bits(t.dtype) / 8) + 127) & ~127;
 }
@@ -856,7 +854,7 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     ValueId src = cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : a;
     Type t = vtype(P, a), bt = t;
     bt.mem = IR_MEM_SHARED;
-    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.shape[1]), .elem_bits = 16};
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.dtype, t.shape[1]), .elem_bits = dt_bits(t.dtype)};
     Inst *al = put(P, c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), sp);
     al->attr.offset = -1;
     put(P, c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, sp);
@@ -884,8 +882,7 @@ static bool fp8_wgmma_dot(Pipe *P, const Block *B, const Inst *d, int *sa, int *
         return false;
     Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
     int rl = f->values[d->results[0]].layout;
-    bool f8a = ta.dtype == DT_F8E4NV || ta.dtype == DT_F8E5, f8b = tb.dtype == DT_F8E4NV || tb.dtype == DT_F8E5;
-    if (!f8a || !f8b || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA ||
+    if (!dt_is_nv_fp8(ta.dtype) || !dt_is_nv_fp8(tb.dtype) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA ||
         layout_is_wgmma(f, rl))
         return false;
     int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
@@ -899,7 +896,7 @@ static bool fp8_wgmma_dot(Pipe *P, const Block *B, const Inst *d, int *sa, int *
             (t.rank != 2 || t.shape[0] % (16 * nw) || t.shape[1] % 8))
             return false;
     }
-    *sa = arch_tma_swizzle(1, K), *sb = *sa;
+    *sa = nvmma_swizzle(ta.dtype, K), *sb = *sa;
     return *sa > 0;
 }
 
@@ -1038,7 +1035,7 @@ static bool plan_operands(Pipe *P, Block *B, Plan *pl) {
         for (int i = 0; i < n; i++) {
             Cand *c = &cs[i];
             Type lt = vtype(P, c->load->results[0]);
-            if (c->tile && (!c->nvmma || ring_colmajor(P, c) || c->nvmma != arch_tma_swizzle(dt_bits(lt.dtype) / 8, lt.shape[1])))
+            if (c->tile && (!c->nvmma || ring_colmajor(P, c) || c->nvmma != nvmma_swizzle(lt.dtype, lt.shape[1])))
                 c->tile = NULL;
             if (!c->tile && !c->cp_ok) {
                 cs[i--] = cs[--n];

@@ -303,6 +303,19 @@ static Form carried(Tma *T, ValueId v, const Inst *L, int k) {
     return init;
 }
 
+/* x (an index along one axis, start + i) read modulo R (the same
+ * everywhere): *r is x's form with the wrap, or stays as it is when x or R
+ * is not of that shape. */
+static void wrapped(const Form *x, const Form *R, Form *r) {
+    int64_t one = 0;
+    int d = x->k[0].n ? 0 : 1;
+    if (x->ok && R->ok && !x->ptr && !R->ptr && !x->w.axis && !R->w.axis && !R->k[0].n && !R->k[1].n &&
+        !x->k[1 - d].n && poly_is_const(&x->k[d], &one) && one == 1) {
+        *r = *x;
+        r->w = (Wrap){.axis = d + 1, .start = x->s, .mod = R->s};
+    }
+}
+
 /* The form of v, from its definition. */
 static Form compute(Tma *T, ValueId v) {
     Function *f = T->f;
@@ -393,28 +406,17 @@ static Form compute(Tma *T, ValueId v) {
                        poly_mul(&r.k[1], &u->s, &o->k[1]);
         }
         break;
-    case IR_REM: { /* (start + idx) % mod along one axis: the form without the %, and the wrap */
-        int64_t one = 0;
-        int d = a && a->k[0].n ? 0 : 1;
-        if (a && b && a->ok && b->ok && !a->ptr && !b->ptr && !a->w.axis && !b->w.axis && !b->k[0].n &&
-            !b->k[1].n && !a->k[1 - d].n && poly_is_const(&a->k[d], &one) && one == 1) {
-            r = *a;
-            r.w = (Wrap){.axis = d + 1, .start = a->s, .mod = b->s};
-        }
+    case IR_REM: /* (start + idx) % mod along one axis: the form without the %, and the wrap */
+        if (a && b)
+            wrapped(a, b, &r);
         break;
-    }
-    case IR_SELECT: { /* where(x < R, x, 0): x clamped, read as a wrap (below) */
+    case IR_SELECT: { /* where(x < R, x, 0): x clamped, read as a wrap as x % R is */
         const Inst *c = f->values[in->args[0]].def;
-        const Form *x = eval(T, in->args[1]), *z = eval(T, in->args[2]), *R = c ? eval(T, c->args[1]) : NULL;
-        int64_t zero = 1, one = 0;
-        int d = x->k[0].n ? 0 : 1;
-        if (c && c->op == IR_CMP && c->attr.pred == CMP_LT && c->args[0] == in->args[1] && x->ok && !x->ptr &&
-            !x->w.axis && !x->k[1 - d].n && poly_is_const(&x->k[d], &one) && one == 1 && z->ok && !z->ptr &&
-            !z->k[0].n && !z->k[1].n && poly_is_const(&z->s, &zero) && zero == 0 && R->ok && !R->ptr &&
-            !R->w.axis && !R->k[0].n && !R->k[1].n) {
-            r = *x;
-            r.w = (Wrap){.axis = d + 1, .start = x->s, .mod = R->s};
-        }
+        const Form *z = eval(T, in->args[2]);
+        int64_t zero = 1;
+        if (c && c->op == IR_CMP && c->attr.pred == CMP_LT && c->args[0] == in->args[1] && z->ok && !z->ptr &&
+            !z->k[0].n && !z->k[1].n && poly_is_const(&z->s, &zero) && zero == 0)
+            wrapped(eval(T, in->args[1]), eval(T, c->args[1]), &r);
         break;
     }
     default:
@@ -646,7 +648,7 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
     Function *f = T->f;
     Type t = vt(T, ld->results[0]);
     int eb = dt_bits(t.dtype) / 8; /* the types of wgmma's rings: 16-bit and fp8 */
-    bool ring = t.dtype == DT_F16 || t.dtype == DT_BF16 || t.dtype == DT_F8E4NV || t.dtype == DT_F8E5;
+    bool ring = t.dtype == DT_F16 || t.dtype == DT_BF16 || dt_is_nv_fp8(t.dtype);
     if (t.rank != 2 || !ring || t.shape[0] > 256 || !arch_tma_swizzle(eb, t.shape[1]) ||
         (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
         return false;
