@@ -344,9 +344,13 @@ static Form compute(Tma *T, ValueId v) {
             r.ok = true;
             return r;
         }
-        for (int k = 1; k < b->nargs; k++)
+        for (int k = 1; k < b->nargs && !r.ok; k++)
             if (b->args[k] == v)
-                return carried(T, v, L, k - 1);
+                r = carried(T, v, L, k - 1);
+        /* a scalar the loop sets otherwise (a flattened loop's tile start,
+         * chosen by an `if` once a tile) is an atom, as any scalar */
+        if (!r.ok && scalar && ints)
+            r = (Form){.ok = true, .s = poly_atom(v)};
         return r;
     }
     const Form *a = in->nargs > 0 && in->args[0] < T->n0 ? eval(T, in->args[0]) : NULL;
