@@ -97,7 +97,7 @@ static bool run_combine(Diag *d, Function *f, const PtxArch *t) {
 }
 
 static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
-    return flatten_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), t->max_shared);
+    return flatten_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), ptx_arch_has(t, ARCH_WGMMA), t->max_shared);
 }
 
 /* Before the layout pass: a dead value would need a layout nothing asks for. */

@@ -518,12 +518,22 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     return true;
 }
 
-static void walk(Function *f, Block *b, int max_shared) {
+/* Flatten this loop? As asked (flatten=True), or, on a target with tl's
+ * warp specialisation (wgmma), a loop nest asked to be warp-specialised:
+ * Triton turns flatten off there only because its Hopper warp
+ * specialisation cannot take a flattened loop; tl gives a producer one loop
+ * (warpspec.c) and without one the flat loop still prefetches the next
+ * tile's first K steps during this tile's epilogue, which the nest cannot. */
+static bool wants_flat(const Inst *in, bool wgmma) {
+    return in->op == IR_FOR && (in->attr.flatten || (wgmma && in->attr.warp_spec > 0));
+}
+
+static void walk(Function *f, Block *b, int max_shared, bool wgmma) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
-            walk(f, in->regions[r], max_shared);
-        if (in->op == IR_FOR && in->attr.flatten) {
+            walk(f, in->regions[r], max_shared, wgmma);
+        if (wants_flat(in, wgmma)) {
             int before = b->ninsts;
             if (flatten_loop(f, b, i, max_shared))
                 i += b->ninsts - before; /* past the trip counts and the if */
@@ -531,9 +541,9 @@ static void walk(Function *f, Block *b, int max_shared) {
     }
 }
 
-bool flatten_pass(Diag *d, Function *f, bool async_copy, int max_shared) {
+bool flatten_pass(Diag *d, Function *f, bool async_copy, bool wgmma, int max_shared) {
     (void)d;
     if (async_copy) /* only a pipelined loop gains from it */
-        walk(f, f->body, max_shared);
+        walk(f, f->body, max_shared, wgmma);
     return true;
 }

@@ -13,8 +13,9 @@ bool combine_pass(Diag *d, Function *f);
 
 /* flatten.c: a `for {flatten = true}` holding one loop becomes one loop over
  * both, its epilogue under an if (before the layout pass; only with
- * async_copy, the target's cp.async, where the pipeliner can use it). */
-bool flatten_pass(Diag *d, Function *f, bool async_copy, int max_shared);
+ * async_copy, the target's cp.async, where the pipeliner can use it; with
+ * wgmma also a `for {warp_specialize = true}` holding one loop). */
+bool flatten_pass(Diag *d, Function *f, bool async_copy, bool wgmma, int max_shared);
 
 /* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
  * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune (its
