@@ -183,8 +183,8 @@ static size_t pass_index(const char *name) {
 
 /* Does a loop of f wait for the warp-spec pass (the pipeliner's ws_hold)? */
 static bool ws_pending(const Function *f) {
-    for (int i = 0; i < f->body->ninsts; i++)
-        if (f->body->insts[i]->op == IR_FOR && f->body->insts[i]->attr.ws_hold)
+    for (const Inst *l = ir_ws_next(f, NULL); l; l = ir_ws_next(f, l))
+        if (l->attr.ws_hold)
             return true;
     return false;
 }

@@ -269,6 +269,44 @@ void ir_module_add(Module *m, Function *f) {
 
 bool ir_warp_spec_on(const Function *f, int ws) { return ws ? ws > 0 : f->warp_spec; }
 
+/* The then-branch of an if of the function's body: the one other place a
+ * producer's loop may stand (the producer, at the body's top, runs it only
+ * when the if's condition holds). */
+static Block *guarded(const Inst *in) { return in->op == IR_IF && in->nregions ? in->regions[0] : NULL; }
+
+Block *ir_ws_block(const Function *f, const Inst *loop, Inst **guard) {
+    *guard = NULL;
+    for (int i = 0; i < f->body->ninsts; i++) {
+        Inst *in = f->body->insts[i];
+        if (in == loop)
+            return f->body;
+        Block *t = guarded(in);
+        for (int k = 0; t && k < t->ninsts; k++)
+            if (t->insts[k] == loop) {
+                *guard = in;
+                return t;
+            }
+    }
+    return NULL;
+}
+
+Inst *ir_ws_next(const Function *f, const Inst *after) {
+    bool past = !after;
+    for (int i = 0; i < f->body->ninsts; i++) {
+        Inst *in = f->body->insts[i];
+        Block *t = guarded(in);
+        if (in->op == IR_FOR && past)
+            return in;
+        past |= in == after;
+        for (int k = 0; t && k < t->ninsts; k++) {
+            if (t->insts[k]->op == IR_FOR && past)
+                return t->insts[k];
+            past |= t->insts[k] == after;
+        }
+    }
+    return NULL;
+}
+
 bool ir_is_zero(const Function *f, ValueId v) {
     const Inst *def = f->values[v].def;
     /* through the ops that keep zero zero (sema makes other=0.0 for fp16 as cast(splat(0.0))) */

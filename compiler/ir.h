@@ -466,6 +466,14 @@ bool ir_is_zero(const Function *f, ValueId v);
 /* Does a loop whose warp_specialize attribute is ws (1, -1, 0: unset) want a
  * producer warpgroup: its own flag, else the function's (--warp-specialize)? */
 bool ir_warp_spec_on(const Function *f, int ws);
+/* Where a loop may get a producer warpgroup (pipeline.c, warpspec.c): in the
+ * function's body, or in the then-branch of an if there (flatten.c's
+ * versioning if, around a flat loop). The loop's block there, *guard the if
+ * (NULL in the body itself); NULL when the loop stands elsewhere. */
+Block *ir_ws_block(const Function *f, const Inst *loop, Inst **guard);
+/* The loops standing there, in program order: the first after `after`
+ * (NULL: the first of all), NULL past the last. */
+Inst *ir_ws_next(const Function *f, const Inst *after);
 /* uses[v] += the operands in b and its regions that are v. */
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */

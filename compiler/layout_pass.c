@@ -1391,10 +1391,9 @@ static bool dots_split_rows(const Function *f, const Block *b, int *ndots) {
 static int ws_consumer_warps(const Function *f, const PtxArch *arch) {
     if (f->num_warps != 4 || f->producer_warps || !ptx_arch_has(arch, ARCH_WGMMA))
         return f->num_warps;
-    for (int i = 0; i < f->body->ninsts; i++) {
-        const Inst *in = f->body->insts[i];
+    for (const Inst *in = ir_ws_next(f, NULL); in; in = ir_ws_next(f, in)) {
         int ndots = 0;
-        if (in->op == IR_FOR && in->attr.warp_spec > 0 && dots_split_rows(f, in->regions[0], &ndots) && ndots)
+        if (in->attr.warp_spec > 0 && dots_split_rows(f, in->regions[0], &ndots) && ndots)
             return 8;
     }
     return f->num_warps;

@@ -66,7 +66,8 @@
  *           index wraps. TMA zero-fills (or NaN-fills, as the map says) out
  *           of the tensor, which is the descriptor load's mask and other, so
  *           those and the pointers are not needed. Left to a producer
- *           warpgroup (a loop at the top of the body whose rings are all
+ *           warpgroup (a loop at the top of the body, or of the then-branch
+ *           of an if there (ir_ws_block), whose rings are all
  *           TMA's and feed its wgmma dots, where warpspec_loop_ok says the
  *           loop wants one and the producer can compute the coordinates,
  *           and the rings fit beside a ring of empty barriers from the
@@ -1140,26 +1141,40 @@ static void plan_late(Pipe *P, Plan *pl, int S) {
     pl->S = S, pl->R = S, pl->D = S - 1;
 }
 
+/* The most shared scratch an op of b before `end` needs (its regions'
+ * too); *rings when one of them allocates a buffer. */
+static int64_t scratch_before(const Function *f, const Block *b, const Inst *end, bool *rings) {
+    int64_t before = 0;
+    for (int i = 0; i < b->ninsts && b->insts[i] != end; i++) {
+        *rings |= b->insts[i]->op == IR_LOCAL_ALLOC;
+        int64_t sb = smem_scratch_bound(f, b->insts[i]);
+        for (int r = 0; r < b->insts[i]->nregions; r++) {
+            int64_t sr = region_scratch(f, b->insts[i]->regions[r]);
+            sb = sr > sb ? sr : sb;
+        }
+        before = sb > before ? sb : before;
+    }
+    return before;
+}
+
 /* Warp specialisation: when every ring is TMA's and feeds the wgmma dots,
  * the loop may be left to a producer warpgroup (warpspec.c decides whether
  * it is wanted and the producer can compute the coordinates). Its rings
  * then live from the kernel's start, with a second ring of barriers (the
  * empty ones, 8 bytes a slot), beside what the ops before the loop need
- * (and not beside an earlier loop's rings, for which no room was counted). */
+ * (the function's body's and, for a loop in an if's then-branch, those
+ * before it there; not beside an earlier loop's rings, for which no room
+ * was counted). */
 static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
     pl->ws = false;
-    if (!pl->nwg || pl->ntma != pl->n || parent != P->f->body)
+    Inst *guard;
+    if (!pl->nwg || pl->ntma != pl->n || ir_ws_block(P->f, loop, &guard) != parent)
         return;
-    int64_t before = 0;
     bool rings = false;
-    for (int i = 0; i < index_of(parent, loop); i++) {
-        rings |= parent->insts[i]->op == IR_LOCAL_ALLOC;
-        int64_t sb = smem_scratch_bound(P->f, parent->insts[i]);
-        for (int r = 0; r < parent->insts[i]->nregions; r++) {
-            int64_t sr = region_scratch(P->f, parent->insts[i]->regions[r]);
-            sb = sr > sb ? sr : sb;
-        }
-        before = sb > before ? sb : before;
+    int64_t before = scratch_before(P->f, P->f->body, guard ? guard : loop, &rings);
+    if (guard) {
+        int64_t bp = scratch_before(P->f, parent, loop, &rings);
+        before = bp > before ? bp : before;
     }
     ValueId coords[2 * MAX_LOADS];
     for (int i = 0; i < pl->n; i++)

@@ -288,7 +288,7 @@ typedef struct Alloc {
     int pos;
     int *def_pos, *last;   /* per value */
     ValueId *root;         /* per value: the local_alloc a buffer view comes from */
-    Inst **loop_of;        /* per value: outermost loop a use is in that the def is not (pending) */
+    Inst **loop_of;        /* per value: the last outermost loop a use is in that the def is not */
     int *loop_start;       /* per value: that loop's start */
     struct { Inst *in; int start, end; } *loops;
     int nloops, cap_loops;
@@ -328,11 +328,15 @@ static void use(Alloc *A, ValueId v, int p, const LoopCtx *lc) {
         return;
     if (p > A->last[b])
         A->last[b] = p;
-    for (const LoopCtx *l = lc; l; l = l->up) /* the outermost loop entered after the buffer was made */
-        if (l->start > A->def_pos[b] && (!A->loop_of[b] || l->start < A->loop_start[b])) {
-            A->loop_of[b] = l->in;
-            A->loop_start[b] = l->start;
-        }
+    const LoopCtx *outer = NULL; /* the outermost loop around this use entered after the buffer was made */
+    for (const LoopCtx *l = lc; l && l->start > A->def_pos[b]; l = l->up)
+        outer = l;
+    /* of two such loops the later (a producer's loop, then its consumers'):
+     * they are disjoint, so the later ends later */
+    if (outer && (!A->loop_of[b] || outer->start > A->loop_start[b])) {
+        A->loop_of[b] = outer->in;
+        A->loop_start[b] = outer->start;
+    }
 }
 
 static void walk(Alloc *A, Block *blk, const LoopCtx *lc) {

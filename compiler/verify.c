@@ -1039,10 +1039,11 @@ static void check_warp_spec_place(Verifier *V) {
     const Block *b = V->f->body;
     int n = 0;
     bool early = true;
+    for (const Inst *l = ir_ws_next(V->f, NULL); l; l = ir_ws_next(V->f, l))
+        if (l->attr.ws_hold && l->nregions && l->regions[0])
+            check_ws_hold(V, l);
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
-        if (in->op == IR_FOR && in->attr.ws_hold && in->nregions && in->regions[0])
-            check_ws_hold(V, in);
         if (in->op == IR_WARP_SPEC) {
             if (n++)
                 fail(V, in, "a function has at most one warp_specialize");
@@ -1160,8 +1161,10 @@ static void verify_inst(Verifier *V, const Inst *in, int depth) {
         for (int r = 0; r < in->nresults; r++)
             check_layout(V, in, in->results[r]);
     }
-    if (in->op == IR_FOR && in->attr.ws_hold && depth)
-        fail(V, in, "ws_hold marks only a loop of the function's body (its producer runs before everything)");
+    Inst *guard;
+    if (in->op == IR_FOR && in->attr.ws_hold && depth && !ir_ws_block(V->f, in, &guard))
+        fail(V, in, "ws_hold marks only a loop of the function's body or of an if's then-branch there (its "
+                    "producer runs before everything)");
     for (int r = 0; r < in->nregions && r < 2; r++) {
         if (!in->regions[r])
             continue;

@@ -2,8 +2,10 @@
  * TMA copies (Triton's AutomaticWarpSpecialization, for the one loop shape
  * the pipeliner hands over).
  *
- * Requires: the pipeliner's IR (pipeline.c). A loop of the function's body
- *           it left to a producer carries {ws_hold = H}: before it, its
+ * Requires: the pipeliner's IR (pipeline.c). A loop it left to a producer,
+ *           in the function's body or in the then-branch of an if there
+ *           (flatten.c's guard around a flat loop: ir_ws_block), carries
+ *           {ws_hold = H}: before it in its block, its
  *           rings (local_alloc of R slots, one per TMA-copied tile) and a
  *           ring of R full mbarriers (mbarrier_init; mbarrier_inval after
  *           the loop); in its body, iteration i copies into slot i mod R
@@ -16,7 +18,9 @@
  *           ring of empty mbarriers (num_warps arrivals) and a
  *           warp_specialize op of WS_WARPS warps (Function.producer_warps)
  *           whose producer recomputes what the copies' coordinates need
- *           from before the loop, then runs the loop's iterations itself:
+ *           from before the loop (a guarded loop's: the guard's condition
+ *           too, its upper bound the lower where it is false), then runs
+ *           the loop's iterations itself:
  *           wait on the slot's empty barrier (parity starting at 1: a fresh
  *           mbarrier counts the phase before its first as complete, so the
  *           first round passes), then the slot's copies. The loop keeps its
@@ -32,11 +36,14 @@
  *
  * Which loops (warpspec_loop_ok, which the pipeliner asks before it builds
  * a loop's rings): its warp specialisation is wanted (tl.range's
- * warp_specialize, else Function.warp_spec), it stands in the function's
- * body, num_warps is 4 or 8, no other loop has a producer, and every value
- * the coordinates need is computed in the loop from its induction variable
- * and carried values, or before it in the function's body, by pure ops a
- * producer may hold (ir_producer_op: no load, dot, reduction or convert).
+ * warp_specialize, else Function.warp_spec), it stands where ir_ws_block
+ * allows, num_warps is 4 or 8, no other loop has a producer, and every
+ * value the coordinates (and a guard's condition) need is computed in the
+ * loop from its induction variable and carried values, or before it in the
+ * function's body or its own block, by pure ops a producer may hold
+ * (ir_producer_op: no load, dot, reduction or convert). A flat loop's next
+ * tile (flatten.c's pure if) is among them: its producer carries the tile's
+ * coordinates itself and fills the rings ahead across tiles.
  *
  * Algorithm: find the copies -> plan the producer (the coordinates' slice,
  * what it needs from before the loop) -> rings and barriers to the top, the
@@ -54,6 +61,8 @@ typedef struct Ws {
     Function *f;
     Inst *loop;
     Block *B;        /* the loop's body */
+    Block *P;        /* the block holding the loop: the function's body, or the then-branch of guard */
+    Inst *guard;     /* the if of the function's body whose then-branch holds the loop, or NULL */
     int n0;          /* values before the pass: the tables cover these */
     Block **home;    /* per value: the block defining it */
     uint8_t *mark;   /* per value: the producer computes it in its loop (the coordinates' slice) */
@@ -78,11 +87,12 @@ static void find_homes(Block *b, Block **home) {
 
 static bool ws_init(Ws *W, Function *f, Inst *loop) {
     *W = (Ws){.f = f, .loop = loop, .B = loop->regions[0], .n0 = f->nvalues};
+    W->P = ir_ws_block(f, loop, &W->guard);
     W->home = calloc((size_t)W->n0, sizeof *W->home);
     W->mark = calloc((size_t)W->n0, 1), W->pre = calloc((size_t)W->n0, 1);
     W->car = calloc((size_t)loop->nresults + 1, 1);
     W->map = calloc((size_t)W->n0, sizeof *W->map);
-    if (!W->home || !W->mark || !W->pre || !W->car || !W->map)
+    if (!W->home || !W->mark || !W->pre || !W->car || !W->map || !W->P)
         return false;
     find_homes(f->body, W->home);
     return true;
@@ -137,14 +147,20 @@ static void slice(Ws *W, ValueId v) {
                 slice(W, def->regions[r]->insts[i]->args[a]);
 }
 
+/* Is v computed before the loop where it stands: in the function's body
+ * or, for a loop in an if's then-branch, there? */
+static bool before_loop(const Ws *W, ValueId v) {
+    return v < W->n0 && (W->home[v] == W->f->body || W->home[v] == W->P);
+}
+
 /* Mark in pre what the producer must compute before its loop to have v:
- * parameters are there already; ops of the function's body must be ones it
- * may run. */
+ * parameters are there already; ops before the loop must be ones it may
+ * run. */
 static bool outside(Ws *W, ValueId v) {
     Function *f = W->f;
     if (v <= f->nparams || W->pre[v])
         return true;
-    if (v >= W->n0 || W->home[v] != f->body || !f->values[v].def)
+    if (!before_loop(W, v) || !f->values[v].def)
         return false;
     const Inst *def = f->values[v].def;
     if (def->nresults != 1 || def->op == IR_IF || !op_ok(def))
@@ -157,10 +173,10 @@ static bool outside(Ws *W, ValueId v) {
 }
 
 /* A value the producer reads: one of the loop's body is in the slice (or
- * local to a branch of an if there); one from the function's body must be
+ * local to a branch of an if there); one from before the loop must be
  * computable before the producer's loop. */
 static bool read_ok(Ws *W, ValueId v) {
-    return !(v <= W->f->nparams || (v < W->n0 && W->home[v] == W->f->body)) || outside(W, v);
+    return !(v <= W->f->nparams || before_loop(W, v)) || outside(W, v);
 }
 
 /* ... and every value op `in` of the slice (its regions too) reads. */
@@ -177,8 +193,8 @@ static bool reads_ok(Ws *W, const Inst *in) {
 
 /* The producer's program for coordinates coords[n] of the loop: the slice
  * (mark, car), what it reads from before the loop (pre), and that each op
- * is one it may run, the loop's bounds and the carried values' initial
- * values included. */
+ * is one it may run, the loop's bounds, the carried values' initial values
+ * and the guard's condition included. */
 static bool plan(Ws *W, const ValueId *coords, int n) {
     for (int i = 0; i < n; i++)
         slice(W, coords[i]);
@@ -194,21 +210,19 @@ static bool plan(Ws *W, const ValueId *coords, int n) {
         ok = outside(W, W->loop->args[a]);
     for (int k = 0; k < W->loop->nresults && ok; k++)
         ok = !W->car[k] || outside(W, W->loop->args[3 + k]);
-    return ok;
+    return ok && (!W->guard || outside(W, W->guard->args[0]));
 }
 
-/* Is the loop's warp specialisation wanted, and may it have it: at the top
- * of the body, 4 or 8 consumer warps (one or two warpgroups), and the
+/* Is the loop's warp specialisation wanted, and may it have it: where
+ * ir_ws_block allows, 4 or 8 consumer warps (one or two warpgroups), and the
  * function's one producer not given to another loop already? */
 static bool wanted(const Function *f, const Inst *loop) {
-    bool on = ir_warp_spec_on(f, loop->attr.warp_spec);
-    bool top = false, other = false;
-    for (int i = 0; i < f->body->ninsts; i++) {
-        const Inst *in = f->body->insts[i];
-        top |= in == loop;
-        other |= in != loop && in->op == IR_FOR && in->attr.ws_hold;
-    }
-    return on && top && !other && !f->producer_warps && (f->num_warps == 4 || f->num_warps == 8);
+    Inst *guard;
+    bool other = false;
+    for (const Inst *l = ir_ws_next(f, NULL); l; l = ir_ws_next(f, l))
+        other |= l != loop && l->attr.ws_hold;
+    return ir_warp_spec_on(f, loop->attr.warp_spec) && ir_ws_block(f, loop, &guard) && !other &&
+           !f->producer_warps && (f->num_warps == 4 || f->num_warps == 8);
 }
 
 bool warpspec_loop_ok(Function *f, Inst *loop, const ValueId *coords, int ncoords) {
@@ -226,7 +240,7 @@ bool warpspec_loop_ok(Function *f, Inst *loop, const ValueId *coords, int ncoord
  * of its body, predicated on true, every barrier a view of one full-barrier
  * ring `bars` and every buffer a view of a ring, each view at the slot the
  * iteration reads (`slot`, a block argument), the rings allocated and the
- * barriers initialised in the function's body. */
+ * barriers initialised before the loop in its block (W->P). */
 typedef struct Copies {
     Inst *ops[MAX_COPIES]; /* the expects and tma_loads, in body order */
     int n;
@@ -243,7 +257,7 @@ static Inst *ring_of(Ws *W, ValueId view, ValueId *slot) {
         return NULL;
     *slot = ix->args[1];
     Inst *al = W->f->values[ix->args[0]].def;
-    return al && al->op == IR_LOCAL_ALLOC && W->home[ix->args[0]] == W->f->body ? al : NULL;
+    return al && al->op == IR_LOCAL_ALLOC && W->home[ix->args[0]] == W->P ? al : NULL;
 }
 
 static bool find_copies(Ws *W, Copies *c) {
@@ -269,8 +283,8 @@ static bool find_copies(Ws *W, Copies *c) {
     if (!c->n || W->home[c->slot] != W->B || !f->values[c->bars].def)
         return false;
     al[nal++] = f->values[c->bars].def;
-    for (int i = 0; i < f->body->ninsts && f->body->insts[i] != W->loop; i++) {
-        Inst *in = f->body->insts[i];
+    for (int i = 0; i < W->P->ninsts && W->P->insts[i] != W->loop; i++) {
+        Inst *in = W->P->insts[i];
         bool take = in->op == IR_MBAR_INIT && in->args[0] == c->bars;
         for (int k = 0; k < nal; k++)
             take |= in == al[k];
@@ -362,11 +376,22 @@ static void producer_body(Ws *W, const Copies *c, Inst *pl, ValueId slot, ValueI
     ir_inst_at(f, body, &at, IR_YIELD, yargs, ny, NULL, 0, sp);
 }
 
+/* The index of op `in` in block b. */
+static int index_in(const Block *b, const Inst *in) {
+    int i = 0;
+    while (b->insts[i] != in)
+        i++;
+    return i;
+}
+
 /* The producer: a warp_specialize op at *at of the function's body (after
  * the rings and barriers), whose region computes what the slice needs from
- * before the loop, then runs the loop's iterations: the induction
- * variable, the carried values the slice reads, its own slot and the parity
- * of the empty barrier it waits for (starting at 1). */
+ * before the loop (the function's body's ops, then those of the guard's
+ * then-branch), then runs the loop's iterations: the induction variable,
+ * the carried values the slice reads, its own slot and the parity of the
+ * empty barrier it waits for (starting at 1). A guarded loop's producer
+ * runs none where the guard's condition is false (its upper bound is then
+ * the lower). */
 static void build_producer(Ws *W, const Copies *c, int *at, ValueId empties) {
     Function *f = W->f;
     Block *B = W->B;
@@ -378,15 +403,19 @@ static void build_producer(Ws *W, const Copies *c, int *at, ValueId empties) {
     f->producer_warps = WS_WARPS;
     Block *pb = ir_block_new(f);
     ir_set_regions(ws, pb, NULL);
-    int pat = 0, li = *at;
-    while (f->body->insts[li] != loop)
-        li++;
-    clone_marked(W, f->body, *at, li, W->pre, pb, &pat);
+    int pat = 0;
+    clone_marked(W, f->body, *at, index_in(f->body, W->guard ? W->guard : loop), W->pre, pb, &pat);
+    if (W->guard)
+        clone_marked(W, W->P, 0, index_in(W->P, loop), W->pre, pb, &pat);
     int ncar = loop->nresults, na = 3, nr = 0;
     ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)(ncar + 5));
     Type *rt = arena_alloc(f->arena, sizeof *rt * (size_t)(ncar + 2));
     for (int a = 0; a < 3; a++)
         args[a] = W->map[loop->args[a]] ? W->map[loop->args[a]] : loop->args[a];
+    if (W->guard) {
+        ValueId c = W->map[W->guard->args[0]] ? W->map[W->guard->args[0]] : W->guard->args[0];
+        args[1] = put1(f, pb, &pat, IR_SELECT, (ValueId[]){c, args[1], args[0]}, 3, f->values[args[1]].type, 0, sp);
+    }
     for (int k = 0; k < ncar; k++)
         if (W->car[k]) {
             args[na++] = W->map[loop->args[3 + k]] ? W->map[loop->args[3 + k]] : loop->args[3 + k];
@@ -480,7 +509,7 @@ static void specialise(Ws *W, const Copies *c, int hold) {
     Block *body = f->body;
     Span sp = W->loop->span;
     for (int k = 0; k < c->nmoved; k++)
-        ir_remove_inst(body, c->moved[k]);
+        ir_remove_inst(W->P, c->moved[k]);
     ir_insert_insts(f, body, 0, c->moved, c->nmoved);
     int at = c->nmoved;
     Type bt = f->values[c->bars].type;
@@ -494,16 +523,17 @@ static void specialise(Ws *W, const Copies *c, int hold) {
         ir_remove_inst(W->B, c->ops[i]);
     drop_unread(W, W->B, W->mark);
     add_release(W, c, empties, hold);
-    int after = 0; /* the empty barriers' inval after the full ones' (else after the loop) */
-    while (body->insts[after] != W->loop)
-        after++;
-    for (int i = ++after; i < body->ninsts; i++)
-        if (body->insts[i]->op == IR_MBAR_INVAL && body->insts[i]->args[0] == c->bars) {
+    Block *P = W->P; /* the empty barriers' inval after the full ones' (else after the loop) */
+    int after = index_in(P, W->loop) + 1;
+    for (int i = after; i < P->ninsts; i++)
+        if (P->insts[i]->op == IR_MBAR_INVAL && P->insts[i]->args[0] == c->bars) {
             after = i + 1;
             break;
         }
-    ir_inst_at(f, body, &after, IR_MBAR_INVAL, &empties, 1, NULL, 0, sp);
+    ir_inst_at(f, P, &after, IR_MBAR_INVAL, &empties, 1, NULL, 0, sp);
     ir_dce_loop(f, W->loop);
+    if (P != body)
+        drop_unread(W, P, W->pre);
     drop_unread(W, body, W->pre);
 }
 
@@ -531,10 +561,8 @@ static bool warpspec_loop(Diag *d, Function *f, Inst *loop) {
 }
 
 bool warpspec_pass(Diag *d, Function *f) {
-    for (int i = 0; i < f->body->ninsts; i++) {
-        Inst *in = f->body->insts[i];
-        if (in->op == IR_FOR && in->attr.ws_hold && !warpspec_loop(d, f, in))
+    for (Inst *l = ir_ws_next(f, NULL); l; l = ir_ws_next(f, l))
+        if (l->attr.ws_hold && !warpspec_loop(d, f, l))
             return false;
-    }
     return true;
 }

@@ -612,6 +612,50 @@ static void long_k(void) {
     ld_align = 8;
 }
 
+/* mm_persist_ws, tutorial 09's descriptor kernel with warp_specialize=True
+ * on its tile loop (GPU only): the flat loop under the flattening's guard
+ * gets a producer warpgroup that fills the rings ahead across tiles, so a
+ * program's next tile reads slots its consumers released in the last one.
+ * NUM_SMS = 5 programs of several tiles each, ragged M, N and K, 4 warps
+ * (made 8 consumers) and 8, two to five slots; every element checked. Each
+ * variant's PTX on sm_90a has the producer (setmaxnreg). 128x256 tiles are
+ * not here: their rings and epilogue do not fit together, so the nest stays
+ * (flatten.c), without a producer. */
+static void persist_ws(bool hopper) {
+    static const int cfgs[][5] = {{128, 128, 64, 4, 4}, {128, 128, 64, 8, 3}, {128, 64, 64, 4, 2}};
+    static const int sizes[][3] = {{1000, 704, 304}, {257, 389, 1031}, {1, 1, 1}, {129, 17, 4100}};
+    ld_align = 16;
+    ptx_forget("mm_persist_ws");
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        const int *g = cfgs[c];
+        char opts[160];
+        snprintf(opts, sizeof opts, "--kernel mm_persist_ws -D BM=%d -D BN=%d -D BK=%d -D NUM_SMS=5 --num-warps %d "
+                 "--num-stages %d", g[0], g[1], g[2], g[3], g[4]);
+        TlKernel *k = kernel(opts);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            char name[128], why[256] = "";
+            snprintf(name, sizeof name, "persistent ws fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", sizes[s][0], sizes[s][1],
+                     sizes[s][2], g[0], g[1], g[2], g[3], g[4]);
+            Mm m;
+            mm_setup(&m, TL_F16, sizes[s][0], sizes[s][1], sizes[s][2], true, false);
+            mm_args(&m, k, AUTO, g[0], g[1], g[2]);
+            m.grid[0] = m.grid[0] < 5 ? m.grid[0] : 5;
+            TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
+            if (st != TL_SUCCESS)
+                ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
+            else
+                ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
+            mm_free(&m);
+        }
+        tl_kernel_destroy(k);
+    }
+    ld_align = 8;
+    int total, have = ptx_count("mm_persist_ws", "setmaxnreg", &total);
+    if (dump_dir[0])
+        ex_result("persistent ws: each variant has a producer warpgroup on sm_90a", hopper ? have == total && total : !have,
+                  "%d of %d variants", have, total);
+}
+
 /* mm_unmasked (seed 000's kernel: no load masks): TMA with unbounded
  * extents must read exactly the addresses the pointers form, past M rows,
  * N and K columns and a row's end included: A's and B's rows are shorter
@@ -781,6 +825,7 @@ int main(void) {
     auto_tma(hopper);
     unbounded(hopper);
     long_k();
+    persist_ws(hopper);
     const char *t = getenv("TL_TMA_TIMING");
     if (!t || strcmp(t, "0"))
         timing();
