@@ -1070,6 +1070,10 @@ int main(void) {
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 1, 0);
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, 4, "128,64,64,8", 1, 0, 1);
+        /* warp-specialised tile loops, flattened with a producer warpgroup
+         * that fills ahead across tiles: 289 tiles, two or three a program */
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 2049, 2053, 300, 4, "128,128,64,8", 0, 1, 1);
+        persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 2049, 2056, 304, 4, "128,128,64,8", 0, 1, 0);
     }
 
     tl_context_destroy(ctx);
