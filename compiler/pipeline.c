@@ -571,15 +571,24 @@ static int ring_layout(Pipe *P, const Cand *c) {
     return layout_intern(f, &l);
 }
 
+static int64_t region_scratch(const Function *f, const Block *b);
+
+/* The most scratch op `in` needs at once: its own (when `own`) or that of
+ * an op of its regions. */
+static int64_t op_scratch(const Function *f, const Inst *in, bool own) {
+    int64_t s = own ? smem_scratch_bound(f, in) : 0;
+    for (int r = 0; r < in->nregions; r++) {
+        int64_t sr = region_scratch(f, in->regions[r]);
+        s = sr > s ? sr : s;
+    }
+    return s;
+}
+
 /* The most scratch any op of b (its regions too) needs at once. */
 static int64_t region_scratch(const Function *f, const Block *b) {
     int64_t m = 0;
     for (int i = 0; b && i < b->ninsts; i++) {
-        int64_t s = smem_scratch_bound(f, b->insts[i]);
-        for (int r = 0; r < b->insts[i]->nregions; r++) {
-            int64_t sr = region_scratch(f, b->insts[i]->regions[r]);
-            s = sr > s ? sr : s;
-        }
+        int64_t s = op_scratch(f, b->insts[i], true);
         m = s > m ? s : m;
     }
     return m;
@@ -1075,11 +1084,7 @@ static int64_t loop_scratch(Pipe *P, const Block *B, const Plan *pl) {
             for (int u = 0; u < pl->cs[j].nuse; u++)
                 reads_rings |= pl->cs[j].convert[u] == in || pl->cs[j].trans[u] == in;
         }
-        int64_t s = reads_rings ? 0 : smem_scratch_bound(P->f, in);
-        for (int r = 0; r < in->nregions; r++) { /* a flattened loop's epilogue, under its if */
-            int64_t sr = region_scratch(P->f, in->regions[r]);
-            s = sr > s ? sr : s;
-        }
+        int64_t s = op_scratch(P->f, in, !reads_rings); /* regions: a flattened loop's epilogue, under its if */
         scratch = s > scratch ? s : scratch;
     }
     return scratch;
@@ -1147,11 +1152,7 @@ static int64_t scratch_before(const Function *f, const Block *b, const Inst *end
     int64_t before = 0;
     for (int i = 0; i < b->ninsts && b->insts[i] != end; i++) {
         *rings |= b->insts[i]->op == IR_LOCAL_ALLOC;
-        int64_t sb = smem_scratch_bound(f, b->insts[i]);
-        for (int r = 0; r < b->insts[i]->nregions; r++) {
-            int64_t sr = region_scratch(f, b->insts[i]->regions[r]);
-            sb = sr > sb ? sr : sb;
-        }
+        int64_t sb = op_scratch(f, b->insts[i], true);
         before = sb > before ? sb : before;
     }
     return before;

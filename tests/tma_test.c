@@ -509,12 +509,16 @@ static double time_ms(Mm *m, int reps) {
 }
 
 /* One launch of a pointer-tile kernel (mm_auto and its kin: maps from the
- * launch) at size mnk, every element of C checked (all) or 256 spread ones. */
-static void auto_case(TlKernel *k, TlDType dt, const int *mnk, int BM, int BN, int BK, bool all, const char *name) {
+ * launch) at size mnk, every element of C checked (all) or 256 spread ones;
+ * a persistent kernel's grid at most `programs` (0: a program a tile). */
+static void auto_case(TlKernel *k, TlDType dt, const int *mnk, int BM, int BN, int BK, bool all, int programs,
+                      const char *name) {
     Mm m;
     char why[256] = "";
     mm_setup(&m, dt, mnk[0], mnk[1], mnk[2], true, false);
     mm_args(&m, k, AUTO, BM, BN, BK);
+    if (programs && m.grid[0] > (unsigned)programs)
+        m.grid[0] = (unsigned)programs;
     TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
     if (st != TL_SUCCESS)
         ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
@@ -557,7 +561,7 @@ static void auto_tma(bool hopper) {
                          dts[d] == TL_F16 ? "fp16" : "bf16", sizes[s][0], sizes[s][1], sizes[s][2], g->BM, g->BN, g->BK,
                          g->warps, g->stages, g->no_ws ? " no-ws" : "",
                          g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : g->kind == WHERE ? " where" : "");
-                auto_case(k, dts[d], sizes[s], g->BM, g->BN, g->BK, true, name);
+                auto_case(k, dts[d], sizes[s], g->BM, g->BN, g->BK, true, 0, name);
             }
         tl_kernel_destroy(k);
     }
@@ -583,6 +587,29 @@ static void auto_tma(bool hopper) {
     }
 }
 
+/* fp16 launches of kernel `kname` (`extra`: more options) at each config
+ * {BM, BN, BK, warps, stages} and each size, named "LABEL fp16 MxNxK blocks
+ * ..."; all, programs: auto_case's. */
+static void config_cases(const char *kname, const char *extra, const int (*cfgs)[5], size_t ncfg,
+                         const int (*sizes)[3], size_t nsizes, const char *label, bool all, int programs) {
+    ld_align = 16;
+    for (size_t c = 0; c < ncfg; c++) {
+        const int *g = cfgs[c];
+        char opts[192];
+        snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s", kname,
+                 g[0], g[1], g[2], g[3], g[4], extra);
+        TlKernel *k = kernel(opts);
+        for (size_t s = 0; s < nsizes; s++) {
+            char name[160];
+            snprintf(name, sizeof name, "%s fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", label, sizes[s][0], sizes[s][1],
+                     sizes[s][2], g[0], g[1], g[2], g[3], g[4]);
+            auto_case(k, TL_F16, sizes[s], g[0], g[1], g[2], all, programs, name);
+        }
+        tl_kernel_destroy(k);
+    }
+    ld_align = 8;
+}
+
 /* Long K loops of a producer warpgroup (GPU only: the interpreter has no
  * warps to race): 128x256x128 fp16 rings fit two slots only, so the
  * consumers release the slot the dot read right after it and the dot must
@@ -594,22 +621,7 @@ static void auto_tma(bool hopper) {
 static void long_k(void) {
     static const int cfgs[][5] = {{128, 256, 128, 8, 3}, {128, 256, 64, 8, 3}};
     static const int sizes[][3] = {{384, 256, 8192}, {257, 389, 4100}};
-    ld_align = 16;
-    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-        const int *g = cfgs[c];
-        char opts[128];
-        snprintf(opts, sizeof opts, "--kernel mm_auto -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d", g[0],
-                 g[1], g[2], g[3], g[4]);
-        TlKernel *k = kernel(opts);
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            char name[128];
-            snprintf(name, sizeof name, "long K fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", sizes[s][0], sizes[s][1],
-                     sizes[s][2], g[0], g[1], g[2], g[3], g[4]);
-            auto_case(k, TL_F16, sizes[s], g[0], g[1], g[2], false, name);
-        }
-        tl_kernel_destroy(k);
-    }
-    ld_align = 8;
+    config_cases("mm_auto", "", cfgs, 2, sizes, 2, "long K", false, 0);
 }
 
 /* mm_persist_ws, tutorial 09's descriptor kernel with warp_specialize=True
@@ -624,32 +636,8 @@ static void long_k(void) {
 static void persist_ws(bool hopper) {
     static const int cfgs[][5] = {{128, 128, 64, 4, 4}, {128, 128, 64, 8, 3}, {128, 64, 64, 4, 2}};
     static const int sizes[][3] = {{1000, 704, 304}, {257, 389, 1031}, {1, 1, 1}, {129, 17, 4100}};
-    ld_align = 16;
     ptx_forget("mm_persist_ws");
-    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-        const int *g = cfgs[c];
-        char opts[160];
-        snprintf(opts, sizeof opts, "--kernel mm_persist_ws -D BM=%d -D BN=%d -D BK=%d -D NUM_SMS=5 --num-warps %d "
-                 "--num-stages %d", g[0], g[1], g[2], g[3], g[4]);
-        TlKernel *k = kernel(opts);
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            char name[128], why[256] = "";
-            snprintf(name, sizeof name, "persistent ws fp16 %dx%dx%d blocks %dx%dx%d w%d s%d", sizes[s][0], sizes[s][1],
-                     sizes[s][2], g[0], g[1], g[2], g[3], g[4]);
-            Mm m;
-            mm_setup(&m, TL_F16, sizes[s][0], sizes[s][1], sizes[s][2], true, false);
-            mm_args(&m, k, AUTO, g[0], g[1], g[2]);
-            m.grid[0] = m.grid[0] < 5 ? m.grid[0] : 5;
-            TlStatus st = tl_launch(k, m.grid, m.args, m.nargs);
-            if (st != TL_SUCCESS)
-                ex_result(name, 0, "%s\n%s", tl_status_name(st), tl_last_error(ctx));
-            else
-                ex_result(name, mm_check(&m, true, why, sizeof why) <= 1, "%s", why);
-            mm_free(&m);
-        }
-        tl_kernel_destroy(k);
-    }
-    ld_align = 8;
+    config_cases("mm_persist_ws", " -D NUM_SMS=5", cfgs, 3, sizes, 4, "persistent ws", true, 5);
     int total, have = ptx_count("mm_persist_ws", "setmaxnreg", &total);
     if (dump_dir[0])
         ex_result("persistent ws: each variant has a producer warpgroup on sm_90a", hopper ? have == total && total : !have,
