@@ -864,7 +864,8 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     ValueId src = cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : a;
     Type t = vtype(P, a), bt = t;
     bt.mem = IR_MEM_SHARED;
-    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.dtype, t.shape[1]), .elem_bits = dt_bits(t.dtype)};
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.dtype, t.shape[1]),
+                 .elem_bits = dt_bits(t.dtype)};
     Inst *al = put(P, c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), sp);
     al->attr.offset = -1;
     put(P, c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, sp);
@@ -892,8 +893,8 @@ static bool fp8_wgmma_dot(Pipe *P, const Block *B, const Inst *d, int *sa, int *
         return false;
     Type ta = vtype(P, d->args[0]), tb = vtype(P, d->args[1]), tc = vtype(P, d->results[0]);
     int rl = f->values[d->results[0]].layout;
-    if (!dt_is_nv_fp8(ta.dtype) || !dt_is_nv_fp8(tb.dtype) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 || f->layouts[rl].kind != LAYOUT_MMA ||
-        layout_is_wgmma(f, rl))
+    if (!dt_is_nv_fp8(ta.dtype) || !dt_is_nv_fp8(tb.dtype) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 ||
+        f->layouts[rl].kind != LAYOUT_MMA || layout_is_wgmma(f, rl))
         return false;
     int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
     if (M % (16 * nw) || N % 16 || N > 256 || K % 32 || (int64_t)M * N / (32 * nw) > 128 ||

@@ -530,9 +530,14 @@ static void auto_case(TlKernel *k, TlDType dt, const int *mnk, int BM, int BN, i
 /* mm_auto: plain pointer tiles, masked at the tensors' bounds, which the
  * tma pass proves to be TMA boxes: on sm_90a every variant's PTX must copy
  * them with cp.async.bulk.tensor (the launch encoding the maps), correct at
- * ragged sizes (and mm_ptr's wrapped, mm_where's clamped tiles likewise); K = 0 (a bound below 1: no map) runs the variant without
- * them, and a kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
+ * ragged sizes (and mm_ptr's wrapped, mm_where's clamped tiles likewise);
+ * K = 0 (a bound below 1: no map) runs the variant without them, and a
+ * kernel whose rows wrap (mm_ptr) keeps cp.async (timing()). */
 static void auto_tma(bool hopper) {
+    /* each kind's kernel and the suffix of its cases' names */
+    static const char *const kname[] = {[AUTO] = "mm_auto", [AUTO_LE] = "mm_auto_le", [WRAPPED] = "mm_ptr",
+                                        [WHERE] = "mm_where"};
+    static const char *const suffix[] = {[AUTO] = "", [AUTO_LE] = " <=", [WRAPPED] = " wrapped", [WHERE] = " where"};
     static const Cfg cfgs[] = {
         {128, 128, 64, 4, 3, AUTO, false}, {128, 256, 64, 8, 3, AUTO, false}, {64, 64, 32, 4, 4, AUTO, false}, {128, 64, 64, 8, 2, AUTO, false},
         {128, 256, 64, 8, 3, AUTO, true},
@@ -550,8 +555,7 @@ static void auto_tma(bool hopper) {
         const Cfg *g = &cfgs[c];
         char opts[128];
         snprintf(opts, sizeof opts, "--kernel %s -D BM=%d -D BN=%d -D BK=%d --num-warps %d --num-stages %d%s%s",
-                 g->kind == AUTO_LE ? "mm_auto_le" : g->kind == WRAPPED ? "mm_ptr" : g->kind == WHERE ? "mm_where" : "mm_auto",
-                 g->BM, g->BN, g->BK, g->warps, g->stages, g->kind >= WRAPPED ? " -D GROUP_M=4" : "",
+                 kname[g->kind], g->BM, g->BN, g->BK, g->warps, g->stages, g->kind >= WRAPPED ? " -D GROUP_M=4" : "",
                  g->no_ws ? " --warp-specialize off" : "");
         TlKernel *k = kernel(opts);
         for (size_t d = 0; d < 2; d++)
@@ -559,8 +563,7 @@ static void auto_tma(bool hopper) {
                 char name[160];
                 snprintf(name, sizeof name, "auto tma %s %dx%dx%d blocks %dx%dx%d w%d s%d%s%s",
                          dts[d] == TL_F16 ? "fp16" : "bf16", sizes[s][0], sizes[s][1], sizes[s][2], g->BM, g->BN, g->BK,
-                         g->warps, g->stages, g->no_ws ? " no-ws" : "",
-                         g->kind == AUTO_LE ? " <=" : g->kind == WRAPPED ? " wrapped" : g->kind == WHERE ? " where" : "");
+                         g->warps, g->stages, g->no_ws ? " no-ws" : "", suffix[g->kind]);
                 auto_case(k, dts[d], sizes[s], g->BM, g->BN, g->BK, true, 0, name);
             }
         tl_kernel_destroy(k);
@@ -572,15 +575,16 @@ static void auto_tma(bool hopper) {
     /* mm_ptr's 1x1x1 variants (N specialised to 1) keep cp.async too: B's
      * wrapped columns need N >= 2 (tma.c, starts_at_zero), and a loop gets
      * TMA only where all its rings do */
-    static const char *const names[] = {"mm_auto", "mm_ptr", "mm_where"};
-    int ncfg[3] = {0, 0, 0};
-    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
-        ncfg[0] += cfgs[c].kind == AUTO, ncfg[1] += cfgs[c].kind == WRAPPED, ncfg[2] += cfgs[c].kind == WHERE;
+    static const int counted[] = {AUTO, WRAPPED, WHERE};
     for (int i = 0; i < 3; i++) {
-        int total, have = ptx_count(names[i], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
-        int fallbacks = 2 * ncfg[i] * (i ? 2 : 1);
+        int ncfg = 0;
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
+            ncfg += cfgs[c].kind == counted[i];
+        int total, have = ptx_count(kname[counted[i]], "cp.async.bulk.tensor.2d.shared::cluster.global", &total);
+        int fallbacks = 2 * ncfg * (i ? 2 : 1);
         char what[96];
-        snprintf(what, sizeof what, "auto tma: each %s variant with maps copies by TMA, each fallback not", names[i]);
+        snprintf(what, sizeof what, "auto tma: each %s variant with maps copies by TMA, each fallback not",
+                 kname[counted[i]]);
         if (dump_dir[0] && tl_context_device(ctx) == TL_DEVICE_CUDA)
             ex_result(what, hopper ? total - have == fallbacks : have == 0, "%d of %d variants do (%d without TMA expected)",
                       have, total, fallbacks);
@@ -640,8 +644,8 @@ static void persist_ws(bool hopper) {
     config_cases("mm_persist_ws", " -D NUM_SMS=5", cfgs, 3, sizes, 4, "persistent ws", true, 5);
     int total, have = ptx_count("mm_persist_ws", "setmaxnreg", &total);
     if (dump_dir[0])
-        ex_result("persistent ws: each variant has a producer warpgroup on sm_90a", hopper ? have == total && total : !have,
-                  "%d of %d variants", have, total);
+        ex_result("persistent ws: each variant has a producer warpgroup on sm_90a",
+                  hopper ? have == total && total : !have, "%d of %d variants", have, total);
 }
 
 /* mm_unmasked (seed 000's kernel: no load masks): TMA with unbounded
