@@ -35,6 +35,7 @@ typedef struct Axis {
     Function *f;
     AxisInfo *ai;
     int64_t *assumed; /* per value: a power of two that tl.assume says divides it (0: none) */
+    int64_t *proven;  /* per assumed value: the divisibility the code shows without the assume */
 } Axis;
 
 /* ---- arithmetic on powers of two ---- */
@@ -103,8 +104,10 @@ static void set(Axis *A, ValueId v, AxisInfo a) {
         a.contiguity[d] = a.divisibility[d] = a.constancy[d] = 0;
     if (!intlike(t))
         a.has_value = false;
-    if (A->assumed && A->assumed[v] && intlike(t) && !t.rank)
+    if (A->assumed && A->assumed[v] && intlike(t) && !t.rank) {
+        A->proven[v] = a.divisibility[0];
         a.divisibility[0] = max64(a.divisibility[0], A->assumed[v]);
+    }
     A->ai[v] = a;
 }
 
@@ -302,6 +305,13 @@ static AxisInfo rule_div(Axis *A, const Inst *in) {
 }
 
 /* A run mod a constant stays a run for gcd(C, D_l, D_r) elements. */
+/* What divides scalar v by the code alone: an assume's own condition
+ * (x % c == 0) must not fold to true through the fact it states, or the
+ * check of a rule sema states (a descriptor's stride) would vanish. */
+static int64_t proven_div(const Axis *A, ValueId v) {
+    return A->assumed && A->assumed[v] ? A->proven[v] : A->ai[v].divisibility[0];
+}
+
 static AxisInfo rule_rem(Axis *A, const Inst *in) {
     Type t = type_of(A, in->results[0]);
     const AxisInfo *l = &A->ai[in->args[0]], *r = &A->ai[in->args[1]];
@@ -317,6 +327,9 @@ static AxisInfo rule_rem(Axis *A, const Inst *in) {
     if (l->has_value && r->has_value && r->value != 0 && !(l->value == INT64_MIN && r->value == -1)) {
         o.has_value = true;
         o.value = l->value % r->value;
+    } else if (!t.rank && r->has_value && r->value > 0 && proven_div(A, in->args[0]) % r->value == 0) {
+        o.has_value = true; /* x % c where c divides x: a descriptor's stride check that the signature's :16 proves */
+        o.value = 0;
     }
     return o;
 }
@@ -687,9 +700,11 @@ static void collect_assumes(Axis *A) {
             else if (op->op == IR_AND && ((uint64_t)c & ((uint64_t)c + 1)) == 0) /* c = 2^k - 1 */
                 d = c + 1;
             if (d > 1) {
-                if (!A->assumed)
+                if (!A->assumed) {
                     A->assumed = arena_alloc(f->arena, sizeof(int64_t) * (size_t)f->nvalues);
-                if (A->assumed)
+                    A->proven = arena_alloc(f->arena, sizeof(int64_t) * (size_t)f->nvalues);
+                }
+                if (A->assumed && A->proven)
                     A->assumed[op->args[0]] = max64(A->assumed[op->args[0]], min64(d, MAX_DIV));
             }
         }
@@ -697,7 +712,7 @@ static void collect_assumes(Axis *A) {
 }
 
 AxisInfo *axis_analyze(Function *f) {
-    Axis A = {f, arena_alloc(f->arena, sizeof(AxisInfo) * (size_t)f->nvalues), NULL};
+    Axis A = {f, arena_alloc(f->arena, sizeof(AxisInfo) * (size_t)f->nvalues), NULL, NULL};
     if (!A.ai)
         return NULL;
     collect_assumes(&A);
