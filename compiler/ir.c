@@ -329,17 +329,6 @@ void ir_count_uses(const Block *b, int *uses) {
     }
 }
 
-bool ir_reads(const Inst *in, ValueId v) {
-    for (int a = 0; a < in->nargs; a++)
-        if (in->args[a] == v)
-            return true;
-    for (int r = 0; r < in->nregions; r++)
-        for (int i = 0; in->regions[r] && i < in->regions[r]->ninsts; i++)
-            if (ir_reads(in->regions[r]->insts[i], v))
-                return true;
-    return false;
-}
-
 void ir_remove_inst(Block *b, const Inst *in) {
     for (int i = 0; b && i < b->ninsts; i++)
         if (b->insts[i] == in) {

@@ -476,8 +476,6 @@ Block *ir_ws_block(const Function *f, const Inst *loop, Inst **guard);
 Inst *ir_ws_next(const Function *f, const Inst *after);
 /* uses[v] += the operands in b and its regions that are v. */
 void ir_count_uses(const Block *b, int *uses);
-/* Does the op, or an op of its regions, read v? */
-bool ir_reads(const Inst *in, ValueId v);
 /* Take in out of b's instruction list (b may be NULL: nothing). */
 void ir_remove_inst(Block *b, const Inst *in);
 /* A new op (ir_inst_new's arguments) put into b before index *at, which

@@ -540,7 +540,6 @@ static void lower_for(Lower *L, Inst *in) {
     LLVMIntPredicate pred = is_negative_const(L, in->args[2]) ? LLVMIntSGT : LLVMIntSLT;
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, pred, iv[0], ub, ""), bodybb, exit);
     LLVMPositionBuilderAtEnd(L->b, bodybb);
-    llvm_wgmma_carry_in(L, body);
     Inst *y = region_end(L, body, IR_YIELD);
     if (!y)
         return;
@@ -554,8 +553,6 @@ static void lower_for(Lower *L, Inst *in) {
     for (int i = 0; i < ncar && i < y->nargs; i++)
         add_incoming(car[i], next[i], latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
-    for (int i = 0; i < ncar; i++) /* past the body its arguments are the phis (a wait tied some in it) */
-        llvm_set(L, body->args[1 + i], car[i], init[i].n);
     for (int i = 0; i < in->nresults && i < ncar; i++) {
         LVal r = carried(L, body->args[1 + i], in->results[i], in->span);
         llvm_set(L, in->results[i], r.r, r.n);
@@ -687,7 +684,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_IF: lower_if(L, in); return;
     case IR_WHILE: lower_while(L, in); return;
     case IR_YIELD:
-        llvm_wgmma_yield(L);
+        llvm_wgmma_retire_all(L);
         L->term = in;
         return;
     case IR_CONDITION: L->term = in; return;

@@ -1244,63 +1244,6 @@ static bool wgmma_pends(Lower *L, Inst *in) {
     return later;
 }
 
-/* Is v a wgmma dot's result that is pending (wgmma_pends) in b before index i? */
-static bool pending_dot(Lower *L, const Block *b, ValueId v, int i) {
-    Inst *d = L->f->values[v].def;
-    for (int j = 0; d && d->op == IR_DOT && j < i; j++)
-        if (b->insts[j] == d)
-            return is_wgmma(L, d) && wgmma_pends(L, d);
-    return false;
-}
-
-/* May the dot leave its group in flight across its loop's back edge, as
- * Triton leaves attention's p @ v (the pipeliner's attention_order)? When
- * only the loop body's yield reads the result, the dot is the body's last
- * wgmma with no region after it, and an earlier wgmma of the body that
- * waits at once (the scores: wait_group 0 retires every group) comes before
- * any read of the carried accumulator and before any copy into the dot's
- * rings (which would refill the slot the group still reads); no dot of the
- * body keeps one group (wait_group 1 would not see this one). The drain
- * after the loop waits for the last (llvm_wgmma_drain). */
-static bool wgmma_carries(Lower *L, Inst *in) {
-    ValueId r = in->results[0];
-    const Block *b = L->def_block[r];
-    if (!is_wgmma(L, in) || !b || !b->parent || b->parent->op != IR_FOR || b != b->parent->regions[0] ||
-        b->insts[b->ninsts - 1]->op != IR_YIELD)
-        return false;
-    const Inst *y = b->insts[b->ninsts - 1];
-    int k = -1, reads = 0;
-    for (int a = 0; a < y->nargs; a++)
-        if (y->args[a] == r)
-            k = a, reads++;
-    if (reads != 1 || L->nuses[r] != 1 || 1 + k >= b->nargs)
-        return false;
-    ValueId acc = b->args[1 + k];
-    const Inst *la = L->f->values[in->args[0]].def, *lb = L->f->values[in->args[1]].def;
-    const Inst *ra = la && la->op == IR_LOCAL_LOAD ? ring_of_view(L->f, la->args[0]) : NULL;
-    const Inst *rb = lb && lb->op == IR_LOCAL_LOAD ? ring_of_view(L->f, lb->args[0]) : NULL;
-    bool retired = false, after = false;
-    for (int i = 0; i < b->ninsts - 1; i++) {
-        Inst *x = b->insts[i];
-        bool wg = is_wgmma(L, x);
-        if ((wg && wgmma_keeps_one(L, x)) || (after && (wg || x->nregions)))
-            return false;
-        after |= x == in;
-        if (retired || x == in)
-            continue;
-        if (ir_reads(x, acc))
-            return false;
-        if ((x->op == IR_ASYNC_COPY || x->op == IR_TMA_LOAD) && x->nargs) {
-            const Inst *ring = ring_of_view(L->f, x->args[0]);
-            if (ring && (ring == ra || ring == rb))
-                return false;
-        }
-        /* wait_group 0 at once, or a wait for a group pending since (both retire the carried one) */
-        retired = (wg && !wgmma_pends(L, x)) || (x->op == IR_WGMMA_WAIT && pending_dot(L, b, x->args[0], i));
-    }
-    return retired && after;
-}
-
 /* wgmma.wait_group n retiring pending groups 0 .. k (all but the n after
  * them): their accumulators tied through it, their A registers read by it;
  * each retired dot's value becomes its registers after the wait. */
@@ -1337,37 +1280,6 @@ static void wgmma_retire(Lower *L, int k) {
 void llvm_wgmma_retire_all(Lower *L) {
     if (L->nwg_pend)
         wgmma_retire(L, L->nwg_pend - 1);
-}
-
-/* A loop body's start: the accumulator a dot of it left in flight in the
- * last iteration (wgmma_carries) is a pending group, so the first wait
- * retires it and ties its registers before anything reads them; in the
- * first iteration it is the loop's init, which the wait leaves as it is. */
-void llvm_wgmma_carry_in(Lower *L, const Block *body) {
-    const Inst *y = body->ninsts ? body->insts[body->ninsts - 1] : NULL;
-    int cap = (int)(sizeof L->wg_pend / sizeof L->wg_pend[0]);
-    for (int a = 0; y && y->op == IR_YIELD && a < y->nargs && 1 + a < body->nargs; a++) {
-        Inst *d = L->f->values[y->args[a]].def;
-        if (d && d->op == IR_DOT && wgmma_carries(L, d)) {
-            if (L->nwg_pend == cap)
-                wgmma_retire(L, 0);
-            L->wg_pend[L->nwg_pend++] = (struct WgPending){body->args[1 + a], NULL, 0};
-        }
-    }
-}
-
-/* A yield: the groups in flight are waited for, but the newest when its dot
- * carries it into the next iteration (wgmma_carries: the body's last wgmma). */
-void llvm_wgmma_yield(Lower *L) {
-    int n = L->nwg_pend;
-    Inst *d = n ? L->f->values[L->wg_pend[n - 1].r].def : NULL;
-    if (d && d->op == IR_DOT && wgmma_carries(L, d)) {
-        if (n > 1)
-            wgmma_retire(L, n - 2);
-        L->nwg_pend = 0;
-        return;
-    }
-    llvm_wgmma_retire_all(L);
 }
 
 /* wgmma_wait: a dot whose group is in flight retires it (and older ones,
@@ -1592,7 +1504,7 @@ static bool lower_wgmma(Lower *L, Inst *in) {
         wgmma_retire(L, cap - 1);
     llvm_set(L, in->results[0], acc, C->n);
     L->wg_pend[L->nwg_pend++] = (struct WgPending){in->results[0], keep, nkeep};
-    if (!wgmma_pends(L, in) && !wgmma_carries(L, in))
+    if (!wgmma_pends(L, in))
         wgmma_retire(L, L->nwg_pend - 1);
     return true;
 }

@@ -222,8 +222,6 @@ bool llvm_uses_wgmma(const Function *f);
  * groups still in flight, through the loop's wgmma results. */
 void llvm_wgmma_drain(Lower *L);
 void llvm_wgmma_retire_all(Lower *L);
-void llvm_wgmma_carry_in(Lower *L, const Block *body);
-void llvm_wgmma_yield(Lower *L);
 void llvm_lower_wgmma_wait(Lower *L, Inst *in);
 /* convert_layout into a 16-bit mma operand through ldmatrix; false when the
  * convert is not one (the caller then uses llvm_move). */

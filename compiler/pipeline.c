@@ -1128,42 +1128,6 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
     return S >= 2;
 }
 
-/* Where plan_late's copies go: right after the dot, or in attention's
- * loop after the scores' first use, before which make_wgmma puts their
- * wgmma_wait: it retires the group the last iteration's second dot left in
- * flight, reading the slot the copies refill. */
-static int late_point(const Block *B, const Plan *pl) {
-    int at = index_of(B, pl->wg[0]) + 1;
-    if (pl->nwg != 2)
-        return at;
-    for (int i = at; i < index_of(B, pl->wg[1]); i++)
-        if (ir_reads(B->insts[i], pl->wg[0]->results[0]))
-            return i + 1;
-    return -1; /* none before the second dot: not attention's order */
-}
-
-/* Attention's loop: two wgmma dots, the first (the scores, q k) waited for
- * at once as other ops read it, the second (p v) only the yield reads (the
- * accumulator carried to the next iteration). Triton leaves the second's
- * group in flight into the next iteration, retired by the first's
- * wait_group 0 before anything reads the accumulator (llvm_dot.c,
- * wgmma_carries); the copies then go after the scores' wait (late_point),
- * so the slot they refill (the one both dots read an iteration ago) is no
- * longer read. */
-static bool attention_order(Pipe *P, Block *B, const Plan *pl) {
-    const Inst *y = B->insts[B->ninsts - 1];
-    ValueId r = pl->wg[1]->results[0];
-    int reads = 0, *uses = calloc((size_t)P->f->nvalues, sizeof *uses);
-    if (!uses)
-        return false;
-    ir_count_uses(B, uses);
-    for (int a = 0; a < y->nargs; a++)
-        reads += y->args[a] == r;
-    bool ok = index_of(B, pl->wg[0]) < index_of(B, pl->wg[1]) && reads == 1 && uses[r] == 1;
-    free(uses);
-    return ok && late_point(B, pl) > 0; /* the scores are read before p @ v */
-}
-
 /* Triton's order for a loop of one wgmma dot whose A comes from a ring:
  * the iteration's copies go after the dot, whose wait_group 1 has retired
  * the previous iteration's group, into the slot that group read. Then the
@@ -1171,13 +1135,8 @@ static bool attention_order(Pipe *P, Block *B, const Plan *pl) {
  * is the config's again where those fit: 128x256x64 at 3 stages in 144 KB,
  * not 192, so a persistent tile loop flattens beside its epilogue (tutorial
  * 09), and smaller blocks fit more CTAs an SM. Not for a producer warpgroup
- * (its consumers release slots, ws_hold) nor several dots, but attention's
- * two, whose rings stay as they are (attention_order). */
-static void plan_late(Pipe *P, Block *B, Plan *pl, int S) {
-    if (!pl->ws && pl->nwg == 2 && !pl->extra && attention_order(P, B, pl)) {
-        pl->late = true; /* attention: the same rings, the copies after the scores' dot */
-        return;
-    }
+ * (its consumers release slots, ws_hold) nor several dots (attention). */
+static void plan_late(Pipe *P, Plan *pl, int S) {
     if (pl->ws || !pl->extra || pl->nwg != 1)
         return;
     while (S >= 2 && pl->per_stage * S + pl->scratch > P->max_shared)
@@ -1427,7 +1386,7 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
             read_stage(P, &c, &pl->cs[i], u, stage, sp);
     }
     if (pl->late) {
-        Cursor after = {B, late_point(B, pl)};
+        Cursor after = {B, index_of(B, pl->wg[0]) + 1};
         prefetch(P, loop, pl, ahead, idx, bars, &after);
     }
 }
@@ -1531,7 +1490,7 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
         return;
     }
     plan_ws(P, parent, loop, &pl);
-    plan_late(P, B, &pl, S);
+    plan_late(P, &pl, S);
     int rsl[MAX_WG] = {0}; /* a restaged B's layout as loaded */
     for (int w = 0; w < pl.nwg; w++) {
         int i = pl.restage[w] ? cand_of(pl.cs, pl.n, pl.wg[w]->args[1]) : -1;

@@ -480,12 +480,7 @@ bool smem_alloc_pass(Diag *d, Function *f, int max_shared) {
 
 /* ---- barriers ---- */
 
-/* ACC_ASYNC: a cp.async copy in flight (into another slot than the ones
- * read before its wait: the pipeliner's rings), ACC_WAITED once its thread
- * waited (other threads see it after a barrier); ACC_TMA: a TMA copy in
- * flight, whose mbarrier's wait shows it to every thread that waits, so it
- * needs no barrier after (a read of it then is like any other). */
-enum { ACC_READ, ACC_WRITE, ACC_ASYNC, ACC_WAITED, ACC_TMA };
+enum { ACC_READ, ACC_WRITE, ACC_ASYNC, ACC_WAITED };
 
 typedef struct Access {
     int64_t lo, hi;
@@ -548,7 +543,7 @@ static bool st_equal(const State *x, const State *y) {
 static void st_sync(State *s) {
     int k = 0;
     for (int i = 0; i < s->n; i++)
-        if (s->a[i].kind == ACC_ASYNC || s->a[i].kind == ACC_TMA)
+        if (s->a[i].kind == ACC_ASYNC)
             s->a[k++] = s->a[i];
     s->n = k;
 }
@@ -557,7 +552,7 @@ static void st_sync(State *s) {
 static bool conflicts(const State *s, int64_t lo, int64_t hi, bool write) {
     for (int i = 0; i < s->n; i++) {
         const Access *a = &s->a[i];
-        if (a->hi <= lo || hi <= a->lo || a->kind == ACC_ASYNC || a->kind == ACC_TMA)
+        if (a->hi <= lo || hi <= a->lo || a->kind == ACC_ASYNC)
             continue;
         if (write || a->kind != ACC_READ)
             return true;
@@ -630,8 +625,6 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             for (int k = 0; k < s->n; k++)
                 if (s->a[k].kind == ACC_ASYNC)
                     s->a[k].kind = ACC_WAITED;
-                else if (s->a[k].kind == ACC_TMA && in->op == IR_MBAR_WAIT)
-                    s->a[k].kind = ACC_READ;
             if (in->op == IR_ASYNC_WAIT)
                 continue;
             /* fall through */
@@ -648,9 +641,8 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             bool write = in->op == IR_LOCAL_STORE || in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD ||
                          in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL;
             int kind = in->op == IR_LOCAL_STORE || in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL ? ACC_WRITE
-                       : in->op == IR_ASYNC_COPY ? ACC_ASYNC
-                       : in->op == IR_TMA_LOAD   ? ACC_TMA
-                                                 : ACC_READ;
+                       : in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD                     ? ACC_ASYNC
+                                                                                              : ACC_READ;
             if (conflicts(s, lo, hi, write)) {
                 put_barrier(B, blk, i, in->span);
                 st_sync(s);
