@@ -304,7 +304,6 @@ static AxisInfo rule_div(Axis *A, const Inst *in) {
     return o;
 }
 
-/* A run mod a constant stays a run for gcd(C, D_l, D_r) elements. */
 /* What divides scalar v by the code alone: an assume's own condition
  * (x % c == 0) must not fold to true through the fact it states, or the
  * check of a rule sema states (a descriptor's stride) would vanish. */
@@ -312,6 +311,8 @@ static int64_t proven_div(const Axis *A, ValueId v) {
     return A->assumed && A->assumed[v] ? A->proven[v] : A->ai[v].divisibility[0];
 }
 
+/* A run mod a constant stays a run for gcd(C, D_l, D_r) elements; a scalar
+ * its divisor divides is 0. */
 static AxisInfo rule_rem(Axis *A, const Inst *in) {
     Type t = type_of(A, in->results[0]);
     const AxisInfo *l = &A->ai[in->args[0]], *r = &A->ai[in->args[1]];

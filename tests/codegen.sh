@@ -118,7 +118,7 @@ tut09_descriptor|tutorial_09_persistent_matmul.tl|--kernel matmul_kernel_descrip
 # ptxas keeps a kernel's wgmma asynchronous: it serialises them (each waited
 # for before the next issues, "Potential Performance Loss", C7510 / C7512)
 # when the kernel can call a function (a device assert's __assertfail: tutorial
-# 09's fp8 descriptor kernel ran 12% slower so) or lacks the registers.
+# 09's fp8 descriptor kernel ran up to 17% slower so) or lacks the registers.
 cg_wgmma_async() { # ptx arch log
     [ -z "$cg_ptxas" ] || [ "$2" != sm_90a ] && return 0
     local msg
