@@ -178,13 +178,6 @@ static void collect_hints(Block *b, Inst ***hs, int *n, int *cap) {
     }
 }
 
-static int index_in(const Block *b, const Inst *in) {
-    for (int i = 0; b && i < b->ninsts; i++)
-        if (b->insts[i] == in)
-            return i;
-    return -1;
-}
-
 /* Move each hint to its operand's definition; see the header. Hints on the
  * same value chain in program order (the second's operand becomes the
  * first's result), so each one still applies. */
@@ -200,7 +193,7 @@ static void hoist_hints(Function *f, Block **home) {
             continue;
         ir_remove_inst(home[r], h);
         Block *tb = xv->def ? home[x] : xv->block;
-        int at = xv->def ? index_in(tb, xv->def) + 1 : 0;
+        int at = xv->def ? ir_inst_index(tb, xv->def) + 1 : 0;
         if (!tb || (xv->def && at == 0)) { /* not found: leave it (never for verified IR) */
             free(hs);
             return;

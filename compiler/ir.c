@@ -319,6 +319,13 @@ bool ir_is_zero(const Function *f, ValueId v) {
     return dt_is_float(dt) ? def->attr.f == 0.0 : def->attr.i == 0;
 }
 
+int ir_inst_index(const Block *b, const Inst *in) {
+    for (int i = 0; b && i < b->ninsts; i++)
+        if (b->insts[i] == in)
+            return i;
+    return -1;
+}
+
 void ir_count_uses(const Block *b, int *uses) {
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];

@@ -474,6 +474,8 @@ Block *ir_ws_block(const Function *f, const Inst *loop, Inst **guard);
 /* The loops standing there, in program order: the first after `after`
  * (NULL: the first of all), NULL past the last. */
 Inst *ir_ws_next(const Function *f, const Inst *after);
+/* The index of op `in` in b's instructions, -1 when it is not there. */
+int ir_inst_index(const Block *b, const Inst *in);
 /* uses[v] += the operands in b and its regions that are v. */
 void ir_count_uses(const Block *b, int *uses);
 /* Take in out of b's instruction list (b may be NULL: nothing). */

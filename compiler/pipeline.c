@@ -157,13 +157,6 @@ typedef struct Pipe {
 
 static Type vtype(const Pipe *P, ValueId v) { return P->f->values[v].type; }
 
-static int index_of(const Block *b, const Inst *in) {
-    for (int i = 0; i < b->ninsts; i++)
-        if (b->insts[i] == in)
-            return i;
-    return -1;
-}
-
 static void remove_at(Block *b, int i) {
     memmove(b->insts + i, b->insts + i + 1, sizeof *b->insts * (size_t)(b->ninsts - i - 1));
     b->ninsts--;
@@ -320,7 +313,7 @@ static bool cp_ok(Pipe *P, Inst *ld);
 static Inst *fma_user(Pipe *P, Block *B, Inst *ld, int *k) {
     ValueId r = ld->results[0];
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, k) : NULL;
-    if (!u || *k >= 2 || !is_fma_dot(P, u) || index_of(B, u) < 0 || u->args[0] == u->args[1])
+    if (!u || *k >= 2 || !is_fma_dot(P, u) || ir_inst_index(B, u) < 0 || u->args[0] == u->args[1])
         return NULL;
     ValueId o = u->args[1 - *k];
     Inst *od = o < P->n0 ? P->f->values[o].def : NULL;
@@ -809,11 +802,11 @@ static void hoist_wgmmas(Pipe *P, Block *B, Inst **wg, int nwg) {
         return;
     for (int w = 1; w < nwg; w++) {
         Inst *y = wg[w], *consts[3];
-        int iy = index_of(B, y), lo = 0, nc = 0;
+        int iy = ir_inst_index(B, y), lo = 0, nc = 0;
         bool ok = iy >= 0;
         for (int a = 0; a < y->nargs && ok; a++) { /* block arguments and values from outside have no index */
             Inst *d = P->f->values[y->args[a]].def;
-            int id = d ? index_of(B, d) : -1;
+            int id = d ? ir_inst_index(B, d) : -1;
             if (id >= 0 && d->op == IR_CONST && !d->nargs && nc < 3)
                 consts[nc++] = d;
             else if (id >= lo)
@@ -827,12 +820,12 @@ static void hoist_wgmmas(Pipe *P, Block *B, Inst **wg, int nwg) {
         if (!wait)
             continue;
         for (int c = 0; c < nc; c++)
-            if (index_of(B, consts[c]) > index_of(B, wait))
-                remove_at(B, index_of(B, consts[c]));
+            if (ir_inst_index(B, consts[c]) > ir_inst_index(B, wait))
+                remove_at(B, ir_inst_index(B, consts[c]));
             else
                 consts[c--] = consts[--nc];
-        remove_at(B, index_of(B, y));
-        int at = index_of(B, wait); /* the removals came after it */
+        remove_at(B, ir_inst_index(B, y));
+        int at = ir_inst_index(B, wait); /* the removals came after it */
         ir_insert_insts(P->f, B, at, consts, nc);
         ir_insert_insts(P->f, B, at + nc, &y, 1);
     }
@@ -938,7 +931,7 @@ static void fp8_wgmma(Pipe *P, Block *B) {
         d->args[0] = a, d->args[1] = b;
         make_wgmma(P, B, d);
         P->staged = true;
-        i = index_of(B, d);
+        i = ir_inst_index(B, d);
     }
 }
 
@@ -1196,11 +1189,11 @@ static ValueId alloc_rings(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
     for (int w = 0; w < pl->nwg; w++) {
         if (!pl->staged[w])
             continue;
-        Cursor sc = {parent, index_of(parent, loop)};
+        Cursor sc = {parent, ir_inst_index(parent, loop)};
         pl->wg[w]->args[0] = stage_a(P, &sc, pl->wg[w]->args[0], sp);
         P->staged = true;
     }
-    Cursor top = {parent, index_of(parent, loop)};
+    Cursor top = {parent, ir_inst_index(parent, loop)};
     for (int i = 0; i < pl->n; i++) {
         Type t = vtype(P, pl->cs[i].load->results[0]);
         Type bt = t;
@@ -1230,7 +1223,7 @@ static void emit_prologue(Pipe *P, Block *parent, Inst *loop, Plan *pl, ValueId 
     Span sp = loop->span;
     ValueId lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
     Type ivt = vtype(P, lb), i32 = ir_scalar(DT_I32);
-    Cursor pre = {parent, index_of(parent, loop)};
+    Cursor pre = {parent, ir_inst_index(parent, loop)};
     Inst *y = B->insts[B->ninsts - 1];
     for (int k = 0; k < pl->ncar; k++)
         cur[k] = loop->args[3 + k];
@@ -1265,7 +1258,7 @@ static int extend_loop(Pipe *P, Block *parent, Inst *loop, Plan *pl, const Value
     Block *B = loop->regions[0];
     Span sp = loop->span;
     Type i32 = ir_scalar(DT_I32);
-    Cursor pre = {parent, index_of(parent, loop)};
+    Cursor pre = {parent, ir_inst_index(parent, loop)};
     int nextra = 0;
     for (int k = 0; k < pl->ncar; k++)
         nextra += pl->carried[k];
@@ -1299,7 +1292,7 @@ static int extend_loop(Pipe *P, Block *parent, Inst *loop, Plan *pl, const Value
         f->values[res[r++]].def = loop;
     }
     loop->args = args, loop->nargs = nargs, loop->results = res, loop->nresults = nres;
-    Cursor post = {parent, index_of(parent, loop) + 1};
+    Cursor post = {parent, ir_inst_index(parent, loop) + 1};
     put(P, &post, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = 0; /* also drains wgmma (llvm_shared.c) */
     if (bars)
         put(P, &post, IR_MBAR_INVAL, &bars, 1, NULL, 0, sp);
@@ -1365,7 +1358,7 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
     Span sp = loop->span;
     int first = B->ninsts;
     for (int i = 0; i < pl->n; i++)
-        first = index_of(B, pl->cs[i].load) < first ? index_of(B, pl->cs[i].load) : first;
+        first = ir_inst_index(B, pl->cs[i].load) < first ? ir_inst_index(B, pl->cs[i].load) : first;
     Cursor c = {B, first};
     if (pl->n > pl->ntma)
         put(P, &c, IR_ASYNC_WAIT, NULL, 0, NULL, 0, sp)->attr.num = (pl->D - 1) * cp_groups(pl->cs, pl->n);
@@ -1386,7 +1379,7 @@ static void emit_body(Pipe *P, Inst *loop, Plan *pl, const ValueId *ahead, const
             read_stage(P, &c, &pl->cs[i], u, stage, sp);
     }
     if (pl->late) {
-        Cursor after = {B, index_of(B, pl->wg[0]) + 1};
+        Cursor after = {B, ir_inst_index(B, pl->wg[0]) + 1};
         prefetch(P, loop, pl, ahead, idx, bars, &after);
     }
 }
@@ -1442,17 +1435,17 @@ static void restage_b(Pipe *P, Block *parent, Inst *loop, Inst *d, int swizzle, 
     Function *f = P->f;
     Block *B = loop->regions[0];
     Inst *ld = f->values[d->args[1]].def;
-    if (!ld || ld->op != IR_LOCAL_LOAD || index_of(B, ld) < 0)
+    if (!ld || ld->op != IR_LOCAL_LOAD || ir_inst_index(B, ld) < 0)
         return; /* cannot happen: read_stage made it */
     int op = f->values[ld->results[0]].layout;
     f->values[ld->results[0]].layout = layout;
     Type t = vtype(P, ld->results[0]), bt = t;
     bt.mem = IR_MEM_SHARED;
     Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = swizzle, .elem_bits = 8, .transposed = true};
-    Cursor top = {parent, index_of(parent, loop)};
+    Cursor top = {parent, ir_inst_index(parent, loop)};
     Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), d->span);
     al->attr.offset = -1;
-    Cursor c = {B, index_of(B, ld) + 1};
+    Cursor c = {B, ir_inst_index(B, ld) + 1};
     put(P, &c, IR_LOCAL_STORE, (ValueId[]){al->results[0], ld->results[0]}, 2, NULL, 0, d->span);
     d->args[1] = put1(P, &c, IR_LOCAL_LOAD, &al->results[0], 1, t, op, d->span);
 }
@@ -1461,11 +1454,11 @@ static void restage_b(Pipe *P, Block *parent, Inst *loop, Inst *d, int swizzle, 
 static void retire_loads(Pipe *P, Block *B, Plan *pl) {
     for (int i = 0; i < pl->n; i++) {
         for (int u = 0; u < pl->cs[i].nuse; u++) {
-            remove_at(B, index_of(B, pl->cs[i].convert[u]));
+            remove_at(B, ir_inst_index(B, pl->cs[i].convert[u]));
             if (pl->cs[i].trans[u])
-                remove_at(B, index_of(B, pl->cs[i].trans[u]));
+                remove_at(B, ir_inst_index(B, pl->cs[i].trans[u]));
         }
-        remove_at(B, index_of(B, pl->cs[i].load));
+        remove_at(B, ir_inst_index(B, pl->cs[i].load));
     }
     for (int w = 0; w < pl->nwg; w++)
         make_wgmma(P, B, pl->wg[w]);

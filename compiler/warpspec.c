@@ -376,14 +376,6 @@ static void producer_body(Ws *W, const Copies *c, Inst *pl, ValueId slot, ValueI
     ir_inst_at(f, body, &at, IR_YIELD, yargs, ny, NULL, 0, sp);
 }
 
-/* The index of op `in` in block b. */
-static int index_in(const Block *b, const Inst *in) {
-    int i = 0;
-    while (b->insts[i] != in)
-        i++;
-    return i;
-}
-
 /* The producer: a warp_specialize op at *at of the function's body (after
  * the rings and barriers), whose region computes what the slice needs from
  * before the loop (the function's body's ops, then those of the guard's
@@ -404,9 +396,9 @@ static void build_producer(Ws *W, const Copies *c, int *at, ValueId empties) {
     Block *pb = ir_block_new(f);
     ir_set_regions(ws, pb, NULL);
     int pat = 0;
-    clone_marked(W, f->body, *at, index_in(f->body, W->guard ? W->guard : loop), W->pre, pb, &pat);
+    clone_marked(W, f->body, *at, ir_inst_index(f->body, W->guard ? W->guard : loop), W->pre, pb, &pat);
     if (W->guard)
-        clone_marked(W, W->P, 0, index_in(W->P, loop), W->pre, pb, &pat);
+        clone_marked(W, W->P, 0, ir_inst_index(W->P, loop), W->pre, pb, &pat);
     int ncar = loop->nresults, na = 3, nr = 0;
     ValueId *args = arena_alloc(f->arena, sizeof *args * (size_t)(ncar + 5));
     Type *rt = arena_alloc(f->arena, sizeof *rt * (size_t)(ncar + 2));
@@ -524,7 +516,7 @@ static void specialise(Ws *W, const Copies *c, int hold) {
     drop_unread(W, W->B, W->mark);
     add_release(W, c, empties, hold);
     Block *P = W->P; /* the empty barriers' inval after the full ones' (else after the loop) */
-    int after = index_in(P, W->loop) + 1;
+    int after = ir_inst_index(P, W->loop) + 1;
     for (int i = after; i < P->ninsts; i++)
         if (P->insts[i]->op == IR_MBAR_INVAL && P->insts[i]->args[0] == c->bars) {
             after = i + 1;
