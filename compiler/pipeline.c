@@ -151,6 +151,11 @@ typedef struct Pipe {
     bool wgmma;           /* sm_90a: a dot fed by two rings may become wgmma (MMA v3), and */
                           /* a host descriptor's ring may be filled by TMA */
     bool staged;          /* a wgmma's loop-invariant A went to shared memory (stage_a) */
+    struct Staged {       /* stage_a's buffers: a later loop of the same block reuses one */
+        Block *b;
+        ValueId src, load;
+    } stg[8];
+    int nstg;
 } Pipe;
 
 /* ---- small helpers ---- */
@@ -855,6 +860,14 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     Function *f = P->f;
     const Inst *cv = f->values[a].def;
     ValueId src = cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : a;
+    /* the same registers staged before an earlier loop of this block (the
+     * causal attention's two loops over one Q): its buffer still holds
+     * them, nothing else writes it, and storing them again would keep the
+     * registers live through that loop (64 a thread, ptxas spilling) */
+    for (int i = 0; i < P->nstg; i++)
+        if (P->stg[i].b == c->b && P->stg[i].src == src && f->values[P->stg[i].load].layout == f->values[a].layout &&
+            ir_type_eq(vtype(P, P->stg[i].load), vtype(P, a)))
+            return P->stg[i].load;
     Type t = vtype(P, a), bt = t;
     bt.mem = IR_MEM_SHARED;
     Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = nvmma_swizzle(t.dtype, t.shape[1]),
@@ -862,7 +875,10 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
     Inst *al = put(P, c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), sp);
     al->attr.offset = -1;
     put(P, c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, sp);
-    return put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, sp);
+    ValueId load = put1(P, c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, sp);
+    if (P->nstg < (int)(sizeof P->stg / sizeof P->stg[0]))
+        P->stg[P->nstg++] = (struct Staged){c->b, src, load};
+    return load;
 }
 
 /* ---- fp8 dots outside loops: wgmma ---- */
