@@ -44,7 +44,8 @@
  *           does not change and that would stay in registers (attention's
  *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
  *           local_store, then a local_load wgmma reads as an address),
- *           where two stages still fit beside it.
+ *           where two stages still fit beside it; a later loop of the same
+ *           block over the same registers reads the same buffer.
  *           An e4m3 / e5m2 dot of the loop whose B is stored along N (an
  *           [K, N] tile, N contiguous) keeps B's ring as an mma.sync's and
  *           becomes a wgmma all the same: each iteration reads the tile into
