@@ -1,7 +1,9 @@
 /* sema_int.h: the private interface between the files of semantic analysis.
  *
  *   sema.c        names and scopes, statements, expressions, structured
- *                 control flow, inlining of @jit helpers, error recovery
+ *                 control flow, error recovery
+ *   sema_call.c   calls: arguments, builtins, inlining of @jit helpers,
+ *                 namedtuple classes, attributes, decorators
  *   sema_spec.c   the entry points: kernel lookup, specialisation (signature,
  *                 -D, autotune config, defaults), the kernel-info query
  *   sema_const.c  compile-time values: Python arithmetic on them, truthiness,
@@ -258,6 +260,14 @@ Val sema_eval_attr(Sema *s, Val x, const char *name, Span sp);
 bool sema_try_attr(Sema *s, Val x, const char *name, Span sp, Val *out);
 /* Call any callable value (inlines @jit functions). */
 Val sema_call(Sema *s, Val callee, Args *args, Span call, const char *what);
+/* Between sema.c and sema_call.c: a call node's arguments evaluated, the
+ * call node's value, the error for a dropped result of a
+ * @triton.must_use_result function (sema_call.c); an attribute of a module
+ * (tl.float16, math.exp, ...; sema.c). */
+Args sema_eval_args(Sema *s, const Node *call);
+Val sema_eval_call(Sema *s, const Node *n);
+void sema_check_result_used(Sema *s, const Node *call);
+Val sema_module_attr(Sema *s, const char *mod, const char *name, Span sp);
 
 /* ---- sema_const.c ---- */
 static inline Val sema_none(void) { return (Val){.k = V_NONE}; }
