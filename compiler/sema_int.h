@@ -10,6 +10,7 @@
  *                 equality, printing, and the literals of signatures and -D
  *   sema_ops.c    tensor semantics (Triton's type promotion, broadcasting,
  *                 casts, operators) and the table of tl.* / Python builtins
+ *   sema_mem.c    tl.load, tl.store and the atomics
  *   sema_attr.c   attributes of tensors and dtypes (x.dtype, x.shape, x.T)
  *   sema_heur.c   @triton.heuristics: its lambdas over the kernel's arguments
  *   sema_scaled.c tl.dot_scaled, decomposed into upcasts, scaling and a dot
@@ -374,9 +375,9 @@ bool sema_tl_dtype(const char *name, Type *out);
 static inline bool sema_given(Val v) { return v.k != V_UNDEF && v.k != V_NONE; }
 int64_t sema_need_int(Sema *s, Val v, Span sp, const char *what);
 const char *sema_need_str(Sema *s, Val v, Span sp, const char *what); /* a str, else sema_fail */
+/* An optional string argument; absent, None and "" give NULL. */
+const char *sema_opt_str(Sema *s, Val v, Span sp, const char *what);
 bool sema_opt_bool(Sema *s, Val v, Span sp, bool dflt, const char *what);
-/* tl.load / tl.store's cache_modifier and eviction_policy onto the op (sema_ops.c). */
-void sema_mem_hints(Sema *s, Inst *in, Val cache, Span csp, Val evict, Span esp, bool load);
 /* dtype.is_floating() and friends: false if name is no such predicate. */
 bool sema_dtype_pred(Type t, const char *name, bool *res);
 /* x with its dims permuted (tl.permute, x.T). */
@@ -394,6 +395,19 @@ ValueId sema_expand_dims(Sema *s, ValueId v, int axis, Span sp);
 void sema_promote_pair(Sema *s, Val a, Val b, ValueId *x, ValueId *y, Span sp);
 /* Broadcast two tensors to their common shape (types kept). */
 void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp);
+/* Triton's broadcast_impl_shape: v to `to`'s shape (same rank or a scalar,
+ * size-1 dims stretch); else an error naming `what`. */
+ValueId sema_broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what);
+
+/* ---- sema_mem.c: tl.load, tl.store, the atomics (sema_ops.c's table) ---- */
+Val sema_h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+Val sema_h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);
+/* A mask argument as an i1 tensor (an error for other element types). */
+ValueId sema_need_mask(Sema *s, Val m, Span sp);
+/* tl.load / tl.store's cache_modifier and eviction_policy onto the op. */
+void sema_mem_hints(Sema *s, Inst *in, Val cache, Span csp, Val evict, Span esp, bool load);
 
 /* ---- sema_spec.c: triton.Config, next to the autotune decorator it feeds (sema_ops.c's table) ---- */
 Val sema_h_config(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call);

@@ -291,7 +291,7 @@ static void broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) {
 void sema_broadcast_pair(Sema *s, ValueId *a, ValueId *b, Span sp) { broadcast_pair(s, a, b, sp); }
 
 /* Triton's broadcast_impl_shape: same rank (or a scalar), size-1 dims stretch. */
-static ValueId broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what) {
+ValueId sema_broadcast_exact(Sema *s, ValueId v, Type to, Span sp, const char *what) {
     Type t = ty_of(s, v);
     if (!to.rank && t.rank)
         sema_fail(s, sp, "%s cannot be a block (%s) when the pointer is a scalar", what, T(t));
@@ -705,7 +705,7 @@ const char *sema_need_str(Sema *s, Val v, Span sp, const char *what) {
 }
 
 /* An optional string argument; absent, None and "" all mean "not given". */
-static const char *opt_str(Sema *s, Val v, Span sp, const char *what) {
+const char *sema_opt_str(Sema *s, Val v, Span sp, const char *what) {
     if (!sema_given(v))
         return NULL;
     const char *str = sema_need_str(s, v, sp, what);
@@ -837,200 +837,6 @@ static Val h_program_id(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span
     return tv(s, in->results[0]);
 }
 
-/* ---- memory ---- */
-
-/* cache_modifier, eviction_policy, sem and scope as Triton's semantic.py
- * reads them (_str_to_load_cache_modifier ...): a spelling out of `names`
- * (index i is enum value i; NULL entries are not accepted here) is an error,
- * absent or "" the default 0. */
-static int opt_enum(Sema *s, Val v, Span sp, const char *what, const char *msg, const char *const *names, int n) {
-    const char *str = opt_str(s, v, sp, what);
-    if (!str)
-        return 0;
-    for (int i = 0; i < n; i++)
-        if (names[i] && !strcmp(names[i], str))
-            return i;
-    sema_fail(s, sp, "%s %s not supported", msg, str);
-}
-
-static const char *const load_cache[] = {NULL, ".ca", ".cg", ".cv"};
-static const char *const store_cache[] = {NULL, NULL, ".cg", NULL, ".wb", ".cs", ".wt"};
-static const char *const evict_names[] = {NULL, "evict_first", "evict_last"};
-static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
-static const char *const scope_names[] = {"gpu", "cta", "sys"};
-
-void sema_mem_hints(Sema *s, Inst *in, Val cache, Span csp, Val evict, Span esp, bool load) {
-    in->attr.cache = opt_enum(s, cache, csp, "cache_modifier", "Cache modifier", load ? load_cache : store_cache,
-                              load ? 4 : 7);
-    in->attr.evict = opt_enum(s, evict, esp, "eviction_policy", "Eviction policy", evict_names, 3);
-}
-
-static void atomic_hints(Sema *s, Inst *in, Val sem, Span ssp, Val scope, Span csp) {
-    in->attr.sem = opt_enum(s, sem, ssp, "sem", "Memory semantic", sem_names, 4);
-    in->attr.scope = opt_enum(s, scope, csp, "scope", "Memory scope", scope_names, 3);
-}
-
-static ValueId need_pointer(Sema *s, Val p, Span sp, const char *fn) {
-    if (p.k != V_TENSOR || p.ty.dtype != DT_PTR)
-        sema_fail(s, sp, "%s expects a pointer or a block of pointers, got %s", fn, sema_describe(s, p));
-    return p.id;
-}
-
-static ValueId need_mask(Sema *s, Val m, Span sp) {
-    ValueId v = need_tensor(s, m, sp);
-    if (dt_of(s, v) != DT_I1)
-        sema_fail(s, sp, "mask must have boolean (i1) elements, got %s", T(ty_of(s, v)));
-    return v;
-}
-
-/* Pointers to int1 address bytes (torch.bool): access them as int8. */
-static ValueId bool_ptr_as_i8(Sema *s, ValueId ptr, Span sp) {
-    Type t = ty_of(s, ptr);
-    if (t.pointee != DT_I1)
-        return ptr;
-    return sema_cast(s, ptr, ir_ptr(DT_I8), sp);
-}
-
-static Val h_load(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)bi;
-    if (a[0].k == V_BLOCKPTR)
-        return sema_blockptr_load(s, a, sp, call);
-    ValueId ptr = need_pointer(s, a[0], sp[0], "tl.load");
-    bool has_mask = sema_given(a[1]), has_other = sema_given(a[2]);
-    if (!has_mask && has_other)
-        sema_fail(s, sp[2], "`other` cannot be provided without `mask`");
-    if ((a[3].k == V_TUPLE && a[3].n) || (sema_given(a[3]) && a[3].k != V_TUPLE) || opt_str(s, a[4], sp[4], "padding_option"))
-        sema_fail(s, call, "`padding_option` or `boundary_check` are not supported for loading a block of pointers "
-                           "or a scalar, because the compiler does not know the boundary; use a block pointer "
-                           "(tl.make_block_ptr) or a tensor descriptor");
-    bool is_volatile = sema_opt_bool(s, a[7], sp[7], false, "volatile");
-    ValueId mask = has_mask ? need_mask(s, a[1], sp[1]) : 0;
-    ValueId other = has_other ? need_tensor(s, a[2], sp[2]) : 0;
-    Type pt = ty_of(s, ptr);
-    if (!pt.rank) {
-        if (has_mask && ty_of(s, mask).rank)
-            sema_fail(s, sp[1], "mask argument cannot be a block (%s) if the pointer argument is not a block",
-                      T(ty_of(s, mask)));
-        if (has_other && ty_of(s, other).rank)
-            sema_fail(s, sp[2], "other argument cannot be a block (%s) if the pointer argument is not a block",
-                      T(ty_of(s, other)));
-    } else { /* Triton's _load_legacy: mask and other take the pointers' shape, never the reverse */
-        if (has_mask)
-            mask = broadcast_exact(s, mask, pt, sp[1], "the mask");
-        if (has_other)
-            other = broadcast_exact(s, other, pt, sp[2], "other");
-    }
-    DType elem = (DType)ty_of(s, ptr).pointee;
-    bool is_bool = elem == DT_I1;
-    ptr = bool_ptr_as_i8(s, ptr, call);
-    DType ld = is_bool ? DT_I8 : elem;
-    if (has_other)
-        other = sema_cast(s, other, ir_scalar(ld), sp[2]);
-    ValueId args[3] = {ptr, mask, other};
-    int nargs = 1 + has_mask + has_other;
-    Type rt = ir_with_dtype(ty_of(s, ptr), ld);
-    Inst *in = sema_emit_inst(s, IR_LOAD, args, nargs, &rt, 1, call);
-    in->attr.has_mask = has_mask;
-    in->attr.has_other = has_other;
-    in->attr.is_volatile = is_volatile;
-    sema_mem_hints(s, in, a[5], sp[5], a[6], sp[6], true);
-    ValueId r = in->results[0];
-    if (is_bool)
-        r = sema_cast(s, r, ir_scalar(DT_I1), call);
-    return tv(s, r);
-}
-
-/* Triton's store and atomic read-modify-write refuse its const pointers, in
- * its words. */
-static void no_const_ptr(Sema *s, ValueId ptr, Span call) {
-    if (sema_is_const_ptr(s, ptr))
-        sema_fail(s, call, "Cannot store to a constant pointer (%s made from a parameter annotated tl.const)",
-                  T(ty_of(s, ptr)));
-}
-
-static Val h_store(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    (void)bi;
-    if (a[0].k == V_BLOCKPTR)
-        return sema_blockptr_store(s, a, sp, call);
-    ValueId ptr = need_pointer(s, a[0], sp[0], "tl.store");
-    no_const_ptr(s, ptr, call);
-    ValueId val = need_tensor(s, a[1], sp[1]);
-    bool has_mask = sema_given(a[2]);
-    ValueId mask = has_mask ? need_mask(s, a[2], sp[2]) : 0;
-    if ((a[3].k == V_TUPLE && a[3].n) || (sema_given(a[3]) && a[3].k != V_TUPLE))
-        sema_fail(s, sp[3], "`boundary_check` is not supported for storing to a block of pointers or a scalar, "
-                            "because the compiler does not know the boundary; use a block pointer (tl.make_block_ptr)");
-    Type pt = ty_of(s, ptr);
-    if (!pt.rank) {
-        if (ty_of(s, val).rank)
-            sema_fail(s, sp[1], "value argument cannot be a block (%s) if the pointer argument is not a block",
-                      T(ty_of(s, val)));
-        if (has_mask && ty_of(s, mask).rank)
-            sema_fail(s, sp[2], "mask argument cannot be a block (%s) if the pointer argument is not a block",
-                      T(ty_of(s, mask)));
-    } else { /* Triton's _store_legacy: same rank as the pointers, size-1 dims stretch */
-        val = broadcast_exact(s, val, pt, sp[1], "the value");
-        if (has_mask)
-            mask = broadcast_exact(s, mask, pt, sp[2], "the mask");
-    }
-    DType elem = (DType)pt.pointee;
-    ptr = bool_ptr_as_i8(s, ptr, call);
-    val = sema_cast(s, val, ir_scalar(elem == DT_I1 ? DT_I8 : elem), sp[1]);
-    ValueId args[3] = {ptr, val, mask};
-    Inst *in = sema_emit_inst(s, IR_STORE, args, 2 + has_mask, NULL, 0, call);
-    in->attr.has_mask = has_mask;
-    sema_mem_hints(s, in, a[4], sp[4], a[5], sp[5], false);
-    return sema_none();
-}
-
-static const char *rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor"};
-
-static Val h_atomic_rmw(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    const char *opn = rmw_names[bi->aux];
-    ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
-    no_const_ptr(s, ptr, call);
-    DType elem = (DType)ty_of(s, ptr).pointee;
-    if (dt_is_fp8(elem))
-        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
-    if ((elem == DT_F16 || elem == DT_BF16) && bi->aux != RMW_ADD)
-        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
-    if (elem == DT_I16 || elem == DT_U16 || dt_bits(elem) < 16)
-        sema_fail(s, call, "atomic_%s does not support %s", opn, D(elem));
-    if ((bi->aux == RMW_MAX || bi->aux == RMW_MIN) && dt_is_float(elem) && elem != DT_F32 && elem != DT_F64)
-        sema_fail(s, call, "atomic_%s is not supported for %s", opn, D(elem));
-    if ((bi->aux == RMW_AND || bi->aux == RMW_OR || bi->aux == RMW_XOR) && !dt_is_int(elem))
-        sema_fail(s, call, "atomic_%s needs integer elements, got %s", opn, D(elem));
-    Type pt = ty_of(s, ptr);
-    ValueId val = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the value");
-    val = sema_cast(s, val, ir_scalar(elem), sp[1]);
-    bool has_mask = sema_given(a[2]);
-    ValueId mask = has_mask ? broadcast_exact(s, need_mask(s, a[2], sp[2]), pt, sp[2], "the mask") : 0;
-    ValueId args[3] = {ptr, val, mask};
-    Type rt = ty_of(s, val);
-    Inst *in = sema_emit_inst(s, IR_ATOMIC_RMW, args, 2 + has_mask, &rt, 1, call);
-    in->attr.rmw = bi->aux;
-    in->attr.has_mask = has_mask;
-    atomic_hints(s, in, a[3], sp[3], a[4], sp[4]);
-    return tv(s, in->results[0]);
-}
-
-static Val h_atomic_cas(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
-    ValueId ptr = need_pointer(s, a[0], sp[0], bi->name);
-    Type pt = ty_of(s, ptr);
-    DType elem = (DType)pt.pointee;
-    if (dt_bits(elem) != 16 && dt_bits(elem) != 32 && dt_bits(elem) != 64) /* fp8 too */
-        sema_fail(s, call, "atomic_cas only supports elements with width {16, 32, 64}, got %s", D(elem));
-    ValueId cmp = broadcast_exact(s, need_tensor(s, a[1], sp[1]), pt, sp[1], "the compare value");
-    ValueId val = broadcast_exact(s, need_tensor(s, a[2], sp[2]), pt, sp[2], "the value");
-    cmp = sema_cast(s, cmp, ir_scalar(elem), sp[1]);
-    val = sema_cast(s, val, ir_scalar(elem), sp[2]);
-    ValueId args[3] = {ptr, cmp, val};
-    Type rt = ty_of(s, val);
-    Inst *in = sema_emit_inst(s, IR_ATOMIC_CAS, args, 3, &rt, 1, call);
-    atomic_hints(s, in, a[3], sp[3], a[4], sp[4]);
-    return tv(s, in->results[0]);
-}
-
 /* ---- linear algebra ---- */
 
 static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1075,7 +881,7 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
     }
     int prec = PREC_IEEE;
     if (dx == DT_F32) {
-        const char *ip = opt_str(s, a[3], sp[3], "input_precision");
+        const char *ip = sema_opt_str(s, a[3], sp[3], "input_precision");
         if (ip) {
             if (!strcasecmp(ip, "tf32"))
                 prec = PREC_TF32;
@@ -1089,7 +895,7 @@ static Val h_dot(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) 
             prec = sema_opt_bool(s, a[4], sp[4], true, "allow_tf32") ? PREC_TF32 : PREC_IEEE;
         }
     } else {
-        opt_str(s, a[3], sp[3], "input_precision");
+        sema_opt_str(s, a[3], sp[3], "input_precision");
         sema_opt_bool(s, a[4], sp[4], true, "allow_tf32");
     }
     /* Triton's out_dtype: float32 by default, the accumulator's type when
@@ -1439,7 +1245,7 @@ static Val h_broadcast_to(Sema *s, const Builtin *bi, Val *a, const Span *sp, Sp
     int32_t dims[IR_MAX_RANK];
     int rank = get_shape(s, unwrap_varargs(a[1]), sp[1], dims);
     Type to = ir_block(ty_of(s, x), rank, dims);
-    return tv(s, broadcast_exact(s, x, to, call, "the input"));
+    return tv(s, sema_broadcast_exact(s, x, to, call, "the input"));
 }
 
 static Val h_reshape(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
@@ -1510,7 +1316,7 @@ static Val h_cast(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     (void)bi;
     ValueId x = need_tensor(s, a[0], sp[0]);
     Type dt = need_dtype(s, a[1], sp[1], "the target type");
-    const char *rounding = opt_str(s, a[2], sp[2], "fp_downcast_rounding");
+    const char *rounding = sema_opt_str(s, a[2], sp[2], "fp_downcast_rounding");
     if (rounding && strcmp(rounding, "rtne") && strcmp(rounding, "rtz"))
         sema_fail(s, sp[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", rounding);
     if (sema_opt_bool(s, a[3], sp[3], false, "bitcast"))
@@ -1648,10 +1454,10 @@ static Val h_py_print(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span c
 static Val h_device_assert(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi;
     ValueId c = sema_to_i1(s, need_tensor(s, a[0], sp[0]), sp[0]);
-    const char *msg = opt_str(s, a[1], sp[1], "the assertion message");
+    const char *msg = sema_opt_str(s, a[1], sp[1], "the assertion message");
     if (sema_given(a[2])) {
         /* mask: only lanes where it holds are checked */
-        Val nm = sema_unop(s, OP_NOT, tv(s, need_mask(s, a[2], sp[2])), sp[2]);
+        Val nm = sema_unop(s, OP_NOT, tv(s, sema_need_mask(s, a[2], sp[2])), sp[2]);
         c = sema_logical(s, OP_OR, tv(s, c), nm, call).id;
     }
     Inst *in = sema_emit_inst(s, IR_ASSERT, &c, 1, NULL, 0, call);
@@ -1837,18 +1643,18 @@ static const Builtin builtins[] = {
     {"full", "shape value dtype", h_full, 0, TL},
     {"zeros_like", "input", h_full_like, 0, TL},
     {"full_like", "input value dtype?", h_full_like, 0, TL},
-    /* memory */
+    /* memory (sema_mem.c) */
     {"load", "pointer mask? other? boundary_check? padding_option? cache_modifier? eviction_policy? volatile?",
-     h_load, 0, TL},
-    {"store", "pointer value mask? boundary_check? cache_modifier? eviction_policy?", h_store, 0, TLM},
-    {"atomic_add", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_ADD, TLM},
-    {"atomic_max", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_MAX, TLM},
-    {"atomic_min", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_MIN, TLM},
-    {"atomic_xchg", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_XCHG, TLM},
-    {"atomic_and", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_AND, TLM},
-    {"atomic_or", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_OR, TLM},
-    {"atomic_xor", "pointer val mask? sem? scope?", h_atomic_rmw, RMW_XOR, TLM},
-    {"atomic_cas", "pointer cmp val sem? scope?", h_atomic_cas, 0, TLM},
+     sema_h_load, 0, TL},
+    {"store", "pointer value mask? boundary_check? cache_modifier? eviction_policy?", sema_h_store, 0, TLM},
+    {"atomic_add", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_ADD, TLM},
+    {"atomic_max", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_MAX, TLM},
+    {"atomic_min", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_MIN, TLM},
+    {"atomic_xchg", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_XCHG, TLM},
+    {"atomic_and", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_AND, TLM},
+    {"atomic_or", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_OR, TLM},
+    {"atomic_xor", "pointer val mask? sem? scope?", sema_h_atomic_rmw, RMW_XOR, TLM},
+    {"atomic_cas", "pointer cmp val sem? scope?", sema_h_atomic_cas, 0, TLM},
     /* block pointers and tensor descriptors (sema_desc.c) */
     {"make_block_ptr", "base shape strides offsets block_shape order", sema_h_make_block_ptr, 0, TL},
     {"advance", "base offsets", sema_h_advance, 0, TL},
