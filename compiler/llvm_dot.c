@@ -1088,12 +1088,14 @@ static LLVMValueRef wg_desc(Lower *L, LLVMValueRef addr, int64_t lbo, int64_t sb
  * is defined after it) and nkeep i32 registers read by it (a wgmma's A
  * operand, which must live until its group is done). */
 static void wg_asm_keep(Lower *L, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *keep, int nkeep) {
-    enum { MAX = 1024 };
+    /* four groups in flight (pipeline.c's MAX_WG), each up to
+     * WGMMA_MAX_ACC_REGS accumulators, and their register A operands */
+    enum { MAX = 4 * WGMMA_MAX_ACC_REGS + 1024 };
     LLVMTypeRef et[MAX];
     LLVMValueRef args[MAX];
     char cons[MAX * 6];
     int o = 0;
-    if (n + nkeep > MAX) { /* cannot happen: four groups in flight, each 128 accumulator registers and its A */
+    if (n + nkeep > MAX) { /* cannot happen (above) */
         diag_internal(L->d, "in @%s: %d registers through one wgmma wait", L->f->name, n + nkeep);
         L->failed = true;
         return;

@@ -30,6 +30,17 @@ void tma_prune(Function *f);
  * a dot whose operands both come from rings becomes MMA v3, read by wgmma. */
 bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool wgmma);
 
+enum {
+    /* The accumulator registers a thread may hold for one wgmma dot (MMA v3):
+     * 256, a 128x256 fp32 tile at 4 warps, as Triton gives MMA v3 to every
+     * shape wgmma has. There ptxas spills a little (tutorial 09's 128x256x128
+     * at 4 warps: 255 registers, 1.5 KB of stack); the mma.sync it had
+     * instead held its accumulator in local memory whole (32 registers,
+     * 11.6 KB of stack, 21 KB of spill stores) and took 3.8 s to compile
+     * against 1.2 (llvm_dot.c's waits tie up to 4 such groups). */
+    WGMMA_MAX_ACC_REGS = 256,
+};
+
 /* warpspec.c: a loop the pipeliner handed over ({ws_hold}: TMA rings it
  * fills itself, each iteration's copies just before its wait) gets a
  * producer warpgroup running the copies, the loop keeping the waits and

@@ -629,7 +629,7 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
  * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, A
  * K-major in its ring, B N-major or K-major (a ring stored along its last
  * dim or, ring_colmajor, its first; read as loaded or through a trans), and
- * at most 128 accumulator registers a thread. Every dot whose accumulator
+ * at most WGMMA_MAX_ACC_REGS accumulator registers a thread. Every dot whose accumulator
  * shares a layout with one of them must qualify too (the layout becomes v3
  * everywhere): attention's two dots go together, its backward's four; and
  * every dot a ring feeds. Marks the candidates' swizzles, puts the dots in
@@ -656,7 +656,7 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg, int *restag
             f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && (f8 || !wgmma_reg_a(f, d->args[0], rl))))
             continue;
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
-        if (M % (16 * nw) || N % 16 || N > 256 || K % (f8 ? 32 : 16) || (int64_t)M * N / (32 * nw) > 128)
+        if (M % (16 * nw) || N % 16 || N > 256 || K % (f8 ? 32 : 16) || (int64_t)M * N / (32 * nw) > WGMMA_MAX_ACC_REGS)
             continue;
         /* each ring's swizzle: of its contiguous dim; A must be K-major (B
          * too for 8 bits: stored along K and read as loaded, or stored along
@@ -892,7 +892,7 @@ static ValueId stage_a(Pipe *P, Cursor *c, ValueId a, Span sp) {
  * each filled by a local_store of the registers its convert read and read
  * back by a local_load make_wgmma turns into a descriptor. The conditions
  * are wgmma_dots' (num_warps 4 or 8, M a multiple of 16 * num_warps, N of
- * 16 up to 256, at most 128 accumulator registers a thread), K a multiple
+ * 16 up to 256, at most WGMMA_MAX_ACC_REGS accumulator registers a thread), K a multiple
  * of 32, fp32 accumulation with no imprecise partial sums below K, and no
  * other dot of the block on the accumulator's layout but ones an mma.sync
  * on v3's thread maps can do (whole 16-row warp tiles). */
@@ -907,7 +907,7 @@ static bool fp8_wgmma_dot(Pipe *P, const Block *B, const Inst *d, int *sa, int *
         f->layouts[rl].kind != LAYOUT_MMA || layout_is_wgmma(f, rl))
         return false;
     int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
-    if (M % (16 * nw) || N % 16 || N > 256 || K % 32 || (int64_t)M * N / (32 * nw) > 128 ||
+    if (M % (16 * nw) || N % 16 || N > 256 || K % 32 || (int64_t)M * N / (32 * nw) > WGMMA_MAX_ACC_REGS ||
         (d->attr.num > 0 && d->attr.num < K))
         return false;
     for (int i = 0; i < B->ninsts; i++) {

@@ -1070,6 +1070,16 @@ int main(void) {
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 0, 1);
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, -1, NULL, 0, 1, 0);
         persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, 4, "128,64,64,8", 1, 0, 1);
+        /* 128x256 tiles at 4 warps: wgmma with 256 accumulator registers a
+         * thread (ptxas spills some), as Triton compiles them; the plain
+         * kernel (config 14: BK 64, 3 stages), the host-descriptor one
+         * unsubtiled and subtiled (45: BK 128, 4 stages; 24: BK 64, 2
+         * stages), the device-descriptor one (29: BK 64, 3 stages) */
+        persistent_matmul(ctx, MM_PLAIN, TL_F16, 1000, 700, 300, 14, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 1000, 700, 300, 45, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 2049, 1000, 300, 24, NULL, 1, 0, 1);
+        persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F8E4M3, 1000, 704, 512, 45, NULL, 0, 0, 1);
+        persistent_matmul(ctx, MM_DESCRIPTOR_PERSISTENT, TL_F16, 1000, 704, 304, 29, NULL, 0, 0, 1);
         /* warp-specialised tile loops, flattened with a producer warpgroup
          * that fills ahead across tiles: 289 tiles, two or three a program */
         persistent_matmul(ctx, MM_TMA_PERSISTENT, TL_F16, 2049, 2053, 300, 4, "128,128,64,8", 0, 1, 1);
