@@ -249,10 +249,27 @@ def main_run(mode, out_path):
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
 
 
+def kernel_ms(fn, calls=10):
+    """The GPU's time of one call where no graph can hold it (autograd's backward): the device time of its
+    kernels and copies as the profiler (CUPTI) records them over `calls` calls, summed, per call; the gaps the
+    host leaves between them are not counted. None where the profiler records nothing."""
+    import torch
+    try:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as p:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+        us = sum(e.device_time_total for e in p.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    except Exception:
+        torch.cuda.synchronize()
+        return None
+    return us / calls * 1e-3 if us > 0 else None
+
+
 def host_and_gpu(fn, work, unit, graph=True):
     """The host's time per call (enqueue only: the launch path, Python and library) and the GPU's alone
-    (do_bench_cudagraph: one graph replays the calls, no host in the loop), to tell a slow kernel from a slow
-    launch path."""
+    (do_bench_cudagraph: one graph replays the calls, no host in the loop; without a graph, the profiler's
+    kernel times: kernel_ms), to tell a slow kernel from a slow launch path."""
     import torch
     out = {}
     torch.cuda.synchronize()
@@ -262,6 +279,10 @@ def host_and_gpu(fn, work, unit, graph=True):
     out["host_us"] = (time.perf_counter() - t0) / 20 * 1e6
     torch.cuda.synchronize()
     if not graph:  # autograd's backward in a capture upsets torch's RNG state for the rows after it
+        g = kernel_ms(fn)
+        if g:
+            out["gpu_ms"], out["gpu_how"] = g, "kernels"
+            out["gpu_value"] = work / (g * 1e-3) / (1e12 if unit == "TFLOP/s" else 1e9)
         return out
     try:
         from triton.testing import do_bench_cudagraph
@@ -278,7 +299,7 @@ def compare(a_path, b_path):
     A = {r["name"]: r for r in json.load(open(a_path))["rows"]}
     B = {r["name"]: r for r in json.load(open(b_path))["rows"]}
     print(f"{'row':55s} {'Triton':>9s} {'tl':>9s} {'tl/Triton':>9s}  unit      err(Triton / tl)   first call s"
-          "   graph: tl/Triton of the GPU time alone (CUDA graph)   host us: enqueue time per call, Triton / tl")
+          "   graph: tl/Triton of the GPU time alone (CUDA graph; k: the profiler's kernel times)   host us: enqueue time per call, Triton / tl")
     for name in list(A) + [n for n in B if n not in A]:
         a, b = A.get(name, {}), B.get(name, {})
         va = a.get("value"); vb = b.get("value")
@@ -290,6 +311,8 @@ def compare(a_path, b_path):
         eb = f"{b['err']:.1e}" if "err" in b else "-"
         ga, gb = a.get("gpu_value"), b.get("gpu_value")
         gratio = f"{gb / ga:6.2f}" if ga and gb else "     -"
+        if ga and gb and "kernels" in (a.get("gpu_how"), b.get("gpu_how")):
+            gratio += "k"  # from the profiler's kernel times, not a graph
         host = f"{a.get('host_us', 0):6.1f} / {b.get('host_us', 0):6.1f}"
         print(f"{name:55s} {fa} {fb} {ratio}  {unit:8s}  {ea} / {eb}   {a.get('first_s', 0):.1f} / {b.get('first_s', 0):.1f}"
               f"   graph {gratio}   host us {host}")
