@@ -4,7 +4,8 @@
  * Requires: laid-out, verified IR (after the layout pass); an arch with
  *           cp.async (sm_80+) and its shared-memory limit.
  * Ensures:  in each `for` whose top-level loads feed a dot (every top-level
- *           load when the loop says {num_stages = N}, tl.range's), with S
+ *           load when the loop says {num_stages = N}, tl.range's; and a row
+ *           loop's, behind an alias check: row_loop below), with S
  *           stages (the loop's num_stages, else the function's; S >= 2):
  *             - each such load has a ring of S shared buffers
  *               (local_alloc !smem<S x shape>, a swizzled #shared layout);
@@ -1531,6 +1532,257 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     ir_dce_loop(P->f, loop);
 }
 
+/* ---- row loops: a loop without a dot, pipelined behind an alias check ---- */
+
+/* Triton pipelines the loads of a loop without a dot only where the loop
+ * asks (tl.range(..., num_stages=N)); elsewhere each iteration waits for its
+ * loads. A persistent row loop (Liger-Kernel's norm backwards: one program
+ * an SM walking its rows, each a load of x and dy, two row reductions and a
+ * store of dx) spends much of its time there, and its loads run ahead only
+ * if no iteration's stores write what a later iteration's loads read. tl
+ * pipelines such a loop as if it asked, when each tile load and every store
+ * of its body has a footprint it can bound from the loop's bounds (a pointer
+ * `splat(s) + offsets`, s affine in the induction variable, the offsets a
+ * tile of known range; a scalar pointer affine in it), behind a check before
+ * the loop that the stores' footprints over all iterations miss the loads':
+ * `if disjoint { the loop, pipelined } else { the loop as written }`. */
+
+enum { ROW_MAX_MEM = 8 };
+
+typedef struct Foot {
+    ValueId s;       /* the scalar pointer, affine in the induction variable */
+    int64_t lo, hi;  /* bytes from s: [lo, hi) */
+} Foot;
+
+/* 0: v is loop-invariant, 1: affine in iv (add, sub, addptr, mul by an
+ * invariant, widening casts), -1: neither (or not a scalar). */
+static int iv_affine(const Pipe *P, const Block *B, ValueId v, ValueId iv) {
+    if (v == iv)
+        return 1;
+    if (v >= P->n0 || P->home[v] != B)
+        return 0;
+    const Inst *d = P->f->values[v].def;
+    if (!d || vtype(P, v).rank)
+        return -1;
+    int a = d->nargs > 0 ? iv_affine(P, B, d->args[0], iv) : 0, b = d->nargs > 1 ? iv_affine(P, B, d->args[1], iv) : 0;
+    if (a < 0 || b < 0)
+        return -1;
+    switch (d->op) {
+    case IR_CONST: return 0;
+    case IR_ADD: case IR_SUB: case IR_ADDPTR: return a > b ? a : b;
+    case IR_MUL: return a && b ? -1 : a > b ? a : b;
+    case IR_CAST: {
+        Type from = vtype(P, d->args[0]), to = vtype(P, v);
+        bool widen = dt_is_int(from.dtype) && dt_is_int(to.dtype) && dt_bits(to.dtype) >= dt_bits(from.dtype);
+        return widen || !a ? a : -1;
+    }
+    default: return -1;
+    }
+}
+
+/* The range [*lo, *hi] of an integer tile built from aranges and constants. */
+static bool tile_range(const Pipe *P, ValueId v, int64_t *lo, int64_t *hi) {
+    const Inst *d = P->f->values[v].def;
+    if (!d)
+        return false;
+    int64_t a0, a1, b0, b1;
+    switch (d->op) {
+    case IR_ARANGE: *lo = d->attr.start, *hi = d->attr.end - 1; return d->attr.end > d->attr.start;
+    case IR_CONST: *lo = *hi = d->attr.i; return dt_is_int(vtype(P, v).dtype);
+    case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_CONVERT_LAYOUT: case IR_RESHAPE: case IR_TRANS:
+        return tile_range(P, d->args[0], lo, hi);
+    case IR_CAST:
+        return dt_is_int(vtype(P, d->args[0]).dtype) && dt_is_int(vtype(P, v).dtype) &&
+               dt_bits(vtype(P, v).dtype) >= dt_bits(vtype(P, d->args[0]).dtype) && tile_range(P, d->args[0], lo, hi);
+    case IR_ADD: case IR_SUB: case IR_MUL:
+        break;
+    default: return false;
+    }
+    if (!tile_range(P, d->args[0], &a0, &a1) || !tile_range(P, d->args[1], &b0, &b1))
+        return false;
+    int64_t c[4];
+    bool ov = false;
+    if (d->op == IR_ADD)
+        ov = __builtin_add_overflow(a0, b0, &c[0]) | __builtin_add_overflow(a1, b1, &c[1]), c[2] = c[0], c[3] = c[1];
+    else if (d->op == IR_SUB)
+        ov = __builtin_sub_overflow(a0, b1, &c[0]) | __builtin_sub_overflow(a1, b0, &c[1]), c[2] = c[0], c[3] = c[1];
+    else
+        ov = __builtin_mul_overflow(a0, b0, &c[0]) | __builtin_mul_overflow(a0, b1, &c[1]) |
+             __builtin_mul_overflow(a1, b0, &c[2]) | __builtin_mul_overflow(a1, b1, &c[3]);
+    *lo = *hi = c[0];
+    for (int i = 1; i < 4; i++)
+        *lo = c[i] < *lo ? c[i] : *lo, *hi = c[i] > *hi ? c[i] : *hi;
+    return !ov && *lo > -((int64_t)1 << 40) && *hi < ((int64_t)1 << 40);
+}
+
+/* The footprint of a load's or store's pointer, if it has one of the forms above. */
+static bool footprint(const Pipe *P, const Block *B, const Inst *m, ValueId iv, Foot *ft) {
+    ValueId p = m->args[0];
+    Type pt = vtype(P, p);
+    if (pt.dtype != DT_PTR)
+        return false;
+    int64_t es = (dt_bits((DType)pt.pointee) + 7) / 8, lo = 0, hi = 0;
+    if (pt.rank) {
+        const Inst *d = P->f->values[p].def, *sp = d && d->op == IR_ADDPTR ? P->f->values[d->args[0]].def : NULL;
+        if (!sp || sp->op != IR_SPLAT || !tile_range(P, d->args[1], &lo, &hi))
+            return false;
+        p = sp->args[0];
+    }
+    *ft = (Foot){p, lo * es, (hi + 1) * es};
+    return iv_affine(P, B, p, iv) >= 0;
+}
+
+/* Is loop (no num_stages, no dot) one to pipeline behind the check? Fills
+ * the footprints of its tile loads (lf) and of its stores (sf). */
+static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, int *ns) {
+    const Block *B = loop->regions[0];
+    const Inst *st = loop->nargs > 2 ? P->f->values[loop->args[2]].def : NULL;
+    while (st && st->op == IR_CAST) /* range()'s step 1, widened to the bounds' type */
+        st = P->f->values[st->args[0]].def;
+    if (loop->attr.num_stages || !B || B->nargs < 1 || P->f->num_stages < 2 || !st || st->op != IR_CONST ||
+        st->attr.i < 1) /* ub - 1 bounds the last iteration */
+        return false;
+    ValueId iv = B->args[0];
+    *nl = *ns = 0;
+    for (int i = 0; i < B->ninsts; i++) {
+        const Inst *in = B->insts[i];
+        switch (in->op) {
+        case IR_LOAD:
+            if (in->attr.is_volatile)
+                return false;
+            if (!vtype(P, in->results[0]).rank)
+                break; /* a scalar load stays where it is */
+            /* rows worth a ring: 2 KB or more a program in 16-byte copies
+             * (a small tile's wait for its copy costs what it hides) */
+            if (*nl == ROW_MAX_MEM || !footprint(P, B, in, iv, &lf[(*nl)++]) || copy_bytes(P, in) != 16 ||
+                ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
+                return false;
+            break;
+        case IR_STORE:
+            if (*ns == ROW_MAX_MEM || !footprint(P, B, in, iv, &sf[(*ns)++]))
+                return false;
+            break;
+        case IR_DOT: case IR_ATOMIC_RMW: case IR_ATOMIC_CAS: case IR_INLINE_ASM: case IR_EXTERN: case IR_BARRIER:
+        case IR_PRINT: case IR_ASSERT: case IR_DESC_TILE: case IR_FOR: case IR_IF: case IR_WHILE:
+            return false;
+        default:
+            break;
+        }
+    }
+    return *nl > 0;
+}
+
+/* v (a scalar of the body, affine in iv) at iv = at: its slice cloned at c. */
+static ValueId eval_at(Pipe *P, Cursor *c, const Block *B, ValueId v, ValueId iv, ValueId at, ValueId *map) {
+    if (v == iv)
+        return at;
+    if (v >= P->n0 || P->home[v] != B)
+        return v;
+    if (map[v])
+        return map[v];
+    const Inst *d = P->f->values[v].def;
+    for (int a = 0; a < d->nargs; a++)
+        eval_at(P, c, B, d->args[a], iv, at, map);
+    map[iv] = at;
+    Inst *cl = ir_clone_inst(P->f, NULL, d, map, P->n0);
+    map[iv] = 0;
+    ir_insert_insts(P->f, c->b, c->at++, &cl, 1);
+    return map[v] = cl->results[0];
+}
+
+/* [lo, hi) of footprint ft over iterations first .. last, as i64 at c. */
+static void foot_bounds(Pipe *P, Cursor *c, const Block *B, const Foot *ft, ValueId iv, const ValueId ends[2],
+                        ValueId *lo, ValueId *hi, Span sp) {
+    Type i64 = ir_scalar(DT_I64);
+    ValueId e[2];
+    for (int k = 0; k < 2; k++) {
+        ValueId *map = calloc((size_t)P->n0, sizeof *map);
+        ValueId s = map ? eval_at(P, c, B, ft->s, iv, ends[k], map) : ft->s;
+        free(map);
+        e[k] = put1(P, c, IR_CAST, &s, 1, i64, 0, sp);
+    }
+    ValueId mn = put1(P, c, IR_MIN, e, 2, i64, 0, sp), mx = put1(P, c, IR_MAX, e, 2, i64, 0, sp);
+    ValueId l = put_const(P, c, i64, ft->lo, sp), h = put_const(P, c, i64, ft->hi, sp);
+    *lo = put1(P, c, IR_ADD, (ValueId[]){mn, l}, 2, i64, 0, sp);
+    *hi = put1(P, c, IR_ADD, (ValueId[]){mx, h}, 2, i64, 0, sp);
+}
+
+/* The check before loop (at c): the loop runs no iteration, or no store's
+ * footprint meets a tile load's. */
+static ValueId row_guard(Pipe *P, Cursor *c, const Inst *loop, const Foot *lf, int nl, const Foot *sf, int ns) {
+    const Block *B = loop->regions[0];
+    ValueId iv = B->args[0];
+    Span sp = loop->span;
+    Type it = vtype(P, iv), i1 = ir_scalar(DT_I1);
+    ValueId one = put_const(P, c, it, 1, sp);
+    ValueId ends[2] = {loop->args[0], put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp)};
+    ValueId ok = put_cmp(P, c, CMP_GE, loop->args[0], loop->args[1], sp);
+    ValueId slo[ROW_MAX_MEM], shi[ROW_MAX_MEM];
+    for (int j = 0; j < ns; j++)
+        foot_bounds(P, c, B, &sf[j], iv, ends, &slo[j], &shi[j], sp);
+    ValueId all = put_const(P, c, i1, 1, sp);
+    for (int i = 0; i < nl; i++) {
+        ValueId llo, lhi;
+        foot_bounds(P, c, B, &lf[i], iv, ends, &llo, &lhi, sp);
+        for (int j = 0; j < ns; j++) {
+            ValueId below = put_cmp(P, c, CMP_LE, shi[j], llo, sp), above = put_cmp(P, c, CMP_LE, lhi, slo[j], sp);
+            ValueId apart = put1(P, c, IR_OR, (ValueId[]){below, above}, 2, i1, 0, sp);
+            all = put1(P, c, IR_AND, (ValueId[]){all, apart}, 2, i1, 0, sp);
+        }
+    }
+    return put1(P, c, IR_OR, (ValueId[]){ok, all}, 2, i1, 0, sp);
+}
+
+/* Pipeline loop (parent->insts[*pos]) behind row_guard, the loop as written
+ * in the else-branch; *pos moves to the if. */
+static void row_loop(Pipe *P, Block *parent, int *pos) {
+    Function *f = P->f;
+    Inst *loop = parent->insts[*pos];
+    Foot lf[ROW_MAX_MEM], sf[ROW_MAX_MEM];
+    int nl, ns, no = loop->nresults;
+    if (!row_loop_ok(P, loop, lf, &nl, sf, &ns))
+        return;
+    ValueId *map = calloc((size_t)f->nvalues, sizeof *map);
+    Type *rts = malloc(sizeof *rts * (size_t)(no + 1));
+    if (!map || !rts) {
+        free(map), free(rts);
+        return;
+    }
+    Inst *orig = ir_clone_inst(f, NULL, loop, map, f->nvalues); /* before the pipeliner rewrites it */
+    free(map);
+    for (int j = 0; j < no; j++)
+        rts[j] = vtype(P, loop->results[j]);
+    Cursor c = {parent, *pos};
+    ValueId g = row_guard(P, &c, loop, lf, nl, sf, ns); /* reads the body's address slices as written */
+    int first = c.at, before = parent->ninsts;
+    loop->attr.num_stages = f->num_stages;
+    pipeline_loop(P, parent, loop);
+    int last = first + parent->ninsts - before; /* the rings, the prologue, the loop and its drain */
+    if (last == first) { /* nothing pipelined: the loop as written, no check */
+        loop->attr.num_stages = 0;
+        while (c.at > *pos)
+            remove_at(parent, --c.at);
+        free(rts);
+        return;
+    }
+    Block *tb = ir_block_new(f), *eb = ir_block_new(f);
+    ir_insert_insts(f, tb, 0, parent->insts + first, last - first + 1);
+    memmove(parent->insts + first, parent->insts + last + 1, sizeof *parent->insts * (size_t)(parent->ninsts - last - 1));
+    parent->ninsts -= last - first + 1;
+    ir_insert_insts(f, eb, 0, &orig, 1);
+    Inst *v = ir_inst_at(f, parent, &c.at, IR_IF, &g, 1, rts, no, loop->span);
+    free(rts);
+    ir_set_regions(v, tb, eb);
+    for (int j = 0; j < no; j++) {
+        f->values[v->results[j]].name = f->values[loop->results[j]].name;
+        f->values[v->results[j]].layout = f->values[loop->results[j]].layout;
+        ir_replace_uses(parent, loop->results[j], v->results[j]);
+    }
+    ir_inst_new(f, tb, IR_YIELD, loop->results, no, NULL, 0, loop->span);
+    ir_inst_new(f, eb, IR_YIELD, orig->results, no, NULL, 0, loop->span);
+    *pos = c.at - 1;
+}
+
 static void walk(Pipe *P, Block *b) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
@@ -1539,7 +1791,10 @@ static void walk(Pipe *P, Block *b) {
         if (in->op == IR_FOR) {
             int before = b->ninsts;
             pipeline_loop(P, b, in);
-            i += b->ninsts - before; /* skip the prologue and drain put around it */
+            if (b->ninsts != before)
+                i += b->ninsts - before; /* skip the prologue and drain put around it */
+            else
+                row_loop(P, b, &i); /* i: the if it became */
         }
     }
 }
