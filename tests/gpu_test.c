@@ -2,7 +2,9 @@
  * (miss, hit, corrupted entry rebuilt), PTX the driver rejects, launch errors
  * and a kernel needing more shared memory than the device has; a flattened
  * persistent loop (flatten.c) without a dot, whose epilogue reduces and
- * whose tile loop carries a sum, against a C reference. Prints
+ * whose tile loop carries a sum, against a C reference; a row loop whose
+ * loads run ahead of its stores (pipeline.c row_loop) in place and apart.
+ * Prints
  * [PASS]/[FAIL] lines; exits 3 with a message when there is no GPU. */
 #include <dirent.h>
 #include <math.h>
@@ -108,6 +110,65 @@ static void run_flat(TlContext *ctx, int M, int K) {
     tl_buffer_destroy(ba), tl_buffer_destroy(bc);
     tl_kernel_destroy(k);
     free(a), free(c);
+}
+
+/* A row loop (pipeline.c row_loop): row r + SHIFT = 2 * row r + 1, row by
+ * row, in place (Y is X: each store writes the row SHIFT iterations on
+ * read, which the loads running ahead must not have fetched yet) or into
+ * another buffer (no store meets a load: pipelined). */
+static const char *rows_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def rows_k(x_ptr, y_ptr, stride, n_rows, BLOCK: tl.constexpr, SHIFT: tl.constexpr):\n"
+    "    cols = tl.arange(0, BLOCK)\n"
+    "    for r in range(0, n_rows - SHIFT):\n"
+    "        x = tl.load(x_ptr + r * stride + cols)\n"
+    "        tl.store(y_ptr + (r + SHIFT) * stride + cols, x * 2.0 + 1.0)\n";
+
+static void run_rows(TlContext *ctx, int in_place, int shift, int n) {
+    enum { BLOCK = 2048, STRIDE = 2064 };
+    char name[80], opts[64], why[160] = "";
+    snprintf(name, sizeof name, "row_loop_%s_shift%d_rows%d", in_place ? "in_place" : "apart", shift, n);
+    snprintf(opts, sizeof opts, "-D BLOCK=%d -D SHIFT=%d", BLOCK, shift);
+    TlKernel *k;
+    if (tl_kernel_from_string(ctx, rows_src, opts, &k) != TL_SUCCESS) {
+        check(name, 0, tl_last_error(ctx));
+        return;
+    }
+    size_t len = (size_t)n * STRIDE;
+    float *x = malloc(sizeof(float) * len), *y = malloc(sizeof(float) * len), *want = malloc(sizeof(float) * len);
+    for (size_t i = 0; i < len; i++)
+        x[i] = (float)((i * 2654435761u) % 1000) / 1000.0f;
+    memcpy(want, in_place ? x : y, sizeof(float) * len);
+    for (size_t i = 0; !in_place && i < len; i++)
+        want[i] = y[i] = 0.0f;
+    for (int r = 0; r + shift < n; r++) /* the loop as written, one row after the other */
+        for (int c = 0; c < BLOCK; c++)
+            want[(size_t)(r + shift) * STRIDE + c] = (in_place ? want : x)[(size_t)r * STRIDE + c] * 2.0f + 1.0f;
+    TlBuffer *bx, *by = NULL;
+    tl_buffer_create(ctx, TL_F32, len, &bx);
+    tl_buffer_write(bx, 0, x, sizeof(float) * len);
+    if (!in_place) {
+        tl_buffer_create(ctx, TL_F32, len, &by);
+        tl_buffer_write(by, 0, y, sizeof(float) * len);
+    }
+    TlArg args[] = {tl_arg_buffer(bx), tl_arg_buffer(in_place ? bx : by), tl_arg_i32(STRIDE), tl_arg_i32(n)};
+    unsigned grid[3] = {1, 1, 1};
+    TlStatus s = tl_launch(k, grid, args, 4);
+    tl_buffer_read(in_place ? bx : by, 0, y, sizeof(float) * len);
+    int ok = s == TL_SUCCESS;
+    for (size_t i = 0; i < len && ok; i++)
+        if (y[i] != want[i] && (i % STRIDE) < BLOCK) {
+            snprintf(why, sizeof why, "row %zu col %zu: %g, want %g", i / STRIDE, i % STRIDE, y[i], want[i]);
+            ok = 0;
+        }
+    check(name, ok, s != TL_SUCCESS ? tl_last_error(ctx) : why);
+    tl_buffer_destroy(bx);
+    if (by)
+        tl_buffer_destroy(by);
+    tl_kernel_destroy(k);
+    free(x), free(y), free(want);
 }
 
 /* Copy n floats through copy_k with a fresh kernel; returns the status. */
@@ -312,6 +373,10 @@ int main(void) {
     run_flat(ctx, 300, 77);
     run_flat(ctx, 130, 5);
     run_flat(ctx, 70, 0);
+    static const int row_cases[][3] = {{0, 1, 2}, {0, 1, 37}, {1, 0, 37}, {1, 1, 2}, {1, 1, 37}, {1, 2, 37}, {1, 3, 37},
+                                       {1, 4, 37}, {1, 3, 4}};
+    for (size_t i = 0; i < sizeof row_cases / sizeof *row_cases; i++)
+        run_rows(ctx, row_cases[i][0], row_cases[i][1], row_cases[i][2]);
 
     tl_buffer_destroy(b);
     tl_buffer_destroy(foreign);
