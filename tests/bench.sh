@@ -39,14 +39,20 @@ fi
 # The same source on both compilers: a benchmark script run once with Triton
 # and once with every launch compiled and run by tl (TL_SHIM=1), then the table
 # of tl / Triton per row (samesrc_bench.py compare) into build/NAME.txt.
+# ROUNDS=N runs the two processes N times in turn (Triton, tl, Triton, ...)
+# and compares each compiler's best: one pass's spread (a GPU's clocks as it
+# warms, the host's speed) was up to 8%, more than the gaps being measured.
 same_source() { # script name
-    local d
+    local d r a="" b=""
     d=$(mktemp -d)
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc \
-        python3 "tools/conformance/$1" triton $d/triton.json
-    PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$d/tlc \
-        python3 "tools/conformance/$1" tl $d/tl.json
-    python3 tools/conformance/samesrc_bench.py compare $d/triton.json $d/tl.json | tee "build/$2.txt"
+    for r in $(seq 1 "${ROUNDS:-1}"); do
+        PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc \
+            python3 "tools/conformance/$1" triton $d/triton$r.json
+        PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TL_CACHE_DIR=$d/tlc \
+            python3 "tools/conformance/$1" tl $d/tl$r.json
+        a+="${a:+,}$d/triton$r.json" b+="${b:+,}$d/tl$r.json"
+    done
+    python3 tools/conformance/samesrc_bench.py compare "$a" "$b" | tee "build/$2.txt"
 }
 # Upstream's tutorial files (extracted into tools/conformance/tutorials by
 # tools/conformance/extract_suite.sh, never committed) through their own host code.

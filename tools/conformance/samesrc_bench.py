@@ -295,9 +295,31 @@ def host_and_gpu(fn, work, unit, graph=True):
     return out
 
 
+def load_runs(paths):
+    """Rows of one compiler's runs (paths: comma-separated JSON files, from alternating processes: ROUNDS in
+    tests/bench.sh), by name: each row's best throughput and best GPU-only figure over the runs that measured it,
+    its first run's first-call time, its least host time, and `spread`, (best - worst) / best of the values."""
+    rows = {}
+    for k, path in enumerate(paths.split(",")):
+        for r in json.load(open(path))["rows"]:
+            m = rows.setdefault(r["name"], dict(r, runs=0, worst=r.get("value")))
+            if not r.get("value"):
+                continue
+            m["runs"] += 1
+            if not m.get("value") or r["value"] > m["value"]:
+                m.update({key: r[key] for key in ("value", "ms", "err", "status") if key in r})
+            m["worst"] = min(m.get("worst") or r["value"], r["value"])
+            if r.get("gpu_value") and r["gpu_value"] > m.get("gpu_value", 0):
+                m["gpu_value"], m["gpu_how"] = r["gpu_value"], r.get("gpu_how")
+            if r.get("host_us"):
+                m["host_us"] = min(m.get("host_us") or r["host_us"], r["host_us"])
+    for m in rows.values():
+        m["spread"] = (m["value"] - m["worst"]) / m["value"] if m.get("value") and m.get("worst") else 0.0
+    return rows
+
+
 def compare(a_path, b_path):
-    A = {r["name"]: r for r in json.load(open(a_path))["rows"]}
-    B = {r["name"]: r for r in json.load(open(b_path))["rows"]}
+    A, B = load_runs(a_path), load_runs(b_path)
     print(f"{'row':55s} {'Triton':>9s} {'tl':>9s} {'tl/Triton':>9s}  unit      err(Triton / tl)   first call s"
           "   graph: tl/Triton of the GPU time alone (CUDA graph; k: the profiler's kernel times)   host us: enqueue time per call, Triton / tl")
     for name in list(A) + [n for n in B if n not in A]:
@@ -314,8 +336,12 @@ def compare(a_path, b_path):
         if ga and gb and "kernels" in (a.get("gpu_how"), b.get("gpu_how")):
             gratio += "k"  # from the profiler's kernel times, not a graph
         host = f"{a.get('host_us', 0):6.1f} / {b.get('host_us', 0):6.1f}"
+        runs = ""
+        if max(a.get("runs", 0), b.get("runs", 0)) > 1:  # best of N alternating runs, and how far apart they were
+            runs = f"   best of {a.get('runs', 0)} / {b.get('runs', 0)}, spread {a['spread']:.0%} / {b['spread']:.0%}" \
+                if "spread" in a and "spread" in b else ""
         print(f"{name:55s} {fa} {fb} {ratio}  {unit:8s}  {ea} / {eb}   {a.get('first_s', 0):.1f} / {b.get('first_s', 0):.1f}"
-              f"   graph {gratio}   host us {host}")
+              f"   graph {gratio}   host us {host}{runs}")
         for r, who in ((a, "Triton"), (b, "tl")):
             if r.get("status") == "error":
                 print(f"      {who}: {r['error'][:300]}")
