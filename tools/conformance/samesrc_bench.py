@@ -300,7 +300,7 @@ def load_runs(paths):
     tests/bench.sh), by name: each row's best throughput and best GPU-only figure over the runs that measured it,
     its first run's first-call time, its least host time, and `spread`, (best - worst) / best of the values."""
     rows = {}
-    for k, path in enumerate(paths.split(",")):
+    for path in paths.split(","):
         for r in json.load(open(path))["rows"]:
             m = rows.setdefault(r["name"], dict(r, runs=0, worst=r.get("value")))
             if not r.get("value"):
