@@ -1690,15 +1690,15 @@ static ValueId eval_at(Pipe *P, Cursor *c, const Block *B, ValueId v, ValueId iv
     return map[v] = cl->results[0];
 }
 
-/* [lo, hi) of footprint ft over iterations first .. last, as i64 at c. */
+/* [lo, hi) of footprint ft over iterations first .. last, as i64 at c;
+ * maps[k]: eval_at's clones at ends[k], shared by the footprints (their
+ * pointers' slices overlap: the row index times the stride). */
 static void foot_bounds(Pipe *P, Cursor *c, const Block *B, const Foot *ft, ValueId iv, const ValueId ends[2],
-                        ValueId *lo, ValueId *hi, Span sp) {
+                        ValueId *const maps[2], ValueId *lo, ValueId *hi, Span sp) {
     Type i64 = ir_scalar(DT_I64);
     ValueId e[2];
     for (int k = 0; k < 2; k++) {
-        ValueId *map = calloc((size_t)P->n0, sizeof *map);
-        ValueId s = map ? eval_at(P, c, B, ft->s, iv, ends[k], map) : ft->s;
-        free(map);
+        ValueId s = eval_at(P, c, B, ft->s, iv, ends[k], maps[k]);
         e[k] = put1(P, c, IR_CAST, &s, 1, i64, 0, sp);
     }
     ValueId mn = put1(P, c, IR_MIN, e, 2, i64, 0, sp), mx = put1(P, c, IR_MAX, e, 2, i64, 0, sp);
@@ -1717,19 +1717,25 @@ static ValueId row_guard(Pipe *P, Cursor *c, const Inst *loop, const Foot *lf, i
     ValueId one = put_const(P, c, it, 1, sp);
     ValueId ends[2] = {loop->args[0], put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp)};
     ValueId ok = put_cmp(P, c, CMP_GE, loop->args[0], loop->args[1], sp);
+    ValueId *maps[2] = {calloc((size_t)P->n0, sizeof(ValueId)), calloc((size_t)P->n0, sizeof(ValueId))};
+    if (!maps[0] || !maps[1]) {
+        free(maps[0]), free(maps[1]);
+        return ok; /* out of memory: pipelined only where the loop runs nothing */
+    }
     ValueId slo[ROW_MAX_MEM], shi[ROW_MAX_MEM];
     for (int j = 0; j < ns; j++)
-        foot_bounds(P, c, B, &sf[j], iv, ends, &slo[j], &shi[j], sp);
+        foot_bounds(P, c, B, &sf[j], iv, ends, maps, &slo[j], &shi[j], sp);
     ValueId all = put_const(P, c, i1, 1, sp);
     for (int i = 0; i < nl; i++) {
         ValueId llo, lhi;
-        foot_bounds(P, c, B, &lf[i], iv, ends, &llo, &lhi, sp);
+        foot_bounds(P, c, B, &lf[i], iv, ends, maps, &llo, &lhi, sp);
         for (int j = 0; j < ns; j++) {
             ValueId below = put_cmp(P, c, CMP_LE, shi[j], llo, sp), above = put_cmp(P, c, CMP_LE, lhi, slo[j], sp);
             ValueId apart = put1(P, c, IR_OR, (ValueId[]){below, above}, 2, i1, 0, sp);
             all = put1(P, c, IR_AND, (ValueId[]){all, apart}, 2, i1, 0, sp);
         }
     }
+    free(maps[0]), free(maps[1]);
     return put1(P, c, IR_OR, (ValueId[]){ok, all}, 2, i1, 0, sp);
 }
 

@@ -140,9 +140,12 @@ static void run_rows(TlContext *ctx, int in_place, int shift, int n) {
     float *x = malloc(sizeof(float) * len), *y = malloc(sizeof(float) * len), *want = malloc(sizeof(float) * len);
     for (size_t i = 0; i < len; i++)
         x[i] = (float)((i * 2654435761u) % 1000) / 1000.0f;
-    memcpy(want, in_place ? x : y, sizeof(float) * len);
-    for (size_t i = 0; !in_place && i < len; i++)
-        want[i] = y[i] = 0.0f;
+    if (in_place) {
+        memcpy(want, x, sizeof(float) * len);
+    } else {
+        memset(want, 0, sizeof(float) * len);
+        memset(y, 0, sizeof(float) * len);
+    }
     for (int r = 0; r + shift < n; r++) /* the loop as written, one row after the other */
         for (int c = 0; c < BLOCK; c++)
             want[(size_t)(r + shift) * STRIDE + c] = (in_place ? want : x)[(size_t)r * STRIDE + c] * 2.0f + 1.0f;
