@@ -1552,6 +1552,7 @@ enum { ROW_MAX_MEM = 8 };
 typedef struct Foot {
     ValueId s;       /* the scalar pointer, affine in the induction variable */
     int64_t lo, hi;  /* bytes from s: [lo, hi) */
+    int at;          /* the access's index in the body */
 } Foot;
 
 /* 0: v is loop-invariant, 1: affine in iv (add, sub, addptr, mul by an
@@ -1628,7 +1629,7 @@ static bool footprint(const Pipe *P, const Block *B, const Inst *m, ValueId iv, 
             return false;
         p = sp->args[0];
     }
-    *ft = (Foot){p, lo * es, (hi + 1) * es};
+    *ft = (Foot){p, lo * es, (hi + 1) * es, -1};
     return iv_affine(P, B, p, iv) >= 0;
 }
 
@@ -1654,13 +1655,15 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
                 break; /* a scalar load stays where it is */
             /* rows worth a ring: 2 KB or more a program in 16-byte copies
              * (a small tile's wait for its copy costs what it hides) */
-            if (*nl == ROW_MAX_MEM || !footprint(P, B, in, iv, &lf[(*nl)++]) || copy_bytes(P, in) != 16 ||
+            if (*nl == ROW_MAX_MEM || !footprint(P, B, in, iv, &lf[*nl]) || copy_bytes(P, in) != 16 ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
+            lf[(*nl)++].at = i;
             break;
         case IR_STORE:
-            if (*ns == ROW_MAX_MEM || !footprint(P, B, in, iv, &sf[(*ns)++]))
+            if (*ns == ROW_MAX_MEM || !footprint(P, B, in, iv, &sf[*ns]))
                 return false;
+            sf[(*ns)++].at = i;
             break;
         case IR_DOT: case IR_ATOMIC_RMW: case IR_ATOMIC_CAS: case IR_INLINE_ASM: case IR_EXTERN: case IR_BARRIER:
         case IR_PRINT: case IR_ASSERT: case IR_DESC_TILE: case IR_FOR: case IR_IF: case IR_WHILE:
@@ -1690,53 +1693,94 @@ static ValueId eval_at(Pipe *P, Cursor *c, const Block *B, ValueId v, ValueId iv
     return map[v] = cl->results[0];
 }
 
-/* [lo, hi) of footprint ft over iterations first .. last, as i64 at c;
- * maps[k]: eval_at's clones at ends[k], shared by the footprints (their
- * pointers' slices overlap: the row index times the stride). */
-static void foot_bounds(Pipe *P, Cursor *c, const Block *B, const Foot *ft, ValueId iv, const ValueId ends[2],
-                        ValueId *const maps[2], ValueId *lo, ValueId *hi, Span sp) {
+/* A footprint's bounds as i64 values at c: [lo, hi) over all iterations
+ * (its pointer at the first and at ub - 1, with the tile's bytes), its
+ * pointer at the first (s0) and its step from one iteration to the next
+ * (step). maps[k]: eval_at's clones at at[k], shared by the footprints
+ * (their pointers' slices overlap: the row index times the stride). */
+typedef struct FootVals {
+    ValueId lo, hi, s0, step;
+} FootVals;
+
+static FootVals foot_vals(Pipe *P, Cursor *c, const Block *B, const Foot *ft, ValueId iv, const ValueId at[3],
+                          ValueId *const maps[3], Span sp) {
     Type i64 = ir_scalar(DT_I64);
-    ValueId e[2];
-    for (int k = 0; k < 2; k++) {
-        ValueId s = eval_at(P, c, B, ft->s, iv, ends[k], maps[k]);
+    ValueId e[3];
+    for (int k = 0; k < 3; k++) {
+        ValueId s = eval_at(P, c, B, ft->s, iv, at[k], maps[k]);
         e[k] = put1(P, c, IR_CAST, &s, 1, i64, 0, sp);
     }
     ValueId mn = put1(P, c, IR_MIN, e, 2, i64, 0, sp), mx = put1(P, c, IR_MAX, e, 2, i64, 0, sp);
     ValueId l = put_const(P, c, i64, ft->lo, sp), h = put_const(P, c, i64, ft->hi, sp);
-    *lo = put1(P, c, IR_ADD, (ValueId[]){mn, l}, 2, i64, 0, sp);
-    *hi = put1(P, c, IR_ADD, (ValueId[]){mx, h}, 2, i64, 0, sp);
+    return (FootVals){put1(P, c, IR_ADD, (ValueId[]){mn, l}, 2, i64, 0, sp),
+                      put1(P, c, IR_ADD, (ValueId[]){mx, h}, 2, i64, 0, sp), e[0],
+                      put1(P, c, IR_SUB, (ValueId[]){e[2], e[0]}, 2, i64, 0, sp)};
 }
 
-/* The check before loop (at c): the loop runs no iteration, or no store's
- * footprint meets a tile load's. */
+/* a < b as an i1 at c, or a <= b */
+static ValueId below(Pipe *P, Cursor *c, ValueId a, ValueId b, bool or_equal, Span sp) {
+    return put_cmp(P, c, or_equal ? CMP_LE : CMP_LT, a, b, sp);
+}
+
+/* Can store st and load ld of a pipelined row loop run out of order? A load
+ * runs up to D iterations ahead of the stores before it, so the stores of
+ * iteration j must miss the loads of iterations j + 1 .. j + D (and of j
+ * itself where the store comes first in the body): true when their
+ * footprints over all iterations are apart, or, both pointers moving by one
+ * step an iteration (a backward writing dx over dy, row by row), when the
+ * load's footprint d iterations on misses the store's for each such d. */
+static ValueId pair_apart(Pipe *P, Cursor *c, const Foot *sf, const FootVals *sv, const Foot *lf, const FootVals *lv,
+                          int D, Span sp) {
+    Type i64 = ir_scalar(DT_I64), i1 = ir_scalar(DT_I1);
+    ValueId far = put1(P, c, IR_OR, (ValueId[]){below(P, c, sv->hi, lv->lo, true, sp), below(P, c, lv->hi, sv->lo, true, sp)},
+                       2, i1, 0, sp);
+    ValueId near = put_cmp(P, c, CMP_EQ, sv->step, lv->step, sp);
+    ValueId gap = put1(P, c, IR_SUB, (ValueId[]){lv->s0, sv->s0}, 2, i64, 0, sp); /* load row j against store row j */
+    for (int d = sf->at < lf->at ? 0 : 1; d <= D; d++) {
+        if (d)
+            gap = put1(P, c, IR_ADD, (ValueId[]){gap, lv->step}, 2, i64, 0, sp);
+        /* the load's [gap + lf->lo, gap + lf->hi) against the store's [sf->lo, sf->hi) */
+        ValueId a = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->lo - sf->hi, sp)}, 2, i64, 0, sp);
+        ValueId b = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->hi - sf->lo, sp)}, 2, i64, 0, sp);
+        ValueId zero = put_const(P, c, i64, 0, sp);
+        ValueId ok = put1(P, c, IR_OR, (ValueId[]){below(P, c, zero, a, true, sp), below(P, c, b, zero, true, sp)}, 2, i1,
+                          0, sp);
+        near = put1(P, c, IR_AND, (ValueId[]){near, ok}, 2, i1, 0, sp);
+    }
+    return put1(P, c, IR_OR, (ValueId[]){far, near}, 2, i1, 0, sp);
+}
+
+/* The check before loop (at c): the loop runs no iteration, or no store of
+ * an iteration meets a load the pipelined loop issues before it. */
 static ValueId row_guard(Pipe *P, Cursor *c, const Inst *loop, const Foot *lf, int nl, const Foot *sf, int ns) {
     const Block *B = loop->regions[0];
     ValueId iv = B->args[0];
     Span sp = loop->span;
     Type it = vtype(P, iv), i1 = ir_scalar(DT_I1);
     ValueId one = put_const(P, c, it, 1, sp);
-    ValueId ends[2] = {loop->args[0], put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp)};
-    ValueId ok = put_cmp(P, c, CMP_GE, loop->args[0], loop->args[1], sp);
-    ValueId *maps[2] = {calloc((size_t)P->n0, sizeof(ValueId)), calloc((size_t)P->n0, sizeof(ValueId))};
-    if (!maps[0] || !maps[1]) {
-        free(maps[0]), free(maps[1]);
-        return ok; /* out of memory: pipelined only where the loop runs nothing */
+    /* the first iteration, the last (bounded by ub - 1), the second */
+    ValueId at[3] = {loop->args[0], put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp),
+                     put1(P, c, IR_ADD, (ValueId[]){loop->args[0], loop->args[2]}, 2, it, 0, sp)};
+    ValueId none = put_cmp(P, c, CMP_GE, loop->args[0], loop->args[1], sp);
+    ValueId *maps[3] = {0};
+    for (int k = 0; k < 3; k++)
+        maps[k] = calloc((size_t)P->n0, sizeof(ValueId));
+    if (!maps[0] || !maps[1] || !maps[2]) {
+        free(maps[0]), free(maps[1]), free(maps[2]);
+        return none; /* out of memory: pipelined only where the loop runs nothing */
     }
-    ValueId slo[ROW_MAX_MEM], shi[ROW_MAX_MEM];
+    ValueId apart = put_const(P, c, i1, 1, sp);
+    FootVals sv[ROW_MAX_MEM];
     for (int j = 0; j < ns; j++)
-        foot_bounds(P, c, B, &sf[j], iv, ends, maps, &slo[j], &shi[j], sp);
-    ValueId all = put_const(P, c, i1, 1, sp);
+        sv[j] = foot_vals(P, c, B, &sf[j], iv, at, maps, sp);
     for (int i = 0; i < nl; i++) {
-        ValueId llo, lhi;
-        foot_bounds(P, c, B, &lf[i], iv, ends, maps, &llo, &lhi, sp);
-        for (int j = 0; j < ns; j++) {
-            ValueId below = put_cmp(P, c, CMP_LE, shi[j], llo, sp), above = put_cmp(P, c, CMP_LE, lhi, slo[j], sp);
-            ValueId apart = put1(P, c, IR_OR, (ValueId[]){below, above}, 2, i1, 0, sp);
-            all = put1(P, c, IR_AND, (ValueId[]){all, apart}, 2, i1, 0, sp);
-        }
+        FootVals lv = foot_vals(P, c, B, &lf[i], iv, at, maps, sp);
+        for (int j = 0; j < ns; j++)
+            apart = put1(P, c, IR_AND, (ValueId[]){apart, pair_apart(P, c, &sf[j], &sv[j], &lf[i], &lv, P->f->num_stages - 1, sp)},
+                         2, i1, 0, sp);
     }
-    free(maps[0]), free(maps[1]);
-    return put1(P, c, IR_OR, (ValueId[]){ok, all}, 2, i1, 0, sp);
+    free(maps[0]), free(maps[1]), free(maps[2]);
+    return put1(P, c, IR_OR, (ValueId[]){none, apart}, 2, i1, 0, sp);
 }
 
 /* Pipeline loop (parent->insts[*pos]) behind row_guard, the loop as written
