@@ -112,25 +112,27 @@ static void run_flat(TlContext *ctx, int M, int K) {
     free(a), free(c);
 }
 
-/* A row loop (pipeline.c row_loop): row r + SHIFT = 2 * row r + 1, row by
- * row, in place (Y is X: each store writes the row SHIFT iterations on
- * read, which the loads running ahead must not have fetched yet) or into
- * another buffer (no store meets a load: pipelined). */
+/* A row loop (pipeline.c row_loop): row r + SHIFT = 2 * row r + 1 for r =
+ * 0, STEP, 2 STEP, ..., in place (Y is X: a store writes the row an
+ * iteration SHIFT / STEP on reads, which the loads running ahead must not
+ * have fetched yet) or into another buffer (no store meets a load:
+ * pipelined). */
 static const char *rows_src =
     "import triton\n"
     "import triton.language as tl\n"
     "@triton.jit\n"
-    "def rows_k(x_ptr, y_ptr, stride, n_rows, BLOCK: tl.constexpr, SHIFT: tl.constexpr):\n"
+    "def rows_k(x_ptr, y_ptr, stride, n_rows, BLOCK: tl.constexpr, SHIFT: tl.constexpr, STEP: tl.constexpr):\n"
     "    cols = tl.arange(0, BLOCK)\n"
-    "    for r in range(0, n_rows - SHIFT):\n"
+    "    for r in range(0, n_rows - SHIFT, STEP):\n"
     "        x = tl.load(x_ptr + r * stride + cols)\n"
     "        tl.store(y_ptr + (r + SHIFT) * stride + cols, x * 2.0 + 1.0)\n";
 
-static void run_rows(TlContext *ctx, int in_place, int shift, int n) {
+static void run_rows(TlContext *ctx, int in_place, int shift, int n, int step) {
     enum { BLOCK = 2048, STRIDE = 2064 };
     char name[80], opts[64], why[160] = "";
-    snprintf(name, sizeof name, "row_loop_%s_shift%d_rows%d", in_place ? "in_place" : "apart", shift, n);
-    snprintf(opts, sizeof opts, "-D BLOCK=%d -D SHIFT=%d", BLOCK, shift);
+    snprintf(name, sizeof name, "row_loop_%s_shift%d_rows%d%s", in_place ? "in_place" : "apart", shift, n,
+             step > 1 ? "_step2" : "");
+    snprintf(opts, sizeof opts, "-D BLOCK=%d -D SHIFT=%d -D STEP=%d", BLOCK, shift, step);
     TlKernel *k;
     if (tl_kernel_from_string(ctx, rows_src, opts, &k) != TL_SUCCESS) {
         check(name, 0, tl_last_error(ctx));
@@ -146,7 +148,7 @@ static void run_rows(TlContext *ctx, int in_place, int shift, int n) {
         memset(want, 0, sizeof(float) * len);
         memset(y, 0, sizeof(float) * len);
     }
-    for (int r = 0; r + shift < n; r++) /* the loop as written, one row after the other */
+    for (int r = 0; r + shift < n; r += step) /* the loop as written, one row after the other */
         for (int c = 0; c < BLOCK; c++)
             want[(size_t)(r + shift) * STRIDE + c] = (in_place ? want : x)[(size_t)r * STRIDE + c] * 2.0f + 1.0f;
     TlBuffer *bx, *by = NULL;
@@ -172,6 +174,57 @@ static void run_rows(TlContext *ctx, int in_place, int shift, int n) {
         tl_buffer_destroy(by);
     tl_kernel_destroy(k);
     free(x), free(y), free(want);
+}
+
+/* A row loop storing a row and then loading it back (y = 2x + 1, z = 3y):
+ * the load comes after the store in the body, so it may not run ahead of
+ * its own iteration's store even where both move by one row an iteration. */
+static const char *rows_back_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def rows_back_k(x_ptr, y_ptr, z_ptr, stride, n_rows, BLOCK: tl.constexpr):\n"
+    "    cols = tl.arange(0, BLOCK)\n"
+    "    for r in range(0, n_rows):\n"
+    "        tl.store(y_ptr + r * stride + cols, tl.load(x_ptr + r * stride + cols) * 2.0 + 1.0)\n"
+    "        y = tl.load(y_ptr + r * stride + cols)\n"
+    "        tl.store(z_ptr + r * stride + cols, y * 3.0)\n";
+
+static void run_rows_back(TlContext *ctx, int n) {
+    enum { BLOCK = 2048, STRIDE = 2064 };
+    char name[80], why[160] = "";
+    snprintf(name, sizeof name, "row_loop_store_then_load_rows%d", n);
+    TlKernel *k;
+    if (tl_kernel_from_string(ctx, rows_back_src, "-D BLOCK=2048", &k) != TL_SUCCESS) {
+        check(name, 0, tl_last_error(ctx));
+        return;
+    }
+    size_t len = (size_t)n * STRIDE;
+    float *x = malloc(sizeof(float) * len), *z = malloc(sizeof(float) * len);
+    for (size_t i = 0; i < len; i++)
+        x[i] = (float)((i * 2654435761u) % 1000) / 1000.0f, z[i] = -1.0f;
+    TlBuffer *b[3];
+    for (int i = 0; i < 3; i++) {
+        tl_buffer_create(ctx, TL_F32, len, &b[i]);
+        tl_buffer_write(b[i], 0, i ? z : x, sizeof(float) * len); /* y and z start at -1 */
+    }
+    TlArg args[] = {tl_arg_buffer(b[0]), tl_arg_buffer(b[1]), tl_arg_buffer(b[2]), tl_arg_i32(STRIDE), tl_arg_i32(n)};
+    unsigned grid[3] = {1, 1, 1};
+    TlStatus s = tl_launch(k, grid, args, 5);
+    tl_buffer_read(b[2], 0, z, sizeof(float) * len);
+    int ok = s == TL_SUCCESS;
+    for (size_t i = 0; i < len && ok; i++) {
+        float want = (i % STRIDE) < BLOCK ? (x[i] * 2.0f + 1.0f) * 3.0f : -1.0f;
+        if (z[i] != want) {
+            snprintf(why, sizeof why, "row %zu col %zu: %g, want %g", i / STRIDE, i % STRIDE, z[i], want);
+            ok = 0;
+        }
+    }
+    check(name, ok, s != TL_SUCCESS ? tl_last_error(ctx) : why);
+    for (int i = 0; i < 3; i++)
+        tl_buffer_destroy(b[i]);
+    tl_kernel_destroy(k);
+    free(x), free(z);
 }
 
 /* Copy n floats through copy_k with a fresh kernel; returns the status. */
@@ -376,10 +429,15 @@ int main(void) {
     run_flat(ctx, 300, 77);
     run_flat(ctx, 130, 5);
     run_flat(ctx, 70, 0);
-    static const int row_cases[][3] = {{0, 1, 2}, {0, 1, 37}, {1, 0, 37}, {1, 1, 2}, {1, 1, 37}, {1, 2, 37}, {1, 3, 37},
-                                       {1, 4, 37}, {1, 3, 4}};
+    /* {in place, shift, rows, step}: at step 2, shift 4 meets the load two
+     * iterations on, shift 3 no load */
+    static const int row_cases[][4] = {{0, 1, 2, 1},  {0, 1, 37, 1}, {1, 0, 37, 1}, {1, 1, 2, 1},
+                                       {1, 1, 37, 1}, {1, 2, 37, 1}, {1, 3, 37, 1}, {1, 4, 37, 1},
+                                       {1, 3, 4, 1},  {1, 4, 37, 2}, {1, 3, 37, 2}};
     for (size_t i = 0; i < sizeof row_cases / sizeof *row_cases; i++)
-        run_rows(ctx, row_cases[i][0], row_cases[i][1], row_cases[i][2]);
+        run_rows(ctx, row_cases[i][0], row_cases[i][1], row_cases[i][2], row_cases[i][3]);
+    run_rows_back(ctx, 1);
+    run_rows_back(ctx, 37);
 
     tl_buffer_destroy(b);
     tl_buffer_destroy(foreign);
