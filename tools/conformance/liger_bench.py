@@ -9,8 +9,8 @@ usage (GPU machine, from the project root):
   PYTHONPATH=tools/conformance/pylib python3 tools/conformance/liger_bench.py triton A.json
   PYTHONPATH=tools/conformance/pylib TL_SHIM=1 python3 tools/conformance/liger_bench.py tl B.json
   python3 tools/conformance/samesrc_bench.py compare A.json B.json
-Env: ONLY=substring (rows whose name holds it)."""
-import json, os, sys, time, types, traceback
+Env: ONLY=regex (rows whose name it matches, re.search), as samesrc_bench.py's."""
+import json, os, re, sys, time, types, traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "liger", "src")
 sys.path.insert(0, SRC)
@@ -35,7 +35,7 @@ def relerr(o, r):
 
 
 def row(name, setup, fn, check, nbytes):
-    if only and only not in name:
+    if only and not re.search(only, name):
         return
     t0 = time.time()
     try:
