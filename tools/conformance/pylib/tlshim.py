@@ -1372,10 +1372,14 @@ def _no_do_compile(self, *args, **kwargs):
 # ---------------------------------------------------------------------------------------------------------------
 _installed = False
 PATCHED = []
+_UNDO = []  # (obj, name, whether obj held name itself, its value then): uninstall() puts them back
 
 
 def _patch(obj, name, value):
     if hasattr(obj, name) or name in ("__getitem__", ):
+        own = isinstance(obj, types.ModuleType) or name in vars(obj)
+        _UNDO.append((obj, name, own, vars(obj).get(name) if own and not isinstance(obj, types.ModuleType)
+                      else getattr(obj, name, None)))
         setattr(obj, "_tlshim_orig_" + name, getattr(obj, name, None))
         setattr(obj, name, value)
         where = obj.__name__ if isinstance(obj, types.ModuleType) else f"{obj.__module__}.{obj.__name__}"
@@ -1456,6 +1460,22 @@ def install():
     emit("installed", patched=PATCHED, lib=tlapi.find_library(), triton=getattr(triton, "__version__", "?"),
          libdevice=_libdevice(triton))
     return PATCHED
+
+
+def uninstall():
+    """Undo install(): Triton compiles and launches again (its own caches as they were; tl's kernels stay, for a
+    later install). Timing both compilers in turn in one process (bench's host-bound rows) toggles with these."""
+    global _installed
+    while _UNDO:
+        obj, name, own, orig = _UNDO.pop()
+        if own:
+            setattr(obj, name, orig)
+        else:  # it was inherited: drop the shim's own
+            delattr(obj, name)
+        if hasattr(obj, "_tlshim_orig_" + name):
+            delattr(obj, "_tlshim_orig_" + name)
+    PATCHED.clear()
+    _installed = False
 
 
 def maybe_install():
