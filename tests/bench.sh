@@ -62,7 +62,17 @@ if part samesrc && [ -f tools/conformance/tutorials/MANIFEST ]; then
 fi
 # LLM-training kernels: Liger-Kernel's ops (extracted into tools/conformance/liger
 # by tools/conformance/extract_liger.sh, never committed).
+# LIGER_AB=1: both compilers in one process in turns (liger_bench.py ab, ROUNDS
+# turns each, default 3), for its host-bound rows whose two processes differ
+# by up to 2x in the host's speed alone.
 if part liger && [ -f tools/conformance/liger/MANIFEST ]; then
     echo "== same source, Liger-Kernel (tools/conformance/liger_bench.py)"
-    same_source liger_bench.py liger
+    if [ -n "$LIGER_AB" ]; then
+        d=$(mktemp -d)
+        PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc TL_CACHE_DIR=$d/tlc \
+            python3 tools/conformance/liger_bench.py ab $d | tee $d/out
+        sed -n '/^row /,$p' $d/out > build/liger.txt
+    else
+        same_source liger_bench.py liger
+    fi
 fi

@@ -9,15 +9,23 @@ usage (GPU machine, from the project root):
   PYTHONPATH=tools/conformance/pylib python3 tools/conformance/liger_bench.py triton A.json
   PYTHONPATH=tools/conformance/pylib TL_SHIM=1 python3 tools/conformance/liger_bench.py tl B.json
   python3 tools/conformance/samesrc_bench.py compare A.json B.json
-Env: ONLY=regex (rows whose name it matches, re.search), as samesrc_bench.py's."""
+or, both compilers in one process in turns (`ab`: tlshim.install / uninstall around each compiler's turn; each
+row checked on both, then timed ROUNDS times a compiler, alternating, into DIR/triton1.json .. DIR/tlN.json, and
+the compare table printed): the host-bound rows (Python's launch path and autograd under ~100 us of GPU work a
+call) move by up to 2x between two processes and much less within one:
+  PYTHONPATH=tools/conformance/pylib ROUNDS=3 python3 tools/conformance/liger_bench.py ab DIR
+Env: ONLY=regex (rows whose name it matches, re.search), as samesrc_bench.py's; ROUNDS=N (ab: turns a compiler,
+default 3)."""
 import json, os, re, sys, time, types, traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "liger", "src")
 sys.path.insert(0, SRC)
 mode, out_path = sys.argv[1], sys.argv[2]
-if mode == "tl":
+if mode in ("tl", "ab"):
     import tlshim
-    tlshim.install()
+    if mode == "tl":
+        tlshim.install()
+ROUNDS = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
 import torch
 from triton.testing import do_bench
 from samesrc_bench import host_and_gpu  # the host's time per call and the GPU's alone (a CUDA graph)
@@ -26,7 +34,9 @@ for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger
 only = os.environ.get("ONLY", "")
 torch.manual_seed(0)
 dev, bf = "cuda", torch.bfloat16
-rows = []
+rows = {c: [[] for _ in range(ROUNDS)] for c in (("triton", "tl") if mode == "ab" else (mode,))}
+if mode == "ab":
+    os.makedirs(out_path, exist_ok=True)
 
 
 def relerr(o, r):
@@ -34,29 +44,74 @@ def relerr(o, r):
     return ((o - r).norm() / r.norm().clamp_min(1e-30)).item()
 
 
+def use(compiler):
+    """ab: the compiler the next launches go to."""
+    (tlshim.install if compiler == "tl" else tlshim.uninstall)()
+
+
+def first_call(name, setup, fn, check):
+    """The row's state, first call (compile) and check, under the compiler in use: (state, record)."""
+    t0 = time.time()
+    state = setup()
+    out = fn(state)
+    torch.cuda.synchronize()
+    first = time.time() - t0
+    return state, {"name": name, "status": "ok", "err": check(state, out), "first_s": first}
+
+
+def timed(r, fn, state, nbytes):
+    """r with the row's timing under the compiler in use."""
+    ms = do_bench(lambda: fn(state), warmup=25, rep=100, return_mode="median")
+    r = dict(r, ms=ms, value=nbytes / (ms * 1e-3) / 1e9, unit="GB/s")
+    r.update(host_and_gpu(lambda: fn(state), nbytes, "GB/s", graph=" bwd " not in r["name"]))
+    print(f"{r['name']:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {r['err']:.2e}  first {r['first_s']:.1f} s  "
+          f"host {r['host_us']:6.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
+    return r
+
+
+def failed(name, e):
+    print(f"{name:45s} ERROR {type(e).__name__}: {str(e)[:400]}", flush=True)
+    traceback.print_exc(limit=2)
+    return {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
+
+
 def row(name, setup, fn, check, nbytes):
     if only and not re.search(only, name):
         return
-    t0 = time.time()
-    try:
-        state = setup()
-        out = fn(state)
-        torch.cuda.synchronize()
-        first = time.time() - t0
-        err = check(state, out)
-        ms = do_bench(lambda: fn(state), warmup=25, rep=100, return_mode="median")
-        r = {"name": name, "status": "ok", "ms": ms, "value": nbytes / (ms * 1e-3) / 1e9, "unit": "GB/s", "err": err,
-             "first_s": first}
-        r.update(host_and_gpu(lambda: fn(state), nbytes, "GB/s", graph=" bwd " not in name))
-        print(f"{name:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {err:.2e}  first {first:.1f} s  "
-              f"host {r['host_us']:6.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
-    except Exception as e:
-        r = {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
-        print(f"{name:45s} ERROR {type(e).__name__}: {str(e)[:400]}", flush=True)
-        traceback.print_exc(limit=2)
-    rows.append(r)
-    json.dump({"mode": mode, "device": torch.cuda.get_device_name(), "rows": rows}, open(out_path, "w"), indent=1)
+    compilers = list(rows)
+    states, recs = {}, {c: [] for c in compilers}
+    for c in compilers:  # each compiler on its own inputs: some rows write into theirs
+        try:
+            if mode == "ab":
+                use(c)
+            states[c] = first_call(name, setup, fn, check)
+        except Exception as e:
+            recs[c] = [failed(name, e)] * ROUNDS
+    for k in range(ROUNDS):
+        for c in (compilers if k % 2 == 0 else compilers[::-1]):
+            if c not in states or len(recs[c]) > k:
+                continue
+            try:
+                if mode == "ab":
+                    use(c)
+                    print(f"[{c} {k + 1}] ", end="")
+                recs[c].append(timed(states[c][1], fn, states[c][0], nbytes))
+            except Exception as e:
+                recs[c] += [failed(name, e)] * (ROUNDS - k)
+    states = None
+    for c in compilers:
+        for k, r in enumerate(recs[c]):
+            rows[c][k].append(r)
+    save()
     torch.cuda.empty_cache()
+
+
+def save():
+    for c in rows:
+        for k in range(ROUNDS):
+            path = os.path.join(out_path, f"{c}{k + 1}.json") if mode == "ab" else out_path
+            json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, open(path, "w"),
+                      indent=1)
 
 
 T, H = 8192, 4096
@@ -166,3 +221,7 @@ def ce(s):  # Liger writes the gradient into the input: later calls run on it (t
     return r[0] if isinstance(r, tuple) else r
 row("liger cross_entropy fwd bf16 8192x32000", ce_setup, ce, lambda s, o: relerr(o, s["ref"]), 2 * T * V * 2)
 print("done", flush=True)
+if mode == "ab":
+    from samesrc_bench import compare
+    compare(",".join(os.path.join(out_path, f"triton{k + 1}.json") for k in range(ROUNDS)),
+            ",".join(os.path.join(out_path, f"tl{k + 1}.json") for k in range(ROUNDS)))
