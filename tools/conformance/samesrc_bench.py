@@ -11,7 +11,7 @@ usage (GPU machine, from the project root, with the harness carried as carry/con
 tl loads $TL_LIB, else the project's build/lib/libtl.so (pylib/tlapi.py says where it looks).
 Env: ONLY=regex (rows whose name it matches, re.search), BUDGET=seconds (rows that would start later are skipped).
 """
-import ast, json, os, re, sys, time, traceback
+import ast, json, math, os, re, sys, time, traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TUT = os.path.join(HERE, "tutorials")
@@ -345,6 +345,19 @@ def compare(a_path, b_path):
         for r, who in ((a, "Triton"), (b, "tl")):
             if r.get("status") == "error":
                 print(f"      {who}: {r['error'][:300]}")
+    print(geomeans(A, B))
+
+
+def geomeans(A, B):
+    """The issue's yardstick over the compared rows (not the `ref` rows, which time torch in both processes): the
+    geometric mean of tl / Triton, and of the GPU-only ratios where both have one."""
+    def gm(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    names = [n for n in A if n in B and not n.startswith("ref ")]
+    r = [B[n]["value"] / A[n]["value"] for n in names if A[n].get("value") and B[n].get("value")]
+    g = [B[n]["gpu_value"] / A[n]["gpu_value"] for n in names if A[n].get("gpu_value") and B[n].get("gpu_value")]
+    return (f"geometric mean tl / Triton over {len(r)} rows: {gm(r):.3f} (lowest {min(r, default=float('nan')):.2f}); "
+            f"GPU only, {len(g)} rows: {gm(g):.3f}")
 
 
 if __name__ == "__main__":
