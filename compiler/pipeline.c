@@ -1712,17 +1712,17 @@ static FootVals foot_vals(Pipe *P, Cursor *c, const Block *B, const Foot *ft, Va
     }
     ValueId mn = put1(P, c, IR_MIN, e, 2, i64, 0, sp), mx = put1(P, c, IR_MAX, e, 2, i64, 0, sp);
     ValueId l = put_const(P, c, i64, ft->lo, sp), h = put_const(P, c, i64, ft->hi, sp);
-    return (FootVals){put1(P, c, IR_ADD, (ValueId[]){mn, l}, 2, i64, 0, sp),
-                      put1(P, c, IR_ADD, (ValueId[]){mx, h}, 2, i64, 0, sp), e[0],
-                      put1(P, c, IR_SUB, (ValueId[]){e[2], e[0]}, 2, i64, 0, sp)};
+    FootVals fv = {.s0 = e[0]}; /* one statement each: the order the instructions go in */
+    fv.lo = put1(P, c, IR_ADD, (ValueId[]){mn, l}, 2, i64, 0, sp);
+    fv.hi = put1(P, c, IR_ADD, (ValueId[]){mx, h}, 2, i64, 0, sp);
+    fv.step = put1(P, c, IR_SUB, (ValueId[]){e[2], e[0]}, 2, i64, 0, sp);
+    return fv;
 }
 
-/* a < b as an i1 at c, or a <= b */
-static ValueId below(Pipe *P, Cursor *c, ValueId a, ValueId b, bool or_equal, Span sp) {
-    return put_cmp(P, c, or_equal ? CMP_LE : CMP_LT, a, b, sp);
-}
+/* a <= b as an i1 at c */
+static ValueId at_most(Pipe *P, Cursor *c, ValueId a, ValueId b, Span sp) { return put_cmp(P, c, CMP_LE, a, b, sp); }
 
-/* Can store st and load ld of a pipelined row loop run out of order? A load
+/* Can store sf and load lf of a pipelined row loop run out of order? A load
  * runs up to D iterations ahead of the stores before it, so the stores of
  * iteration j must miss the loads of iterations j + 1 .. j + D (and of j
  * itself where the store comes first in the body): true when their
@@ -1732,8 +1732,8 @@ static ValueId below(Pipe *P, Cursor *c, ValueId a, ValueId b, bool or_equal, Sp
 static ValueId pair_apart(Pipe *P, Cursor *c, const Foot *sf, const FootVals *sv, const Foot *lf, const FootVals *lv,
                           int D, Span sp) {
     Type i64 = ir_scalar(DT_I64), i1 = ir_scalar(DT_I1);
-    ValueId far = put1(P, c, IR_OR, (ValueId[]){below(P, c, sv->hi, lv->lo, true, sp), below(P, c, lv->hi, sv->lo, true, sp)},
-                       2, i1, 0, sp);
+    ValueId before = at_most(P, c, sv->hi, lv->lo, sp), after = at_most(P, c, lv->hi, sv->lo, sp);
+    ValueId far = put1(P, c, IR_OR, (ValueId[]){before, after}, 2, i1, 0, sp);
     ValueId near = put_cmp(P, c, CMP_EQ, sv->step, lv->step, sp);
     ValueId gap = put1(P, c, IR_SUB, (ValueId[]){lv->s0, sv->s0}, 2, i64, 0, sp); /* load row j against store row j */
     for (int d = sf->at < lf->at ? 0 : 1; d <= D; d++) {
@@ -1743,8 +1743,8 @@ static ValueId pair_apart(Pipe *P, Cursor *c, const Foot *sf, const FootVals *sv
         ValueId a = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->lo - sf->hi, sp)}, 2, i64, 0, sp);
         ValueId b = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->hi - sf->lo, sp)}, 2, i64, 0, sp);
         ValueId zero = put_const(P, c, i64, 0, sp);
-        ValueId ok = put1(P, c, IR_OR, (ValueId[]){below(P, c, zero, a, true, sp), below(P, c, b, zero, true, sp)}, 2, i1,
-                          0, sp);
+        ValueId above = at_most(P, c, zero, a, sp), under = at_most(P, c, b, zero, sp);
+        ValueId ok = put1(P, c, IR_OR, (ValueId[]){above, under}, 2, i1, 0, sp);
         near = put1(P, c, IR_AND, (ValueId[]){near, ok}, 2, i1, 0, sp);
     }
     return put1(P, c, IR_OR, (ValueId[]){far, near}, 2, i1, 0, sp);
@@ -1759,8 +1759,9 @@ static ValueId row_guard(Pipe *P, Cursor *c, const Inst *loop, const Foot *lf, i
     Type it = vtype(P, iv), i1 = ir_scalar(DT_I1);
     ValueId one = put_const(P, c, it, 1, sp);
     /* the first iteration, the last (bounded by ub - 1), the second */
-    ValueId at[3] = {loop->args[0], put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp),
-                     put1(P, c, IR_ADD, (ValueId[]){loop->args[0], loop->args[2]}, 2, it, 0, sp)};
+    ValueId at[3] = {loop->args[0]};
+    at[1] = put1(P, c, IR_SUB, (ValueId[]){loop->args[1], one}, 2, it, 0, sp);
+    at[2] = put1(P, c, IR_ADD, (ValueId[]){loop->args[0], loop->args[2]}, 2, it, 0, sp);
     ValueId none = put_cmp(P, c, CMP_GE, loop->args[0], loop->args[1], sp);
     ValueId *maps[3] = {0};
     for (int k = 0; k < 3; k++)
@@ -1775,9 +1776,10 @@ static ValueId row_guard(Pipe *P, Cursor *c, const Inst *loop, const Foot *lf, i
         sv[j] = foot_vals(P, c, B, &sf[j], iv, at, maps, sp);
     for (int i = 0; i < nl; i++) {
         FootVals lv = foot_vals(P, c, B, &lf[i], iv, at, maps, sp);
-        for (int j = 0; j < ns; j++)
-            apart = put1(P, c, IR_AND, (ValueId[]){apart, pair_apart(P, c, &sf[j], &sv[j], &lf[i], &lv, P->f->num_stages - 1, sp)},
-                         2, i1, 0, sp);
+        for (int j = 0; j < ns; j++) {
+            ValueId ok = pair_apart(P, c, &sf[j], &sv[j], &lf[i], &lv, P->f->num_stages - 1, sp);
+            apart = put1(P, c, IR_AND, (ValueId[]){apart, ok}, 2, i1, 0, sp);
+        }
     }
     free(maps[0]), free(maps[1]), free(maps[2]);
     return put1(P, c, IR_OR, (ValueId[]){none, apart}, 2, i1, 0, sp);
