@@ -42,9 +42,19 @@ fi
 # ROUNDS=N runs the two processes N times in turn (Triton, tl, Triton, ...)
 # and compares each compiler's best: one pass's spread (a GPU's clocks as it
 # warms, the host's speed) was up to 8%, more than the gaps being measured.
+# AB=1 runs one process with both compilers in turns instead (the script's
+# `ab` mode, ROUNDS turns each, default 3): the host-bound rows (Python's
+# launch path and autograd over ~100 us of GPU work a call) moved by up to 2x
+# between two processes, by 6-44% between turns of one.
 same_source() { # script name
     local d r a="" b=""
     d=$(mktemp -d)
+    if [ -n "$AB" ]; then
+        PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc TL_CACHE_DIR=$d/tlc \
+            python3 "tools/conformance/$1" ab $d | tee $d/out
+        sed -n '/^row /,$p' $d/out > "build/$2.txt"
+        return
+    fi
     for r in $(seq 1 "${ROUNDS:-1}"); do
         PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc \
             python3 "tools/conformance/$1" triton $d/triton$r.json
@@ -62,17 +72,7 @@ if part samesrc && [ -f tools/conformance/tutorials/MANIFEST ]; then
 fi
 # LLM-training kernels: Liger-Kernel's ops (extracted into tools/conformance/liger
 # by tools/conformance/extract_liger.sh, never committed).
-# LIGER_AB=1: both compilers in one process in turns (liger_bench.py ab, ROUNDS
-# turns each, default 3), for its host-bound rows whose two processes differ
-# by up to 2x in the host's speed alone.
 if part liger && [ -f tools/conformance/liger/MANIFEST ]; then
     echo "== same source, Liger-Kernel (tools/conformance/liger_bench.py)"
-    if [ -n "$LIGER_AB" ]; then
-        d=$(mktemp -d)
-        PYTHONUNBUFFERED=1 PYTHONPATH=tools/conformance/pylib TRITON_CACHE_DIR=$d/tc TL_CACHE_DIR=$d/tlc \
-            python3 tools/conformance/liger_bench.py ab $d | tee $d/out
-        sed -n '/^row /,$p' $d/out > build/liger.txt
-    else
-        same_source liger_bench.py liger
-    fi
+    same_source liger_bench.py liger
 fi

@@ -21,32 +21,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "liger", "src")
 sys.path.insert(0, SRC)
 mode, out_path = sys.argv[1], sys.argv[2]
-if mode in ("tl", "ab"):
+if mode == "tl":
     import tlshim
-    if mode == "tl":
-        tlshim.install()
-ROUNDS = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
+    tlshim.install()
 import torch
 from triton.testing import do_bench
-from samesrc_bench import host_and_gpu  # the host's time per call and the GPU's alone (a CUDA graph)
+# the host's time per call and the GPU's alone (a CUDA graph); mode ab's turns
+from samesrc_bench import Turns, compare, host_and_gpu, run_files, turns
+COMPILERS = ("triton", "tl") if mode == "ab" else (mode,)
+ROUNDS = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
+FILES = run_files(out_path, COMPILERS, ROUNDS)
+use = Turns().use if mode == "ab" else (lambda c: None)  # before Liger's modules make their autotuners
 for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):
     m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m  # no package __init__
 only = os.environ.get("ONLY", "")
 torch.manual_seed(0)
 dev, bf = "cuda", torch.bfloat16
-rows = {c: [[] for _ in range(ROUNDS)] for c in (("triton", "tl") if mode == "ab" else (mode,))}
-if mode == "ab":
-    os.makedirs(out_path, exist_ok=True)
+rows = {c: [[] for _ in range(ROUNDS)] for c in COMPILERS}
 
 
 def relerr(o, r):
     o, r = o.float(), r.float()
     return ((o - r).norm() / r.norm().clamp_min(1e-30)).item()
-
-
-def use(compiler):
-    """ab: the compiler the next launches go to."""
-    (tlshim.install if compiler == "tl" else tlshim.uninstall)()
 
 
 def first_call(name, setup, fn, check):
@@ -56,62 +52,36 @@ def first_call(name, setup, fn, check):
     out = fn(state)
     torch.cuda.synchronize()
     first = time.time() - t0
-    return state, {"name": name, "status": "ok", "err": check(state, out), "first_s": first}
+    return state, {"status": "ok", "err": check(state, out), "first_s": first}
 
 
-def timed(r, fn, state, nbytes):
+def timed(name, r, fn, state, nbytes):
     """r with the row's timing under the compiler in use."""
     ms = do_bench(lambda: fn(state), warmup=25, rep=100, return_mode="median")
     r = dict(r, ms=ms, value=nbytes / (ms * 1e-3) / 1e9, unit="GB/s")
-    r.update(host_and_gpu(lambda: fn(state), nbytes, "GB/s", graph=" bwd " not in r["name"]))
-    print(f"{r['name']:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {r['err']:.2e}  first {r['first_s']:.1f} s  "
+    r.update(host_and_gpu(lambda: fn(state), nbytes, "GB/s", graph=" bwd " not in name))
+    print(f"{name:45s} {r['value']:9.1f} GB/s {ms * 1e3:9.1f} us  err {r['err']:.2e}  first {r['first_s']:.1f} s  "
           f"host {r['host_us']:6.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
     return r
-
-
-def failed(name, e):
-    print(f"{name:45s} ERROR {type(e).__name__}: {str(e)[:400]}", flush=True)
-    traceback.print_exc(limit=2)
-    return {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
 
 
 def row(name, setup, fn, check, nbytes):
     if only and not re.search(only, name):
         return
-    compilers = list(rows)
-    states, recs = {}, {c: [] for c in compilers}
-    for c in compilers:  # each compiler on its own inputs: some rows write into theirs
-        try:
-            if mode == "ab":
-                use(c)
-            states[c] = first_call(name, setup, fn, check)
-        except Exception as e:
-            recs[c] = [failed(name, e)] * ROUNDS
-    for k in range(ROUNDS):
-        for c in (compilers if k % 2 == 0 else compilers[::-1]):
-            if c not in states or len(recs[c]) > k:
-                continue
-            try:
-                if mode == "ab":
-                    use(c)
-                    print(f"[{c} {k + 1}] ", end="")
-                recs[c].append(timed(states[c][1], fn, states[c][0], nbytes))
-            except Exception as e:
-                recs[c] += [failed(name, e)] * (ROUNDS - k)
-    states = None
-    for c in compilers:
-        for k, r in enumerate(recs[c]):
-            rows[c][k].append(r)
-    save()
-    torch.cuda.empty_cache()
 
-
-def save():
-    for c in rows:
+    def failed(e):
+        print(f"{name:45s} ERROR {type(e).__name__}: {str(e)[:400]}", flush=True)
+        traceback.print_exc(limit=2)
+        return {"status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
+    # each compiler on its own inputs (the state first_call makes): some rows write into theirs
+    recs = turns(COMPILERS, ROUNDS, use, lambda: first_call(name, setup, fn, check),
+                 lambda st: timed(name, st[1], fn, st[0], nbytes), failed)
+    for c in COMPILERS:
         for k in range(ROUNDS):
-            path = os.path.join(out_path, f"{c}{k + 1}.json") if mode == "ab" else out_path
-            json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, open(path, "w"),
+            rows[c][k].append(dict(recs[c][k], name=name))
+            json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, open(FILES[c][k], "w"),
                       indent=1)
+    torch.cuda.empty_cache()
 
 
 T, H = 8192, 4096
@@ -222,6 +192,4 @@ def ce(s):  # Liger writes the gradient into the input: later calls run on it (t
 row("liger cross_entropy fwd bf16 8192x32000", ce_setup, ce, lambda s, o: relerr(o, s["ref"]), 2 * T * V * 2)
 print("done", flush=True)
 if mode == "ab":
-    from samesrc_bench import compare
-    compare(",".join(os.path.join(out_path, f"triton{k + 1}.json") for k in range(ROUNDS)),
-            ",".join(os.path.join(out_path, f"tl{k + 1}.json") for k in range(ROUNDS)))
+    compare(",".join(FILES["triton"]), ",".join(FILES["tl"]))

@@ -8,8 +8,12 @@ usage (GPU machine, from the project root, with the harness carried as carry/con
   PYTHONPATH=carry/conformance/pylib python3 carry/conformance/samesrc_bench.py triton OUT.json
   PYTHONPATH=carry/conformance/pylib TL_SHIM=1 python3 carry/conformance/samesrc_bench.py tl OUT.json
   python3 carry/conformance/samesrc_bench.py compare triton.json tl.json
+or both compilers in one process in turns (each row checked on both, then timed ROUNDS turns a compiler,
+alternating; DIR/triton1.json .. DIR/tlN.json and the compare table):
+  PYTHONPATH=carry/conformance/pylib ROUNDS=3 python3 carry/conformance/samesrc_bench.py ab DIR
 tl loads $TL_LIB, else the project's build/lib/libtl.so (pylib/tlapi.py says where it looks).
-Env: ONLY=regex (rows whose name it matches, re.search), BUDGET=seconds (rows that would start later are skipped).
+Env: ONLY=regex (rows whose name it matches, re.search), BUDGET=seconds (rows that would start later are skipped),
+ROUNDS=N (ab: turns a compiler, default 3).
 """
 import ast, json, math, os, re, sys, time, traceback
 
@@ -49,6 +53,67 @@ def load(name):
     return mod
 
 
+class Turns:
+    """Both compilers in one process (mode `ab`): use(c) patches Triton for tl (tlshim.install) or gives it back
+    (tlshim.uninstall), and gives each compiler its own autotuning results (each Autotuner's cache is swapped), so
+    that each picks its own configs. Autotuners are found as they are made: create this before the kernels'
+    modules are loaded."""
+
+    def __init__(self):
+        import tlshim
+        from triton.runtime import autotuner as at
+        self.tlshim, self.current, self.tuners = tlshim, None, []
+        init, tuners = at.Autotuner.__init__, self.tuners
+
+        def register(tuner, *a, **k):
+            init(tuner, *a, **k)
+            tuners.append(tuner)
+        at.Autotuner.__init__ = register
+
+    def use(self, c):
+        if c == self.current:
+            return
+        for t in self.tuners:
+            caches = t.__dict__.setdefault("_samesrc_caches", {})
+            caches[self.current] = t.cache
+            t.cache = caches.get(c, {})
+        (self.tlshim.install if c == "tl" else self.tlshim.uninstall)()
+        self.current = c
+
+
+def turns(compilers, rounds, use, first, timed, failed):
+    """One row under each compiler: its first call (compile, autotune, check: first() gives a state), then `rounds`
+    timed turns each (timed(state) gives a record), alternating (Triton, tl; then tl, Triton; ...). Returns
+    {compiler: [a record a turn]}; a compiler whose calls fail gets failed(exception) for the turns left."""
+    states, recs = {}, {c: [] for c in compilers}
+    for c in compilers:
+        try:
+            use(c)
+            states[c] = first()
+        except Exception as e:
+            recs[c] = [failed(e)] * rounds
+    for k in range(rounds):
+        for c in (compilers if k % 2 == 0 else compilers[::-1]):
+            if c not in states or len(recs[c]) > k:
+                continue
+            try:
+                use(c)
+                if len(compilers) > 1:
+                    print(f"[{c} {k + 1}] ", end="")
+                recs[c].append(timed(states[c]))
+            except Exception as e:
+                recs[c] += [failed(e)] * (rounds - k)
+    return recs
+
+
+def run_files(out_path, compilers, rounds):
+    """Where each compiler's turns are written: out_path itself for one compiler's one turn, else DIR/CN.json."""
+    if len(compilers) == 1 and rounds == 1:
+        return {compilers[0]: [out_path]}
+    os.makedirs(out_path, exist_ok=True)
+    return {c: [os.path.join(out_path, f"{c}{k + 1}.json") for k in range(rounds)] for c in compilers}
+
+
 def main_run(mode, out_path):
     os.environ.setdefault("PYTEST_VERSION", "1")  # tutorial 06: one fixed forward config for both compilers
     if mode == "tl":
@@ -59,43 +124,57 @@ def main_run(mode, out_path):
     from triton.testing import do_bench
     budget = float(os.environ.get("BUDGET", "1e9"))
     only = os.environ.get("ONLY", "")
+    compilers = ("triton", "tl") if mode == "ab" else (mode,)
+    rounds = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
+    use = Turns().use if mode == "ab" else (lambda c: None)
+    files = run_files(out_path, compilers, rounds)
     t_start = time.time()
-    rows = []
+    rows = {c: [[] for _ in range(rounds)] for c in compilers}
     dev = "cuda"
+
+    def save(name, recs):
+        for c in compilers:
+            for k in range(rounds):
+                rows[c][k].append(dict(recs[c][k], name=name))
+                with open(files[c][k], "w") as f:
+                    json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, f, indent=1)
 
     def row(name, fn, check, work, unit, graph=True):
         if only and not re.search(only, name):
             return
         if time.time() - t_start > budget:
-            rows.append({"name": name, "status": "not run (budget)"})
+            save(name, {c: [{"status": "not run (budget)"}] * rounds for c in compilers})
             print(f"{name:55s} not run (budget)", flush=True)
             return
-        t0 = time.time()
-        try:
-            out = fn()                       # first call: compile + autotune
+
+        def first():  # compile + autotune, and the check
+            t0 = time.time()
+            out = fn()
             torch.cuda.synchronize()
             first_s = time.time() - t0
-            err = check(out)
+            return {"status": "ok", "unit": unit, "err": check(out), "first_s": first_s}
+
+        def timed(r):
             ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
             val = work / (ms * 1e-3) / 1e12 if unit == "TFLOP/s" else work / (ms * 1e-3) / 1e9
-            r = {"name": name, "status": "ok", "ms": ms, "value": val, "unit": unit, "err": err, "first_s": first_s}
+            r = dict(r, ms=ms, value=val)
             r.update(host_and_gpu(fn, work, unit, graph))
-            print(f"{name:55s} {val:9.1f} {unit:7s} {ms:9.4f} ms  err {err:.2e}  first call {first_s:6.1f} s  "
+            print(f"{name:55s} {val:9.1f} {unit:7s} {ms:9.4f} ms  err {r['err']:.2e}  first call {r['first_s']:6.1f} s  "
                   f"host {r.get('host_us', -1):7.1f} us/call  graph {r.get('gpu_value', -1):9.1f}", flush=True)
-        except Exception as e:  # one row's failure leaves the others
-            r = {"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}
+            return r
+
+        def failed(e):  # one row's failure leaves the others
             print(f"{name:55s} ERROR {type(e).__name__}: {str(e)[:300]}", flush=True)
             traceback.print_exc(limit=3)
-        rows.append(r)
-        with open(out_path, "w") as f:
-            json.dump({"mode": mode, "device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+            return {"status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}
+        save(name, turns(compilers, rounds, use, first, timed, failed))
 
     def relerr(out, ref):
         out, ref = out.float(), ref.float()
         return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
     def rows_error(name, e):
-        rows.append({"name": name, "status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"})
+        save(name, {c: [{"status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}] * rounds for c in compilers})
         print(f"{name:55s} ERROR loading: {type(e).__name__}: {str(e)[:300]}", flush=True)
 
     def t02_rows(t02):
@@ -365,3 +444,6 @@ if __name__ == "__main__":
         compare(sys.argv[2], sys.argv[3])
     else:
         main_run(sys.argv[1], sys.argv[2])
+        if sys.argv[1] == "ab":
+            files = run_files(sys.argv[2], ("triton", "tl"), max(1, int(os.environ.get("ROUNDS", "3"))))
+            compare(",".join(files["triton"]), ",".join(files["tl"]))
