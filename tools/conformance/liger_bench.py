@@ -27,9 +27,9 @@ if mode == "tl":
 import torch
 from triton.testing import do_bench
 # the host's time per call and the GPU's alone (a CUDA graph); mode ab's turns
-from samesrc_bench import Turns, compare, host_and_gpu, run_files, turns
+from samesrc_bench import Turns, ab_rounds, compare, host_and_gpu, run_files, turns
 COMPILERS = ("triton", "tl") if mode == "ab" else (mode,)
-ROUNDS = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
+ROUNDS = ab_rounds() if mode == "ab" else 1
 FILES = run_files(out_path, COMPILERS, ROUNDS)
 use = Turns().use if mode == "ab" else (lambda c: None)  # before Liger's modules make their autotuners
 for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):

@@ -106,6 +106,11 @@ def turns(compilers, rounds, use, first, timed, failed):
     return recs
 
 
+def ab_rounds():
+    """Mode ab's turns a compiler: $ROUNDS, default 3."""
+    return max(1, int(os.environ.get("ROUNDS", "3")))
+
+
 def run_files(out_path, compilers, rounds):
     """Where each compiler's turns are written: out_path itself for one compiler's one turn, else DIR/CN.json."""
     if len(compilers) == 1 and rounds == 1:
@@ -125,7 +130,7 @@ def main_run(mode, out_path):
     budget = float(os.environ.get("BUDGET", "1e9"))
     only = os.environ.get("ONLY", "")
     compilers = ("triton", "tl") if mode == "ab" else (mode,)
-    rounds = max(1, int(os.environ.get("ROUNDS", "3"))) if mode == "ab" else 1
+    rounds = ab_rounds() if mode == "ab" else 1
     use = Turns().use if mode == "ab" else (lambda c: None)
     files = run_files(out_path, compilers, rounds)
     t_start = time.time()
@@ -445,5 +450,5 @@ if __name__ == "__main__":
     else:
         main_run(sys.argv[1], sys.argv[2])
         if sys.argv[1] == "ab":
-            files = run_files(sys.argv[2], ("triton", "tl"), max(1, int(os.environ.get("ROUNDS", "3"))))
+            files = run_files(sys.argv[2], ("triton", "tl"), ab_rounds())
             compare(",".join(files["triton"]), ",".join(files["tl"]))
