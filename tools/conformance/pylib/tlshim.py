@@ -1472,7 +1472,7 @@ def uninstall():
             setattr(obj, name, orig)
         else:  # it was inherited: drop the shim's own
             delattr(obj, name)
-        if hasattr(obj, "_tlshim_orig_" + name):
+        if "_tlshim_orig_" + name in vars(obj):  # its own, not a base class's
             delattr(obj, "_tlshim_orig_" + name)
     PATCHED.clear()
     _installed = False
