@@ -1616,8 +1616,9 @@ static bool tile_range(const Pipe *P, ValueId v, int64_t *lo, int64_t *hi) {
     return !ov && *lo > -((int64_t)1 << 40) && *hi < ((int64_t)1 << 40);
 }
 
-/* The footprint of a load's or store's pointer, if it has one of the forms above. */
-static bool footprint(const Pipe *P, const Block *B, const Inst *m, ValueId iv, Foot *ft) {
+/* The footprint of the load or store at B->insts[at], if its pointer has one of the forms above. */
+static bool footprint(const Pipe *P, const Block *B, int at, ValueId iv, Foot *ft) {
+    const Inst *m = B->insts[at];
     ValueId p = m->args[0];
     Type pt = vtype(P, p);
     if (pt.dtype != DT_PTR)
@@ -1629,7 +1630,7 @@ static bool footprint(const Pipe *P, const Block *B, const Inst *m, ValueId iv, 
             return false;
         p = sp->args[0];
     }
-    *ft = (Foot){p, lo * es, (hi + 1) * es, -1};
+    *ft = (Foot){p, lo * es, (hi + 1) * es, at};
     return iv_affine(P, B, p, iv) >= 0;
 }
 
@@ -1655,15 +1656,13 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
                 break; /* a scalar load stays where it is */
             /* rows worth a ring: 2 KB or more a program in 16-byte copies
              * (a small tile's wait for its copy costs what it hides) */
-            if (*nl == ROW_MAX_MEM || !footprint(P, B, in, iv, &lf[*nl]) || copy_bytes(P, in) != 16 ||
+            if (*nl == ROW_MAX_MEM || !footprint(P, B, i, iv, &lf[(*nl)++]) || copy_bytes(P, in) != 16 ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
-            lf[(*nl)++].at = i;
             break;
         case IR_STORE:
-            if (*ns == ROW_MAX_MEM || !footprint(P, B, in, iv, &sf[*ns]))
+            if (*ns == ROW_MAX_MEM || !footprint(P, B, i, iv, &sf[(*ns)++]))
                 return false;
-            sf[(*ns)++].at = i;
             break;
         case IR_DOT: case IR_ATOMIC_RMW: case IR_ATOMIC_CAS: case IR_INLINE_ASM: case IR_EXTERN: case IR_BARRIER:
         case IR_PRINT: case IR_ASSERT: case IR_DESC_TILE: case IR_FOR: case IR_IF: case IR_WHILE:

@@ -16,7 +16,7 @@ call) move by up to 2x between two processes and much less within one:
   PYTHONPATH=tools/conformance/pylib ROUNDS=3 python3 tools/conformance/liger_bench.py ab DIR
 Env: ONLY=regex (rows whose name it matches, re.search), as samesrc_bench.py's; ROUNDS=N (ab: turns a compiler,
 default 3)."""
-import json, os, re, sys, time, types, traceback
+import os, re, sys, time, types, traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "liger", "src")
 sys.path.insert(0, SRC)
@@ -27,7 +27,7 @@ if mode == "tl":
 import torch
 from triton.testing import do_bench
 # the host's time per call and the GPU's alone (a CUDA graph); mode ab's turns
-from samesrc_bench import Turns, ab_rounds, compare, host_and_gpu, run_files, turns
+from samesrc_bench import Turns, ab_rounds, compare, host_and_gpu, record, run_files, turns
 COMPILERS = ("triton", "tl") if mode == "ab" else (mode,)
 ROUNDS = ab_rounds() if mode == "ab" else 1
 FILES = run_files(out_path, COMPILERS, ROUNDS)
@@ -74,13 +74,8 @@ def row(name, setup, fn, check, nbytes):
         traceback.print_exc(limit=2)
         return {"status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
     # each compiler on its own inputs (the state first_call makes): some rows write into theirs
-    recs = turns(COMPILERS, ROUNDS, use, lambda: first_call(name, setup, fn, check),
-                 lambda st: timed(name, st[1], fn, st[0], nbytes), failed)
-    for c in COMPILERS:
-        for k in range(ROUNDS):
-            rows[c][k].append(dict(recs[c][k], name=name))
-            json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, open(FILES[c][k], "w"),
-                      indent=1)
+    record(rows, FILES, name, turns(COMPILERS, ROUNDS, use, lambda: first_call(name, setup, fn, check),
+                                    lambda st: timed(name, st[1], fn, st[0], nbytes), failed))
     torch.cuda.empty_cache()
 
 

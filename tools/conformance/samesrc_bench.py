@@ -119,6 +119,18 @@ def run_files(out_path, compilers, rounds):
     return {c: [os.path.join(out_path, f"{c}{k + 1}.json") for k in range(rounds)] for c in compilers}
 
 
+def record(rows, files, name, recs):
+    """Appends each compiler's record a turn (recs: turns()) to rows[compiler][turn] and rewrites that turn's file
+    (files: run_files()), so that a run cut short keeps the rows before it."""
+    import torch
+    device = torch.cuda.get_device_name()
+    for c, per_turn in recs.items():
+        for k, r in enumerate(per_turn):
+            rows[c][k].append(dict(r, name=name))
+            with open(files[c][k], "w") as f:
+                json.dump({"mode": c, "device": device, "rows": rows[c][k]}, f, indent=1)
+
+
 def main_run(mode, out_path):
     os.environ.setdefault("PYTEST_VERSION", "1")  # tutorial 06: one fixed forward config for both compilers
     if mode == "tl":
@@ -137,18 +149,11 @@ def main_run(mode, out_path):
     rows = {c: [[] for _ in range(rounds)] for c in compilers}
     dev = "cuda"
 
-    def save(name, recs):
-        for c in compilers:
-            for k in range(rounds):
-                rows[c][k].append(dict(recs[c][k], name=name))
-                with open(files[c][k], "w") as f:
-                    json.dump({"mode": c, "device": torch.cuda.get_device_name(), "rows": rows[c][k]}, f, indent=1)
-
     def row(name, fn, check, work, unit, graph=True):
         if only and not re.search(only, name):
             return
         if time.time() - t_start > budget:
-            save(name, {c: [{"status": "not run (budget)"}] * rounds for c in compilers})
+            record(rows, files, name, {c: [{"status": "not run (budget)"}] * rounds for c in compilers})
             print(f"{name:55s} not run (budget)", flush=True)
             return
 
@@ -172,14 +177,15 @@ def main_run(mode, out_path):
             print(f"{name:55s} ERROR {type(e).__name__}: {str(e)[:300]}", flush=True)
             traceback.print_exc(limit=3)
             return {"status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}
-        save(name, turns(compilers, rounds, use, first, timed, failed))
+        record(rows, files, name, turns(compilers, rounds, use, first, timed, failed))
 
     def relerr(out, ref):
         out, ref = out.float(), ref.float()
         return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
     def rows_error(name, e):
-        save(name, {c: [{"status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}] * rounds for c in compilers})
+        record(rows, files, name,
+               {c: [{"status": "error", "error": f"{type(e).__name__}: {str(e)[:400]}"}] * rounds for c in compilers})
         print(f"{name:55s} ERROR loading: {type(e).__name__}: {str(e)[:300]}", flush=True)
 
     def t02_rows(t02):
