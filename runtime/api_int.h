@@ -191,7 +191,10 @@ extern const KernelDType kernel_dtypes[TL_DTYPE_LAST + 1];
 TlStatus gpu_open(TlContext *ctx);
 /* The arch a device of compute capability major.minor gets: never none. */
 void gpu_device_arch(int major, int minor, char *arch, size_t n);
-/* Does the driver know p as memory a kernel can reach? (no: host memory) */
+/* Makes ctx's CUDA context current on the calling thread where it is not. */
+void gpu_bind(TlContext *ctx);
+/* Does the driver know p as memory a kernel can reach? (no: host memory)
+ * ctx must be current (gpu_bind). */
 bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p);
 void gpu_close(TlContext *ctx);
 TlStatus gpu_alloc(TlBuffer *b);

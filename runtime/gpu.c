@@ -106,14 +106,16 @@ static void bind(TlContext *ctx) {
         ctx->cu->cuCtxSetCurrent(ctx->cuctx);
 }
 
+void gpu_bind(TlContext *ctx) { bind(ctx); }
+
 /* Triton's "cpu tensor?" check: an address the driver does not know
  * (CUDA_ERROR_INVALID_VALUE) is host memory, which a kernel would fault on
  * far from the launch that passed it. Memory the driver maps (device,
- * managed, registered host memory) passes. One driver call. */
+ * managed, registered host memory) passes. One driver call, in ctx's
+ * context: the caller binds it once for all of a launch's pointers. */
 bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p) {
     if (!ctx->cu->cuPointerGetAttribute)
         return true;
-    bind(ctx);
     CUdeviceptr dev = 0;
     return ctx->cu->cuPointerGetAttribute(&dev, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p) != CUDA_ERROR_INVALID_VALUE;
 }

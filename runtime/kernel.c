@@ -673,6 +673,8 @@ bool kernel_check_args(TlKernel *k, const TlArg *args, int nargs) {
         buf_free(&names);
         return false;
     }
+    if (k->ctx->kind == TL_DEVICE_CUDA) /* once for every pointer's check (gpu_pointer_known) */
+        gpu_bind(k->ctx);
     for (int i = 0; i < nargs; i++)
         if (!check_arg(k, i, k->rt[i], &args[i], &k->norm[i]))
             return false;
