@@ -394,6 +394,7 @@ class _State:
         self.kept_sources = 0
         self.knobs = False  # triton.knobs once looked up (_knobs), None without it
         self.stream_of = None  # _stream's getter, made at the first launch on a GPU
+        self.knob_groups = None  # (triton.knobs.runtime, .language): _knob_groups
 
 
 STATE = _State()
@@ -1108,17 +1109,26 @@ def _make_setter(setters):
 
 def _opt_key(fn, kwargs):
     """The launch options (keywords that name no parameter) and the knobs they depend on, hashable, or None."""
-    names = fn.__dict__.get("_tlshim_names", ())
-    okw = [(k, v) for k, v in kwargs.items() if k not in names] if kwargs else []
+    if kwargs:
+        names = fn.__dict__.get("_tlshim_names", ())
+        okw = tuple(sorted((k, v) for k, v in kwargs.items() if k not in names))
+    else:
+        okw = ()
+    runtime, language = STATE.knob_groups or _knob_groups()
     try:
-        knobs = _knobs()
-        arch = getattr(knobs.runtime, "override_arch", None) if knobs is not None else None
-        fpf = getattr(knobs.language, "default_fp_fusion", True) if knobs is not None else True
-        key = (tuple(sorted(okw)), arch, fpf)
+        key = (okw, getattr(runtime, "override_arch", None), getattr(language, "default_fp_fusion", True))
         hash(key)
     except (TypeError, AttributeError):
         return None
     return key
+
+
+def _knob_groups():
+    """(triton.knobs.runtime, triton.knobs.language), None each without them: looked up once; their knobs are
+    read at every launch (a test may set one between launches)."""
+    k = _knobs()
+    STATE.knob_groups = (getattr(k, "runtime", None), getattr(k, "language", None))
+    return STATE.knob_groups
 
 
 def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
