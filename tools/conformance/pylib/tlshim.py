@@ -41,6 +41,7 @@ import threading
 import time
 import types
 import warnings
+import weakref
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -395,6 +396,7 @@ class _State:
         self.knobs = False  # triton.knobs once looked up (_knobs), None without it
         self.stream_of = None  # _stream's getter, made at the first launch on a GPU
         self.knob_groups = None  # (triton.knobs.runtime, .language): _knob_groups
+        self.fast_fns = []  # weak references to the functions with a fast path (clear_cache forgets them)
 
 
 STATE = _State()
@@ -532,6 +534,12 @@ def clear_cache(sync=True):
                     t.cuda.synchronize()
             except Exception:
                 return  # a broken context: leave the modules be
+        for r in STATE.fast_fns:  # their fast paths and guards launch kernels destroyed here
+            fn = r()
+            for name in ("_tlshim_fast", "_tlshim_guards", "_tlshim_guard_memo"):
+                if fn is not None:
+                    fn.__dict__.pop(name, None)
+        STATE.fast_fns.clear()
         for v in STATE.cache.values():
             if isinstance(v, _Entry):
                 try:
@@ -1153,6 +1161,7 @@ def _fast_run(fn, args, grid, kwargs, kd, warmup=False):
         raise ValueError(f"grid must have 1 to 3 dimensions, got {g!r}")
     if packed is not None and ("launch_ok", entry.options) in EVENTS.seen:
         _launch_packed(entry, packed, vals, g)
+        _set_guard(fn, args, kwargs, key, opt_key, hit, vals)
     else:
         _launch(entry, {name: tlsrc.Spec(name, e, True, kind, ty, vals[i]) for i, name, e, kind, ty in plan}, g)
     return kernel
@@ -1196,6 +1205,108 @@ def _launch_packed(entry, packed, vals, g):
         raise _launch_error(entry, e) from None
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Guards: the last specialisation of each call shape as one generated function. A launch like the one before it
+# (a loop, a benchmark, an op called again) is checked value by value against that launch's key, each check written
+# for the key's own form with its constants folded in, and written into the packed arguments with no key built, no
+# dictionary looked up and each tensor's data_ptr() asked once; any difference returns None and the fast path
+# decides. Made where the fast path launched packed arguments (GPU contexts). The self-test checks that a guard
+# passes exactly the launches whose key is its own (selftest/test_units.py, d_guard).
+# ---------------------------------------------------------------------------------------------------------------
+def _guard_check(i, k, v, constexpr, align, ns):
+    """Lines that return None unless value v{i} gives key part k (v: the value that gave it), or None where this
+    form of key has no guard (the fast path then keys each launch)."""
+    x, t, no = f"v{i}", type(v), "        return None"
+    if v is None:
+        return [f"    if {x} is not None:", no]
+    if constexpr:
+        if t not in (int, float, bool, str) or k != (t, v) or v != v:  # v != v: a NaN equals no value
+            return None
+        ns[f"c{i}"] = v
+        return [f"    if type({x}) is not {t.__name__} or {x} != c{i}:", no]
+    if t is ns["Tensor"]:
+        dtype, aligned, cuda = k
+        ns[f"dt{i}"] = dtype
+        return [f"    if type({x}) is not Tensor or {x}.dtype is not dt{i} or {x}.is_cuda is not {cuda!r}:", no,
+                f"    p{i} = {x}.data_ptr()", f"    if (p{i} % 16 == 0) is not {aligned!r}:", no]
+    if t is int:  # the classes of _int_lines, each as a condition on the value
+        i32 = f"{-2**31} <= {x} < {2**31}"
+        cond = {("constexpr", 1): f"{x} == 1", ("i32", "D"): f"{i32} and {x} % 16 == 0",
+                ("i32", ""): f"{i32} and {x} != 1" + (f" and {x} % 16 != 0" if align else ""),
+                ("i32", None): i32}.get(k) if isinstance(k, tuple) else None
+        return [f"    if type({x}) is not int or not ({cond}):", no] if cond else None
+    if t is float or t is bool:
+        return [f"    if type({x}) is not {t.__name__}:", no]
+    return None
+
+
+def _make_guard(fn, nargs, kwnames, key, opt_key, hit, vals, dry=False):
+    """The guard of a launch of nargs positional arguments and keywords kwnames whose key (key, opt_key) found hit
+    (_remember's tuple) with values vals: guard(fn, args, kwargs, grid) launches and returns the kernel, or returns
+    None. dry: it returns True instead of launching (the self-test). None where a value's key has no guard."""
+    asm, entry, plan, kernel, packed = hit
+    params = _fast_params(fn)
+    torch = _torch()
+    if packed is None and not dry or torch is None:
+        return None
+    runtime, language = STATE.knob_groups or _knob_groups()
+    ns = {"Tensor": torch.Tensor, "MASK": tlapi.WORD_MASK, "EVENTS": EVENTS, "LAUNCH_OK": ("launch_ok", entry.options),
+          "valid": asm.valid, "RT": runtime, "LANG": language, "ARCH": opt_key[1], "FPF": opt_key[2], "kernel": kernel}
+    lines = ["def guard(fn, args, kwargs, grid):", "    if getattr(fn, 'pre_run_hooks', None):", "        return None"]
+    if nargs:
+        lines.append(f"    {''.join(f'v{i}, ' for i in range(nargs))}= args")
+    for i, (name, constexpr, spec, align, default) in enumerate(params):
+        if i >= nargs and name not in kwnames:  # its default: the same value, and key, at every launch
+            ns[f"v{i}"] = default
+            continue
+        if i >= nargs:
+            lines.append(f"    v{i} = kwargs[{name!r}]")
+        check = _guard_check(i, key[i], vals[i], constexpr, align, ns)
+        if check is None:
+            return None
+        lines += check
+    for j, (n, v) in enumerate(opt_key[0]):
+        ns[f"o{j}"] = v
+        lines += [f"    if kwargs[{n!r}] != o{j}:", "        return None"]
+    lines += ["    if getattr(RT, 'override_arch', None) != ARCH or getattr(LANG, 'default_fp_fusion', True) != FPF:",
+              "        return None"]
+    if dry:
+        exec("\n".join(lines + ["    return True"]), ns)
+        return ns["guard"]
+    lines += ["    if LAUNCH_OK not in EVENTS.seen or not valid():", "        return None"]
+    names = ", ".join(f"{p[0]!r}: v{i}" for i, p in enumerate(params))
+    lines += [f"    g = grid({{{names}}}) if callable(grid) else grid", "    g = tuple(map(int, g))",
+              "    if not 1 <= len(g) <= 3:",
+              "        raise ValueError(f'grid must have 1 to 3 dimensions, got {g!r}')",
+              "    if 0 in g:", "        return kernel"]
+    pk, setters = packed[0], packed[1]
+    for j, vi, how in setters:
+        if how == "ptr" and type(vals[vi]) is torch.Tensor:
+            lines.append(f"    u64[{j}] = p{vi}")
+        elif how == "int" and type(vals[vi]) in (int, bool):
+            lines.append(f"    u64[{j}] = {'int' if type(vals[vi]) is bool else ''}(v{vi}) & MASK")
+        elif how == "float" and type(vals[vi]) is float:
+            lines.append(f"    f64[{j}] = v{vi}")
+        else:  # a descriptor: the fast path writes it
+            return None
+    ns.update(u64=pk.u64, f64=pk.f64, launch=pk.launch, lock=_lock, stream=_stream, TlError=tlapi.TlError,
+              launch_error=_launch_error, entry=entry)
+    lines += ["    try:", "        with lock:", "            launch(g, stream())", "    except TlError as e:",
+              "        raise launch_error(entry, e) from None", "    return kernel"]
+    exec("\n".join(lines), ns)
+    return ns["guard"]
+
+
+def _set_guard(fn, args, kwargs, key, opt_key, hit, vals):
+    """Makes the guard of this launch's call shape the one of its key (made once per call shape, key and hit)."""
+    shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+    memo = fn.__dict__.setdefault("_tlshim_guard_memo", {})
+    m = memo.get((shape, key, opt_key))
+    if m is None or m[0] is not hit:
+        m = memo[(shape, key, opt_key)] = (hit, _make_guard(fn, len(args), tuple(kwargs), key, opt_key, hit, vals))
+    fn.__dict__.setdefault("_tlshim_guards", {})[shape] = m[1]
+
+
 def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
     """Records a slow-path launch for the fast path."""
     names = [p.name for p in fn.params]
@@ -1212,12 +1323,21 @@ def _remember(fn, args, kwargs, kd, asm, entry, specs, kernel):
     packed = None
     if STATE.ctx is not None and STATE.ctx.is_cuda:
         packed = _packed_plan(entry, [s for s in specs if s.runtime], index)
+    if "_tlshim_fast" not in fn.__dict__:
+        STATE.fast_fns.append(weakref.ref(fn))
     fn.__dict__.setdefault("_tlshim_fast", {})[(fk[0], opt_key)] = (asm, entry, plan, kernel, packed)
 
 
 def tl_run(self, *args, grid, warmup, **kwargs):
     """JITFunction.run in tl mode (see the module docstring)."""
     kwargs.pop("_skip_fc", None)
+    guards = self.__dict__.get("_tlshim_guards")
+    if guards and not warmup:
+        g = guards.get((len(args), tuple(kwargs)) if kwargs else len(args))
+        if g is not None:
+            k = g(self, args, kwargs, grid)
+            if k is not None:
+                return k
     kd = kinds()
     if "_tlshim_fast" in self.__dict__:
         k = _fast_run(self, args, grid, kwargs, kd, warmup)
