@@ -388,11 +388,14 @@ def host_and_gpu(fn, work, unit, graph=True):
 def load_runs(paths):
     """Rows of one compiler's runs (paths: comma-separated JSON files, from alternating processes: ROUNDS in
     tests/bench.sh), by name: each row's best throughput and best GPU-only figure over the runs that measured it,
-    its first run's first-call time, its least host time, and `spread`, (best - worst) / best of the values."""
+    its first run's first-call time, its least host time, `spread`, (best - worst) / best of the values, and
+    `turns`, each run's value in the order of paths (None where a run has none)."""
     rows = {}
-    for path in paths.split(","):
+    paths = paths.split(",")
+    for k, path in enumerate(paths):
         for r in json.load(open(path))["rows"]:
-            m = rows.setdefault(r["name"], dict(r, runs=0, worst=r.get("value")))
+            m = rows.setdefault(r["name"], dict(r, runs=0, worst=r.get("value"), turns=[None] * len(paths)))
+            m["turns"][k] = r.get("value")
             if not r.get("value"):
                 continue
             m["runs"] += 1
@@ -406,6 +409,16 @@ def load_runs(paths):
     for m in rows.values():
         m["spread"] = (m["value"] - m["worst"]) / m["value"] if m.get("value") and m.get("worst") else 0.0
     return rows
+
+
+def paired(a, b):
+    """The median over turns k of b's value / a's value in turn k (load_runs' `turns`), None without two pairs. In
+    one process (ab) turn k of each compiler ran next to the other's (Triton, tl; then tl, Triton ...), so a
+    drift of the host's speed over the run, which the best of each compiler's turns keeps, cancels in each pair."""
+    r = sorted(y / x for x, y in zip(a.get("turns", ()), b.get("turns", ())) if x and y)
+    if len(r) < 2:
+        return None
+    return r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
 
 
 def compare(a_path, b_path):
@@ -430,6 +443,8 @@ def compare(a_path, b_path):
         if max(a.get("runs", 0), b.get("runs", 0)) > 1:  # best of N alternating runs, and how far apart they were
             runs = f"   best of {a.get('runs', 0)} / {b.get('runs', 0)}, spread {a['spread']:.0%} / {b['spread']:.0%}" \
                 if "spread" in a and "spread" in b else ""
+            pm = paired(a, b)
+            runs += f", paired median {pm:.2f}" if pm else ""
         print(f"{name:55s} {fa} {fb} {ratio}  {unit:8s}  {ea} / {eb}   {a.get('first_s', 0):.1f} / {b.get('first_s', 0):.1f}"
               f"   graph {gratio}   host us {host}{runs}")
         for r, who in ((a, "Triton"), (b, "tl")):
@@ -446,8 +461,10 @@ def geomeans(A, B):
     names = [n for n in A if n in B and not n.startswith("ref ")]
     r = [B[n]["value"] / A[n]["value"] for n in names if A[n].get("value") and B[n].get("value")]
     g = [B[n]["gpu_value"] / A[n]["gpu_value"] for n in names if A[n].get("gpu_value") and B[n].get("gpu_value")]
+    p = [x for x in (paired(A[n], B[n]) for n in names) if x]
     return (f"geometric mean tl / Triton over {len(r)} rows: {gm(r):.3f} (lowest {min(r, default=float('nan')):.2f}); "
-            f"GPU only, {len(g)} rows: {gm(g):.3f}")
+            f"GPU only, {len(g)} rows: {gm(g):.3f}" + (f"; paired medians, {len(p)} rows: {gm(p):.3f} (lowest "
+                                                      f"{min(p):.2f})" if p else ""))
 
 
 if __name__ == "__main__":
