@@ -1795,14 +1795,15 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
         return;
     ValueId *map = calloc((size_t)f->nvalues, sizeof *map);
     Type *rts = malloc(sizeof *rts * (size_t)(no + 1));
-    if (!map || !rts) {
-        free(map), free(rts);
+    ValueId *res = malloc(sizeof *res * (size_t)(2 * no + 1)), *ores = res + no; /* the loop's and orig's results */
+    if (!map || !rts || !res) {
+        free(map), free(rts), free(res);
         return;
     }
     Inst *orig = ir_clone_inst(f, NULL, loop, map, f->nvalues); /* before the pipeliner rewrites it */
     free(map);
     for (int j = 0; j < no; j++)
-        rts[j] = vtype(P, loop->results[j]);
+        rts[j] = vtype(P, loop->results[j]), res[j] = loop->results[j], ores[j] = orig->results[j];
     Cursor c = {parent, *pos};
     ValueId g = row_guard(P, &c, loop, lf, nl, sf, ns); /* reads the body's address slices as written */
     int first = c.at, before = parent->ninsts;
@@ -1813,24 +1814,34 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
         loop->attr.num_stages = 0;
         while (c.at > *pos)
             remove_at(parent, --c.at);
-        free(rts);
+        free(rts), free(res);
         return;
+    }
+    /* the pipeliner drops the carried values nothing reads after the loop
+     * (ir_dce_loop): the if yields the results it kept */
+    int nk = 0;
+    for (int j = 0; j < no; j++) {
+        bool kept = false;
+        for (int q = 0; q < loop->nresults && !kept; q++)
+            kept = loop->results[q] == res[j];
+        if (kept)
+            rts[nk] = rts[j], res[nk] = res[j], ores[nk++] = ores[j];
     }
     Block *tb = ir_block_new(f), *eb = ir_block_new(f);
     ir_insert_insts(f, tb, 0, parent->insts + first, last - first + 1);
     memmove(parent->insts + first, parent->insts + last + 1, sizeof *parent->insts * (size_t)(parent->ninsts - last - 1));
     parent->ninsts -= last - first + 1;
     ir_insert_insts(f, eb, 0, &orig, 1);
-    Inst *v = ir_inst_at(f, parent, &c.at, IR_IF, &g, 1, rts, no, loop->span);
-    free(rts);
+    Inst *v = ir_inst_at(f, parent, &c.at, IR_IF, &g, 1, rts, nk, loop->span);
     ir_set_regions(v, tb, eb);
-    for (int j = 0; j < no; j++) {
-        f->values[v->results[j]].name = f->values[loop->results[j]].name;
-        f->values[v->results[j]].layout = f->values[loop->results[j]].layout;
-        ir_replace_uses(parent, loop->results[j], v->results[j]);
+    for (int j = 0; j < nk; j++) {
+        f->values[v->results[j]].name = f->values[res[j]].name;
+        f->values[v->results[j]].layout = f->values[res[j]].layout;
+        ir_replace_uses(parent, res[j], v->results[j]);
     }
-    ir_inst_new(f, tb, IR_YIELD, loop->results, no, NULL, 0, loop->span);
-    ir_inst_new(f, eb, IR_YIELD, orig->results, no, NULL, 0, loop->span);
+    ir_inst_new(f, tb, IR_YIELD, res, nk, NULL, 0, loop->span);
+    ir_inst_new(f, eb, IR_YIELD, ores, nk, NULL, 0, loop->span);
+    free(rts), free(res);
     *pos = c.at - 1;
 }
 
