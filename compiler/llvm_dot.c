@@ -1323,6 +1323,11 @@ void llvm_wgmma_drain(Lower *L) {
          * the value's uses (causal attention's second loop) */
         if (!d || d->op != IR_FOR || !layout_is_wgmma(f, f->values[v].layout) || !x || !x->r || !x->n || L->drained[v])
             continue;
+        /* a wgmma's accumulators are f32 registers (wg_asm); a carried value
+         * of another type in the same layout (an f64 sum of dots' results)
+         * is no group's */
+        if (LLVMTypeOf(x->r[0]) != L->t_f32)
+            continue;
         L->drained[v] = true;
         LLVMValueRef *r = llvm_new_regs(L, x->n);
         memcpy(r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
