@@ -342,13 +342,20 @@ static int leaf(Gen *g, Shape s) {
     }
     if (k->ninputs >= MAXIN || (s.rank == 2 && (s.d[0] == AX_1 || s.d[1] == AX_1))) {
         if (s.rank == 2) { /* a size-1 dim: expand a 1-D leaf */
-            int one = s.d[0] == AX_1;
-            Node n = mk(one ? N_EXP0 : N_EXP1, 0, s);
+            int one = s.d[0] == AX_1, full = s.d[0] != AX_1 && s.d[1] != AX_1;
+            /* no input left for a full tile: the expanded leaf broadcast to it
+             * (a loop's carried value or a dot's operand takes no smaller one) */
+            Node n = mk(one ? N_EXP0 : N_EXP1, 0, full ? sh2(s.d[0], AX_1) : s);
             n.a = leaf(g, sh1(s.d[one ? 1 : 0]));
             if (n.a < 0)
                 return -1;
             n.dt = dt_of(g, n.a);
-            return add(g, n);
+            int e = add(g, n);
+            if (!full || e < 0)
+                return e;
+            Node b = mk(N_BCAST, 0, s);
+            b.a = e, b.dt = n.dt;
+            return add(g, b);
         }
         if (s.rank == 1)
             return add(g, mk(N_RANGE, G_I32, s));
