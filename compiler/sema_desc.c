@@ -152,12 +152,14 @@ static const Val *list_arg(Sema *s, Val v, Span sp, const char *fn, const char *
 }
 
 /* shape / strides: a compile-time int stays one; a runtime value must be an
- * integer scalar and keeps its type (widened to i64 where it is used). */
+ * integer scalar and keeps its type (widened to i64 where it is used), one
+ * narrower than 32 bits (a bool, an int8 argument) becoming an i32 first, as
+ * Triton widens shapes and strides before any arithmetic on them. */
 static Val int_field(Sema *s, Val v, Span sp, const char *fn, const char *what, int d) {
     if (v.k == V_INT || v.k == V_BOOL)
         return sema_int(v.i);
     if (v.k == V_TENSOR && !v.ty.rank && dt_is_int((DType)v.ty.dtype))
-        return v;
+        return dt_bits((DType)v.ty.dtype) >= 32 ? v : sema_tensor(s, sema_cast(s, v.id, ir_scalar(DT_I32), sp));
     sema_fail(s, sp, "%s: %s[%d] must be an integer scalar, got %s", fn, what, d, sema_describe(s, v));
 }
 
