@@ -1735,13 +1735,13 @@ static ValueId pair_apart(Pipe *P, Cursor *c, const Foot *sf, const FootVals *sv
     ValueId far = put1(P, c, IR_OR, (ValueId[]){before, after}, 2, i1, 0, sp);
     ValueId near = put_cmp(P, c, CMP_EQ, sv->step, lv->step, sp);
     ValueId gap = put1(P, c, IR_SUB, (ValueId[]){lv->s0, sv->s0}, 2, i64, 0, sp); /* load row j against store row j */
+    ValueId zero = put_const(P, c, i64, 0, sp);
     for (int d = sf->at < lf->at ? 0 : 1; d <= D; d++) {
         if (d)
             gap = put1(P, c, IR_ADD, (ValueId[]){gap, lv->step}, 2, i64, 0, sp);
         /* the load's [gap + lf->lo, gap + lf->hi) against the store's [sf->lo, sf->hi) */
         ValueId a = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->lo - sf->hi, sp)}, 2, i64, 0, sp);
         ValueId b = put1(P, c, IR_ADD, (ValueId[]){gap, put_const(P, c, i64, lf->hi - sf->lo, sp)}, 2, i64, 0, sp);
-        ValueId zero = put_const(P, c, i64, 0, sp);
         ValueId above = at_most(P, c, zero, a, sp), under = at_most(P, c, b, zero, sp);
         ValueId ok = put1(P, c, IR_OR, (ValueId[]){above, under}, 2, i1, 0, sp);
         near = put1(P, c, IR_AND, (ValueId[]){near, ok}, 2, i1, 0, sp);
@@ -1803,7 +1803,7 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
     Inst *orig = ir_clone_inst(f, NULL, loop, map, f->nvalues); /* before the pipeliner rewrites it */
     free(map);
     for (int j = 0; j < no; j++)
-        rts[j] = vtype(P, loop->results[j]), res[j] = loop->results[j], ores[j] = orig->results[j];
+        res[j] = loop->results[j], ores[j] = orig->results[j];
     Cursor c = {parent, *pos};
     ValueId g = row_guard(P, &c, loop, lf, nl, sf, ns); /* reads the body's address slices as written */
     int first = c.at, before = parent->ninsts;
@@ -1825,7 +1825,7 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
         for (int q = 0; q < loop->nresults && !kept; q++)
             kept = loop->results[q] == res[j];
         if (kept)
-            rts[nk] = rts[j], res[nk] = res[j], ores[nk++] = ores[j];
+            rts[nk] = vtype(P, res[j]), res[nk] = res[j], ores[nk++] = ores[j];
     }
     Block *tb = ir_block_new(f), *eb = ir_block_new(f);
     ir_insert_insts(f, tb, 0, parent->insts + first, last - first + 1);
