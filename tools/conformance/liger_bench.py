@@ -45,7 +45,7 @@ def relerr(o, r):
     return ((o - r).norm() / r.norm().clamp_min(1e-30)).item()
 
 
-def first_call(name, setup, fn, check):
+def first_call(setup, fn, check):
     """The row's state, first call (compile) and check, under the compiler in use: (state, record)."""
     t0 = time.time()
     state = setup()
@@ -74,7 +74,7 @@ def row(name, setup, fn, check, nbytes):
         traceback.print_exc(limit=2)
         return {"status": "error", "error": f"{type(e).__name__}: {str(e)[:600]}"}
     # each compiler on its own inputs (the state first_call makes): some rows write into theirs
-    record(rows, FILES, name, turns(COMPILERS, ROUNDS, use, lambda: first_call(name, setup, fn, check),
+    record(rows, FILES, name, turns(COMPILERS, ROUNDS, use, lambda: first_call(setup, fn, check),
                                     lambda st: timed(name, st[1], fn, st[0], nbytes), failed))
     torch.cuda.empty_cache()
 
