@@ -100,6 +100,11 @@ static bool run_flatten(Diag *d, Function *f, const PtxArch *t) {
     return flatten_pass(d, f, ptx_arch_has(t, ARCH_AMPERE), ptx_arch_has(t, ARCH_WGMMA), t->max_shared);
 }
 
+static bool run_peel(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return peel_pass(d, f);
+}
+
 /* Before the layout pass: a dead value would need a layout nothing asks for. */
 static bool run_dce(Diag *d, Function *f, const PtxArch *t) {
     (void)d, (void)t;
@@ -152,10 +157,11 @@ static const struct {
     CompileStage stage;
 } pass_table[] = {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
-    {"dce", run_dce, STAGE_LAYOUT},                {"layout", run_layout, STAGE_LAYOUT},
-    {"tma", run_tma, STAGE_PIPELINE},              {"pipeline", run_pipeline, STAGE_PIPELINE},
-    {"warp-spec", run_warpspec, STAGE_PIPELINE},   {"tma-prune", run_tma_prune, STAGE_PIPELINE},
-    {"smem-alloc", run_smem, STAGE_SMEM},          {"barriers", run_barriers, STAGE_BARRIERS},
+    {"peel", run_peel, STAGE_PIPELINE},            {"dce", run_dce, STAGE_LAYOUT},
+    {"layout", run_layout, STAGE_LAYOUT},          {"tma", run_tma, STAGE_PIPELINE},
+    {"pipeline", run_pipeline, STAGE_PIPELINE},    {"warp-spec", run_warpspec, STAGE_PIPELINE},
+    {"tma-prune", run_tma_prune, STAGE_PIPELINE},  {"smem-alloc", run_smem, STAGE_SMEM},
+    {"barriers", run_barriers, STAGE_BARRIERS},
 };
 enum { FIRST_GPU_PASS = 1 };
 
@@ -220,6 +226,24 @@ bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *t
         p += n + (p[n] == ',');
     }
     return true;
+}
+
+bool compile_interp_passes(Diag *d, Function *f, const char *list) {
+    size_t layout = pass_index("layout");
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ","), i = 0;
+        while (i < layout && (strlen(pass_table[i].name) != n || strncmp(pass_table[i].name, p, n)))
+            i++;
+        if (i == layout) {
+            diag_plain(d, DIAG_ERROR,
+                       "TL_INTERPRET_PASSES: '%.*s' is not a pass the interpreter can run after (one before the "
+                       "layout pass: combine, flatten, peel, dce)",
+                       (int)n, p);
+            return false;
+        }
+        p += n + (p[n] == ',');
+    }
+    return compile_run_passes(d, f, list, NULL, NULL);
 }
 
 bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_level, int debug_info,

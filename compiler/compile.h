@@ -47,6 +47,10 @@ bool compile_gpu(Diag *d, Function **fs, int n, const PtxArch *target, int opt_l
  * verified function, verifying after each: `tlc --ir-in FILE --passes=...`
  * tests a pass alone on IR text. target NULL: sm_90. */
 bool compile_run_passes(Diag *d, Function *f, const char *list, const PtxArch *target, const CompileHooks *hooks);
+/* TL_INTERPRET_PASSES: the passes of `list` (comma-separated, each one before
+ * the layout pass, whose IR the interpreter cannot run) on f, so that the
+ * interpreter runs a pass's output: how a pass is tested by execution. */
+bool compile_interp_passes(Diag *d, Function *f, const char *list);
 
 /* For the interpreter (the CPU device), which runs compile_kernel's IR:
  * would the GPU take this kernel? A second specialisation (its diagnostics

@@ -17,6 +17,12 @@ bool combine_pass(Diag *d, Function *f);
  * wgmma also a `for {warp_specialize = true}` holding one loop). */
 bool flatten_pass(Diag *d, Function *f, bool async_copy, bool wgmma, int max_shared);
 
+/* peel.c: from the first loop that may run once (i32 bounds known before
+ * it, a constant step > 1) to its block's end, the ops are versioned on
+ * every such loop running exactly once: then each is its body, straight-line
+ * (before the layout pass; nothing where a dot is among the ops). */
+bool peel_pass(Diag *d, Function *f);
+
 /* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
  * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune (its
  * own pass, after the pipeliner) takes back what the pipeliner did not use. */

@@ -546,6 +546,9 @@ TlStatus kernel_get_variant(TlKernel *k, const char *key, Variant **out) {
     /* the CPU never says success where the GPU would refuse the block */
     if (v->fn && k->ctx->kind != TL_DEVICE_CUDA && !compile_check_gpu_limits(&v->arena, &d, &k->src, k->module, &o))
         v->fn = NULL;
+    const char *passes = getenv("TL_INTERPRET_PASSES");
+    if (v->fn && k->ctx->kind != TL_DEVICE_CUDA && passes && *passes && !compile_interp_passes(&d, v->fn, passes))
+        v->fn = NULL;
     ctx_add_times(k->ctx, &times);
     if (d.out.data)
         buf_puts(&k->log, d.out.data);

@@ -30,6 +30,23 @@ fi
 for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex TL_INTERPRET=1
 done
+# The IR-level passes tested by execution: the ops and the tutorials again,
+# the interpreter running each kernel's IR after flatten and peel
+# (TL_INTERPRET_PASSES), against the same references.
+if want passes-run/; then
+    TL_INTERPRET=1 TL_INTERPRET_PASSES=flatten,peel timeout 300 build/tests/ops_test > $T/ops_passes.log 2>&1
+    rc=$?
+    sed -i 's/^\[\(PASS\|FAIL\)\] ops\//[\1] passes-run\/ops\//' $T/ops_passes.log
+    count_lines $T/ops_passes.log passes-run
+    [ $rc -gt 1 ] && report "passes-run/ops exit ($rc)" 1 $T/ops_passes.log
+    TL_INTERPRET=1 TL_INTERPRET_PASSES=flatten,peel timeout 300 build/examples/tutorials > $T/tut_passes.log 2>&1
+    rc=$?
+    count_lines $T/tut_passes.log passes-run/tutorials
+    grep -q " \.\.\. " $T/tut_passes.log || report "passes-run/tutorials (exit $rc)" 1 $T/tut_passes.log
+    TL_INTERPRET=1 TL_INTERPRET_PASSES=flatten,layout build/examples/copy > $T/passes_bad.log 2>&1
+    grep -q "error: TL_INTERPRET_PASSES: 'layout' is not a pass the interpreter can run after" $T/passes_bad.log
+    report "passes-run/refused_layout" $? $T/passes_bad.log
+fi
 # grayscale on a real PNG (ragged 203x137), writing the grey PNG and reading it back.
 if want example/grayscale-png; then
     TL_INTERPRET=1 build/examples/grayscale tests/data/rgb_203x137.png $T/grey.png > $T/grey_png.log 2>&1

@@ -96,6 +96,9 @@ static const Dims S2D[] = {{{37, 45}}, {{1, 1}}, {{16, 32}}, {{33, 17}}, {{200, 
 static const Dims S2D_SMALL[] = {{{37, 45}}, {{1, 1}}, {{16, 32}}, {{33, 17}}, {{64, 64}}, {{0}}};
 /* runtime loops: n and a trip count m (m = 1 is specialised to a constant) */
 static const Dims SLOOP[] = {{{1, 5}}, {{127, 3}}, {{129, 1}}, {{1000, 4}}, {{0}}};
+/* M rows of N in chunks of BLOCK = 64: one chunk (N = 1, 63, 64), two (65),
+ * more (129, 200); a row of one program each */
+static const Dims SPEEL[] = {{{3, 1}}, {{4, 63}}, {{5, 64}}, {{3, 65}}, {{2, 129}}, {{7, 200}}, {{0}}};
 /* one program per element, for contended scalar atomics */
 static const Dims SPROG[] = {{{1}}, {{7}}, {{300}}, {{0}}};
 static const Dims SDOT32[] = {{{32, 32, 32}}, {{0}}};
@@ -910,6 +913,46 @@ static const char k_for[] =
     "        h = h * 0.5 + tl.load(x_ptr + j * n + offs, mask=mask, other=0.0)\n"
     ST(s, "acc") ST(h, "h");
 
+/* Rows of x (M x N) walked in chunks of BLOCK, as tutorial 05 does: a sum,
+ * then y = 2x - sum and a running max carried out of the second loop, then
+ * (even rows) + max in chunks of BLOCK / 2 under an if. Where N <= BLOCK the
+ * loops run once and compile straight-line (peel.c); N = 0 runs none. */
+static void r_peel(const long *d, double *const *in, double *const *want) {
+    long M = d[0], N = d[1];
+    for (long r = 0; r < M; r++) {
+        double t = 0, big = -1.0e30;
+        for (long c = 0; c < N; c++)
+            t += in[0][r * N + c], big = fmax(big, in[0][r * N + c]);
+        t = (float)t;
+        want[1][r] = t;
+        for (long c = 0; c < N; c++)
+            want[0][r * N + c] = (float)(2 * in[0][r * N + c] - t) + (r % 2 == 0 ? (float)big : 0);
+    }
+}
+
+static const char k_peel[] =
+    PRE "def k(x_ptr, y_ptr, s_ptr, M, N, BLOCK: tl.constexpr):\n"
+    "    row = tl.program_id(0)\n"
+    "    x_ptr += row * N\n"
+    "    y_ptr += row * N\n"
+    "    acc = tl.zeros((BLOCK,), dtype=tl.float32)\n"
+    "    for off in range(0, N, BLOCK):\n"
+    "        cols = off + tl.arange(0, BLOCK)\n"
+    "        acc += tl.load(x_ptr + cols, mask=cols < N, other=0.0)\n"
+    "    total = tl.sum(acc, axis=0)\n"
+    "    tl.store(s_ptr + row, total)\n"
+    "    big = -1.0e30\n"
+    "    for off in range(0, N, BLOCK):\n"
+    "        cols = off + tl.arange(0, BLOCK)\n"
+    "        x = tl.load(x_ptr + cols, mask=cols < N, other=0.0)\n"
+    "        big = tl.maximum(big, tl.max(tl.where(cols < N, x, -1.0e30), axis=0))\n"
+    "        tl.store(y_ptr + cols, x * 2.0 - total, mask=cols < N)\n"
+    "    if row % 2 == 0:\n"
+    "        for off in range(0, N, BLOCK // 2):\n"
+    "            cols = off + tl.arange(0, BLOCK // 2)\n"
+    "            y = tl.load(y_ptr + cols, mask=cols < N, other=0.0)\n"
+    "            tl.store(y_ptr + cols, y + big, mask=cols < N)\n";
+
 static void r_while(const long *d, double *const *in, double *const *want) {
     long c = 0;
     for (long s = 1; s < d[0]; s *= 2)
@@ -1368,6 +1411,8 @@ static const Case cases[] = {
     /* control flow */
     {"for_loop_carried", k_for, B128, SLOOP, G1D, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_for, NULL, EXACT},
+    {"peel_row_chunks", k_peel, "-D BLOCK=64", SPEEL, {1, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
+     {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0)}, r_peel, NULL, 1e-4, 1e-5},
     {"while_loop", k_while, B128, SLOOP, G1D, 2, 0, {F1D(-1, 1), I1D(-100, 100)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},
      r_while, NULL, EXACT},
     {"if_runtime_scalar", k_if, B128, S1D, G1D, 1, 0, {F1D(-1, 1)}, {OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_if, NULL,
