@@ -90,7 +90,7 @@ enum {
     N_RED,    /* op: RED_*, axis */
     N_CUMSUM, /* along axis; op: bit 0 reverse, op >> 1: SCAN_* */
     N_DOT,    /* a @ b (+ c when c >= 0: acc=) */
-    N_LOOP,   /* t = a; for i in range(lit): t = t op b (+ i when axis) */
+    N_LOOP,   /* t = a; for i in range(lit): t = t op b (+ i when axis); or in chunks of 4 */
     N_SORT,   /* tl.sort along the last dim; op: descending */
     N_KDOT,   /* matmul over K: t = a; for i in range(cdiv(K, BK)): t = dot(load A, load B, t);
                  inputs `input` (sh[0] x K) and input + 1 (K x sh[1]) of dtype op, `other` */
@@ -858,7 +858,12 @@ static char *kernel_src(const Kernel *k) {
             break;
         }
         case N_LOOP:
-            sput(&s, "%s\n    for i%d in range(%d):\n        t%d = ", name(k, n->a, x), i, (int)n->lit, i);
+            /* every other loop in chunks, `range(0, lit * 4, 4)` (peel.c's loops that may run once) */
+            if (i % 2)
+                sput(&s, "%s\n    for j%d in range(0, %d, 4):\n        i%d = j%d // 4\n        t%d = ", name(k, n->a, x), i,
+                     4 * (int)n->lit, i, i, i);
+            else
+                sput(&s, "%s\n    for i%d in range(%d):\n        t%d = ", name(k, n->a, x), i, (int)n->lit, i);
             if (n->op >= B_MAX)
                 sput(&s, "%s(t%d, ", bin_src[n->op], i);
             else
