@@ -64,16 +64,10 @@ static ValueId emit(Flat *F, Block *b, OpCode op, Type t, const ValueId *args, i
     return ir_emit(F->f, b, op, t, args, n, F->sp);
 }
 
-static ValueId cnst(Flat *F, Block *b, Type t, int64_t v) {
-    Inst *in = ir_inst_new(F->f, b, IR_CONST, NULL, 0, &t, 1, F->sp);
-    in->attr.i = v;
-    return in->results[0];
-}
+static ValueId cnst(Flat *F, Block *b, Type t, int64_t v) { return ir_emit_const(F->f, b, t, v, F->sp); }
 
 static ValueId cmp(Flat *F, Block *b, int pred, ValueId x, ValueId y) {
-    Inst *in = ir_inst_new(F->f, b, IR_CMP, (ValueId[]){x, y}, 2, (Type[]){ir_scalar(DT_I1)}, 1, F->sp);
-    in->attr.pred = pred;
-    return in->results[0];
+    return ir_emit_cmp(F->f, b, pred, x, y, F->sp);
 }
 
 /* Append a copy of `in` (its regions too) to b, operands through the map;

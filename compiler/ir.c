@@ -253,6 +253,18 @@ ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *arg
     return in->results[0];
 }
 
+ValueId ir_emit_const(Function *f, Block *b, Type t, int64_t v, Span sp) {
+    Inst *in = ir_inst_new(f, b, IR_CONST, NULL, 0, &t, 1, sp);
+    in->attr.i = v;
+    return in->results[0];
+}
+
+ValueId ir_emit_cmp(Function *f, Block *b, int pred, ValueId x, ValueId y, Span sp) {
+    Inst *in = ir_inst_new(f, b, IR_CMP, (ValueId[]){x, y}, 2, (Type[]){ir_scalar(DT_I1)}, 1, sp);
+    in->attr.pred = pred;
+    return in->results[0];
+}
+
 Module *ir_module_new(Arena *a) {
     Module *m = arena_alloc(a, sizeof *m);
     m->arena = a;

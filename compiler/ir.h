@@ -429,6 +429,9 @@ bool ir_producer_op(OpCode op); /* may a warp_specialize producer hold it? */
 static inline int ir_launch_warps(const Function *f) { return f->num_warps + f->producer_warps; }
 /* Convenience: a one-result op. Returns the result value. */
 ValueId ir_emit(Function *f, Block *b, OpCode op, Type rtype, const ValueId *args, int nargs, Span sp);
+/* An integer constant of type t, and a comparison (an i1 scalar), appended to b. */
+ValueId ir_emit_const(Function *f, Block *b, Type t, int64_t v, Span sp);
+ValueId ir_emit_cmp(Function *f, Block *b, int pred, ValueId x, ValueId y, Span sp);
 static inline Type ir_type_of(const Function *f, ValueId v) { return f->values[v].type; }
 Module *ir_module_new(Arena *a);
 void ir_module_add(Module *m, Function *f);

@@ -61,16 +61,10 @@ static ValueId emit(Peel *P, Block *b, OpCode op, Type t, ValueId x, ValueId y) 
     return ir_emit(P->f, b, op, t, (ValueId[]){x, y}, op == IR_CAST ? 1 : 2, P->sp);
 }
 
-static ValueId cnst(Peel *P, Block *b, Type t, int64_t v) {
-    Inst *in = ir_inst_new(P->f, b, IR_CONST, NULL, 0, &t, 1, P->sp);
-    in->attr.i = v;
-    return in->results[0];
-}
+static ValueId cnst(Peel *P, Block *b, Type t, int64_t v) { return ir_emit_const(P->f, b, t, v, P->sp); }
 
 static ValueId cmp(Peel *P, Block *b, int pred, ValueId x, ValueId y) {
-    Inst *in = ir_inst_new(P->f, b, IR_CMP, (ValueId[]){x, y}, 2, (Type[]){ir_scalar(DT_I1)}, 1, P->sp);
-    in->attr.pred = pred;
-    return in->results[0];
+    return ir_emit_cmp(P->f, b, pred, x, y, P->sp);
 }
 
 static bool is_i32(const Function *f, ValueId v) {
