@@ -74,19 +74,6 @@ static ValueId cmp(Flat *F, Block *b, int pred, ValueId x, ValueId y) {
  * its results and block arguments join the map. */
 static void clone_into(Flat *F, Block *b, const Inst *in) { ir_clone_inst(F->f, b, in, F->map, F->n0); }
 
-/* Mark every value `b` defines (results, block arguments, regions too). */
-static void mark_defs(const Block *b, uint8_t *in) {
-    for (int a = 0; a < b->nargs; a++)
-        in[b->args[a]] = 1;
-    for (int i = 0; i < b->ninsts; i++) {
-        const Inst *x = b->insts[i];
-        for (int r = 0; r < x->nresults; r++)
-            in[x->results[r]] = 1;
-        for (int k = 0; k < x->nregions; k++)
-            mark_defs(x->regions[k], in);
-    }
-}
-
 /* Can the flat loop have a value of type t before its first iteration sets
  * it (a block or scalar of numbers: zeros)? */
 static bool zero_ok(Type t) { return t.dtype != DT_PTR; }
@@ -487,7 +474,9 @@ static bool flatten_loop(Function *f, Block *parent, int pos, int max_shared) {
     N.inside = calloc((size_t)f->nvalues, 1);
     if (!N.inside)
         return false;
-    mark_defs(N.Bo, N.inside);
+    for (int a = 0; a < N.Bo->nargs; a++) /* the body's arguments, and all it defines */
+        N.inside[N.Bo->args[a]] = 1;
+    ir_mark_defs(N.Bo, 0, N.inside);
     N.F.map = nest_ok(&N) ? calloc((size_t)N.F.n0, sizeof *N.F.map) : NULL;
     if (!N.F.map || !plan_s(&N)) {
         nest_free(&N);

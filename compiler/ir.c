@@ -338,6 +338,19 @@ int ir_inst_index(const Block *b, const Inst *in) {
     return -1;
 }
 
+void ir_mark_defs(const Block *b, int from, uint8_t *in) {
+    for (int i = from; i < b->ninsts; i++) {
+        const Inst *x = b->insts[i];
+        for (int r = 0; r < x->nresults; r++)
+            in[x->results[r]] = 1;
+        for (int k = 0; k < x->nregions; k++) {
+            for (int a = 0; a < x->regions[k]->nargs; a++)
+                in[x->regions[k]->args[a]] = 1;
+            ir_mark_defs(x->regions[k], 0, in);
+        }
+    }
+}
+
 void ir_count_uses(const Block *b, int *uses) {
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];

@@ -481,6 +481,9 @@ Inst *ir_ws_next(const Function *f, const Inst *after);
 int ir_inst_index(const Block *b, const Inst *in);
 /* uses[v] += the operands in b and its regions that are v. */
 void ir_count_uses(const Block *b, int *uses);
+/* Set in[v] for every value the ops of b from index `from` on define: their
+ * results, their regions' arguments and everything inside them. */
+void ir_mark_defs(const Block *b, int from, uint8_t *in);
 /* Take in out of b's instruction list (b may be NULL: nothing). */
 void ir_remove_inst(Block *b, const Inst *in);
 /* A new op (ir_inst_new's arguments) put into b before index *at, which

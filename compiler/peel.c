@@ -96,21 +96,6 @@ static int inst_ops(const Inst *in) {
     return n;
 }
 
-/* Mark every value the ops of b from index `at` on define (their regions' too). */
-static void mark_defs(const Block *b, int at, uint8_t *in) {
-    for (int i = at; i < b->ninsts; i++) {
-        const Inst *x = b->insts[i];
-        for (int r = 0; r < x->nresults; r++)
-            in[x->results[r]] = 1;
-        for (int k = 0; k < x->nregions; k++) {
-            const Block *rb = x->regions[k];
-            for (int a = 0; a < rb->nargs; a++)
-                in[rb->args[a]] = 1;
-            mark_defs(rb, 0, in);
-        }
-    }
-}
-
 /* Is v known before L0: defined outside T (before L0 in B, or in a block
  * around B), or a constant (cloned before the guard)? */
 static bool before_l0(const Peel *P, ValueId v) { return !P->in_t[v] || const_def(P->f, v); }
@@ -237,7 +222,7 @@ static void walk(Function *f, Block *B, ValueId *map, uint8_t *in_t, int n0) {
             ops = k < 0 ? -1 : ops + k;
         }
         if (ops >= 0 && ops <= PEEL_MAX_OPS) {
-            mark_defs(B, P.at, in_t);
+            ir_mark_defs(B, P.at, in_t);
             P.sp = in->span;
             version(&P);
             memset(in_t, 0, (size_t)n0);
