@@ -1,0 +1,41 @@
+"""prof_rows.py triton|tl: tutorial 05's layer norm forward (fp16 4096x8192) and Liger's rms_norm and layer_norm
+forwards (bf16 8192x4096) through their own host code, with Triton or (tl) every launch through libtl; each row
+warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
+for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
+(extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
+import os, sys, types
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "conformance", "pylib"))
+SRC = os.path.join(ROOT, "tools", "conformance", "liger", "src")
+sys.path.insert(0, SRC)
+mode = sys.argv[1]
+if mode == "tl":
+    import tlshim
+    tlshim.install()
+import torch
+from samesrc_bench import load
+for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):
+    m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m
+t05 = load("05-layer-norm.py")
+from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+torch.manual_seed(0)
+x = -2.3 + 0.5 * torch.randn(4096, 8192, device="cuda", dtype=torch.float16)
+w = torch.rand(8192, device="cuda", dtype=torch.float16); b = torch.rand(8192, device="cuda", dtype=torch.float16)
+xb = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
+wb = torch.rand(4096, device="cuda", dtype=torch.bfloat16); bbf = torch.rand(4096, device="cuda", dtype=torch.bfloat16)
+rows = [("t05", lambda: t05.layer_norm(x, (8192,), w, b, 1e-5), 2 * x.numel() * 2),
+        ("rms", lambda: LigerRMSNormFunction.apply(xb, wb, 1e-6), 2 * xb.numel() * 2),
+        ("ln", lambda: LigerLayerNormFunction.apply(xb, wb, bbf, 1e-6), 2 * xb.numel() * 2)]
+for name, fn, nbytes in rows:
+    for _ in range(5): fn()
+    torch.cuda.synchronize()
+    if os.environ.get("PROF"):
+        torch.cuda.profiler.start(); fn(); torch.cuda.synchronize(); torch.cuda.profiler.stop()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    for _ in range(20): fn()
+    e1.record(); torch.cuda.synchronize()
+    us = e0.elapsed_time(e1) / 20 * 1e3
+    print(f"{mode} {name}: {us:.1f} us a call, {nbytes / us / 1e3:.0f} GB/s", flush=True)

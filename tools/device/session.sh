@@ -1,0 +1,57 @@
+#!/bin/bash
+# tools/device/session.sh MODE: the device tool's commands of a session, written down once.
+# Here (the build machine), before the first device call:
+#   bash tools/device/session.sh prep      build, `make gpu-prep`, stage the test programs and tlc into carry/
+#                                          (build/tests holds the CPU suite's logs too: too big to carry)
+# There (the device tool's command; carry build/lib build/examples build/gpu-ptx build/aot
+# tools/conformance/tutorials tools/conformance/liger carry), each part under ~6 minutes:
+#   1      TL_TMA_TIMING=0 ONLY="gpu/ launch/ heur/ ops/ lineinfo/ desc/ tma/" tests/gpu.sh  (about 300 s)
+#   2      GEN_COUNT=20 ONLY="gen/ example/ codegen/gpu aot/ cache/" tests/gpu.sh            (about 280 s)
+#   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4)
+#   prof   ncu --set full of the row forwards on both compilers (prof_rows.py), with their PTX
+#   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
+# Logs and archives go to $OUT (at most 8 files come back).
+cd "$(dirname "$0")/../.." || exit 2
+if [ "$1" = prep ]; then
+    make -j"$(nproc)" all && make gpu-prep || exit 1
+    mkdir -p carry/bt
+    cp build/tests/{desc_test,gpu_test,heur_test,kgen,launch_test,lineinfo_test,ops_test,tma_test} carry/bt/
+    xz -T0 -3 -c build/bin/tlc > carry/tlc.xz
+    S="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32,8192"
+    rm -rf carry/lnvar && mkdir -p carry/lnvar
+    for k in v1 v2 v3 v4 v5 v6; do
+        build/bin/tlc tools/device/ln_variants.tl --kernel $k --signature "$S" --num-warps 8 --arch sm_90a \
+            -o carry/lnvar/$k.ptx || exit 1
+    done
+    build/bin/tlc examples/tutorial_05_layer_norm.tl --kernel _layer_norm_fwd_fused --signature "$S" --num-warps 8 \
+        --arch sm_90a -o carry/lnvar/v0.ptx && sed -i 's/_layer_norm_fwd_fused/v0/g' carry/lnvar/v0.ptx
+    du -sh carry
+    exit 0
+fi
+case $1 in 1 | 2 | ab | prof | lnvar) ;; *) sed -n '2,15p' "$0"; exit 2 ;; esac
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+mkdir -p build/bin build/tests
+[ -d carry/bt ] && cp carry/bt/* build/tests/
+[ -f carry/tlc.xz ] && [ ! -x build/bin/tlc ] && { xz -dc carry/tlc.xz > build/bin/tlc; chmod +x build/bin/tlc; }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+case $1 in
+1) TL_TMA_TIMING=0 ONLY="gpu/ launch/ heur/ ops/ lineinfo/ desc/ tma/" timeout 480 bash tests/gpu.sh > $OUT/gpu1.log 2>&1
+   tail -3 $OUT/gpu1.log; grep -a "FAIL" $OUT/gpu1.log | head -20 ;;
+2) GEN_COUNT=20 ONLY="gen/ example/ codegen/gpu aot/ cache/" timeout 480 bash tests/gpu.sh > $OUT/gpu2.log 2>&1
+   tail -3 $OUT/gpu2.log; grep -a "FAIL" $OUT/gpu2.log | head -20 ;;
+ab) AB=1 ROUNDS=${ROUNDS:-4} BENCH=samesrc ONLY="${ROWS:-^t05}" timeout 300 bash tests/bench.sh > $OUT/ab.log 2>&1
+   sed -n '/^row /,$p' $OUT/ab.log ;;
+prof)
+   P=/tmp/prof; rm -rf $P; mkdir -p $P/tc $P/dump
+   export PYTHONPATH=tools/conformance/pylib
+   TRITON_CACHE_DIR=$P/tc timeout 120 python3 tools/device/prof_rows.py triton 2>&1 | tail -5
+   TL_DUMP=1 TL_DUMP_DIR=$P/dump timeout 120 python3 tools/device/prof_rows.py tl 2>&1 | tail -5
+   for c in triton tl; do
+       PROF=1 TRITON_CACHE_DIR=$P/tc timeout 200 ncu --profile-from-start off --set full --import-source no \
+           python3 tools/device/prof_rows.py $c > $P/ncu_$c.txt 2>&1
+       echo "ncu $c rc=$?"
+   done
+   grep -a -E "^  [_a-z]|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy" $P/ncu_*.txt | head -60
+   tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc ;;
+lnvar) python3 tools/device/ln_bench.py carry/lnvar ;;
+esac
