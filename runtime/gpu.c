@@ -100,13 +100,11 @@ TlStatus gpu_open(TlContext *ctx) {
 
 /* Make ctx's CUDA context current on this thread if another one is (a
  * program with several contexts, or a new thread). */
-static void bind(TlContext *ctx) {
+void gpu_bind(TlContext *ctx) {
     CUcontext cur = NULL;
     if (ctx->cuctx && (ctx->cu->cuCtxGetCurrent(&cur) || cur != ctx->cuctx))
         ctx->cu->cuCtxSetCurrent(ctx->cuctx);
 }
-
-void gpu_bind(TlContext *ctx) { bind(ctx); }
 
 /* Triton's "cpu tensor?" check: an address the driver does not know
  * (CUDA_ERROR_INVALID_VALUE) is host memory, which a kernel would fault on
@@ -122,7 +120,7 @@ bool gpu_pointer_known(TlContext *ctx, CUdeviceptr p) {
 
 void gpu_close(TlContext *ctx) {
     if (ctx->cu && ctx->cuctx) {
-        bind(ctx);
+        gpu_bind(ctx);
         if (ctx->stream)
             ctx->cu->cuStreamSynchronize(ctx->stream);
         else
@@ -134,7 +132,7 @@ void gpu_close(TlContext *ctx) {
 }
 
 TlStatus gpu_alloc(TlBuffer *b) {
-    bind(b->ctx);
+    gpu_bind(b->ctx);
     CUresult r = b->ctx->cu->cuMemAlloc(&b->dptr, b->bytes);
     if (r)
         return cu_fail(b->ctx, r, "cuMemAlloc");
@@ -143,7 +141,7 @@ TlStatus gpu_alloc(TlBuffer *b) {
 
 void gpu_free(TlBuffer *b) {
     if (b->dptr) {
-        bind(b->ctx);
+        gpu_bind(b->ctx);
         b->ctx->cu->cuMemFree(b->dptr);
     }
     b->dptr = 0;
@@ -151,7 +149,7 @@ void gpu_free(TlBuffer *b) {
 
 TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_device) {
     const CudaApi *cu = b->ctx->cu;
-    bind(b->ctx);
+    gpu_bind(b->ctx);
     CUresult r = to_device ? cu->cuMemcpyHtoD(b->dptr + offset, host, bytes)
                            : cu->cuMemcpyDtoH(host, b->dptr + offset, bytes);
     return r ? cu_fail(b->ctx, r, to_device ? "cuMemcpyHtoD" : "cuMemcpyDtoH") : TL_SUCCESS;
@@ -343,7 +341,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
         buf_free(&dir);
         return TL_SUCCESS;
     }
-    bind(k->ctx);
+    gpu_bind(k->ctx);
     double t0 = compile_clock();
     gpu_cache_key(k, v->key, &key);
     void *blob = NULL;
@@ -387,7 +385,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
 }
 
 TlStatus gpu_build(TlKernel *k, Variant *v) {
-    bind(k->ctx);
+    gpu_bind(k->ctx);
     Buf dir = {0}, key = {0};
     void *cubin = NULL;
     size_t cubin_len = 0;
@@ -449,7 +447,7 @@ TlStatus gpu_func_attrs(TlContext *ctx, const Variant *v, int *regs, int *local_
     if (!v->func)
         return fail(ctx, TL_ERROR_INVALID_ARGUMENT, "%s: compiled for an arch %s cannot run, so not loaded: no "
                     "registers to report", v->func_name, ctx->name);
-    bind(ctx);
+    gpu_bind(ctx);
     CUresult r = ctx->cu->cuFuncGetAttribute(regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->func);
     if (!r)
         r = ctx->cu->cuFuncGetAttribute(local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, v->func);
@@ -458,14 +456,14 @@ TlStatus gpu_func_attrs(TlContext *ctx, const Variant *v, int *regs, int *local_
 
 void gpu_unload(TlContext *ctx, Variant *v) {
     if (ctx->cu && v->mod) {
-        bind(ctx);
+        gpu_bind(ctx);
         ctx->cu->cuModuleUnload(v->mod);
     }
     v->mod = NULL;
 }
 
 TlStatus gpu_synchronize(TlContext *ctx) {
-    bind(ctx);
+    gpu_bind(ctx);
     CUresult r = ctx->stream ? ctx->cu->cuStreamSynchronize(ctx->stream) : ctx->cu->cuCtxSynchronize();
     return r ? cu_fail(ctx, r, "a kernel failed") : TL_SUCCESS;
 }
@@ -479,7 +477,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
                     "compile it for this device's arch to launch it", k->name, t->name, ctx->name, ctx->cc / 10,
                     ctx->cc % 10);
     }
-    bind(ctx);
+    gpu_bind(ctx);
     for (int i = 0; i < 3; i++)
         if (grid[i] > ctx->max_grid[i])
             return fail(ctx, TL_ERROR_LAUNCH, "%s: grid dimension %d is %u; the device allows %u", k->name, i,
@@ -522,7 +520,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
 /* ---- for autotuning ---- */
 
 TlStatus gpu_event_pair(TlContext *ctx, CUevent ev[2], bool create) {
-    bind(ctx);
+    gpu_bind(ctx);
     const CudaApi *cu = ctx->cu;
     if (!create) {
         for (int i = 0; i < 2; i++)
@@ -550,7 +548,7 @@ TlStatus gpu_elapsed_ms(TlContext *ctx, CUevent ev[2], float *ms) {
 }
 
 TlStatus gpu_mem(TlContext *ctx, CUdeviceptr *p, size_t bytes, bool alloc) {
-    bind(ctx);
+    gpu_bind(ctx);
     if (!alloc) {
         if (*p)
             ctx->cu->cuMemFree(*p);

@@ -15,7 +15,7 @@ tl loads $TL_LIB, else the project's build/lib/libtl.so (pylib/tlapi.py says whe
 Env: ONLY=regex (rows whose name it matches, re.search), BUDGET=seconds (rows that would start later are skipped),
 ROUNDS=N (ab: turns a compiler, default 3).
 """
-import ast, json, math, os, re, sys, time, traceback
+import ast, json, math, os, re, statistics, sys, time, traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TUT = os.path.join(HERE, "tutorials")
@@ -415,10 +415,8 @@ def paired(a, b):
     """The median over turns k of b's value / a's value in turn k (load_runs' `turns`), None without two pairs. In
     one process (ab) turn k of each compiler ran next to the other's (Triton, tl; then tl, Triton ...), so a
     drift of the host's speed over the run, which the best of each compiler's turns keeps, cancels in each pair."""
-    r = sorted(y / x for x, y in zip(a.get("turns", ()), b.get("turns", ())) if x and y)
-    if len(r) < 2:
-        return None
-    return r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
+    r = [y / x for x, y in zip(a.get("turns", ()), b.get("turns", ())) if x and y]
+    return statistics.median(r) if len(r) >= 2 else None
 
 
 def compare(a_path, b_path):
