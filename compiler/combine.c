@@ -206,6 +206,122 @@ static void hoist_hints(Function *f, Block **home) {
     free(hs);
 }
 
+static DType dtype_of(const Function *f, ValueId v) { return f->values[v].type.dtype; }
+
+/* Is `in` a conversion between floats to a narrower one? */
+static bool narrowing_cast(const Function *f, const Inst *in) {
+    if (in->op != IR_CAST)
+        return false;
+    DType s = dtype_of(f, in->args[0]), t = dtype_of(f, in->results[0]);
+    return dt_is_float(s) && dt_is_float(t) && dt_bits(s) > dt_bits(t);
+}
+
+/* x when v is cast<wider float>(x) with x of dtype t. */
+static ValueId widened_from(const Function *f, ValueId v, DType t) {
+    const Inst *c = f->values[v].def;
+    if (!c || c->op != IR_CAST || dtype_of(f, c->args[0]) != t)
+        return 0;
+    DType w = dtype_of(f, v);
+    return dt_is_float(t) && dt_is_float(w) && dt_bits(w) > dt_bits(t) ? c->args[0] : 0;
+}
+
+/* The f32 add / sub / mul of two f16 values widened, used once (by the cast
+ * to f16 to nearest that would fold it), or NULL. */
+static const Inst *f16_op_widened(const Function *f, ValueId v, const int *uses) {
+    const Inst *op = f->values[v].def;
+    if (!op || (op->op != IR_ADD && op->op != IR_SUB && op->op != IR_MUL) || dtype_of(f, v) != DT_F32 ||
+        uses[v] != 1)
+        return NULL;
+    return widened_from(f, op->args[0], DT_F16) && widened_from(f, op->args[1], DT_F16) ? op : NULL;
+}
+
+static bool cast_folds(const Function *f, ValueId v, DType t, bool rtz, const int *uses) {
+    return widened_from(f, v, t) || (t == DT_F16 && !rtz && f16_op_widened(f, v, uses));
+}
+
+/* Each narrowing cast of an if's result, its only use, put in both branches
+ * before their yields when one of them then folds; the if yields the
+ * narrow type. */
+static int sink_casts(Function *f, Block *b, const int *uses) {
+    int n = 0;
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            n += sink_casts(f, in->regions[r], uses);
+        if (!narrowing_cast(f, in) || uses[in->args[0]] != 1)
+            continue;
+        ValueId v = in->args[0];
+        Inst *ifi = f->values[v].def;
+        if (!ifi || ifi->op != IR_IF || ifi->nregions != 2 || !ifi->regions[0] || !ifi->regions[1])
+            continue;
+        int k = 0;
+        while (k < ifi->nresults && ifi->results[k] != v)
+            k++;
+        Inst *y[2];
+        bool folds = false;
+        for (int r = 0; r < 2; r++) {
+            Block *rb = ifi->regions[r];
+            y[r] = rb->ninsts ? rb->insts[rb->ninsts - 1] : NULL;
+            if (k == ifi->nresults || !y[r] || y[r]->op != IR_YIELD || k >= y[r]->nargs)
+                goto next;
+            folds |= cast_folds(f, y[r]->args[k], dtype_of(f, in->results[0]), in->attr.rtz, uses);
+        }
+        if (!folds)
+            continue;
+        Type rt = f->values[in->results[0]].type;
+        for (int r = 0; r < 2; r++) {
+            Block *rb = ifi->regions[r];
+            int at = rb->ninsts - 1;
+            Inst *c = ir_inst_at(f, rb, &at, IR_CAST, &y[r]->args[k], 1, &rt, 1, in->span);
+            if (!c)
+                return n;
+            c->attr = in->attr;
+            y[r]->args[k] = c->results[0];
+        }
+        f->values[v].type = rt;
+        ir_replace_uses(f->body, in->results[0], v);
+        ir_remove_inst(b, in);
+        i--;
+        n++;
+    next:;
+    }
+    return n;
+}
+
+/* The narrowing casts that fold (see the header), in b and below. */
+static int narrow_block(Function *f, Block *b, const int *uses) {
+    int n = 0;
+    for (int i = 0; i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            n += narrow_block(f, in->regions[r], uses);
+        if (!narrowing_cast(f, in))
+            continue;
+        ValueId v = in->args[0], res = in->results[0];
+        DType t = dtype_of(f, res);
+        ValueId x = widened_from(f, v, t);
+        if (x) {
+            ir_replace_uses(f->body, res, x);
+            ir_remove_inst(b, in);
+            i--;
+            n++;
+            continue;
+        }
+        const Inst *op = t == DT_F16 && !in->attr.rtz ? f16_op_widened(f, v, uses) : NULL;
+        ValueId *args = op ? arena_alloc(f->arena, sizeof *args * 2) : NULL;
+        if (!args)
+            continue;
+        args[0] = widened_from(f, op->args[0], DT_F16);
+        args[1] = widened_from(f, op->args[1], DT_F16);
+        in->op = op->op;
+        in->args = args;
+        in->nargs = 2;
+        in->attr = (Attr){0};
+        n++;
+    }
+    return n;
+}
+
 bool combine_pass(Diag *d, Function *f) {
     int dots = mul_reduce_block(f, f->body);
     int *uses = calloc((size_t)f->nvalues + 1, sizeof *uses);
@@ -220,9 +336,18 @@ bool combine_pass(Diag *d, Function *f) {
     record_homes(f->body, home);
     fold_block(f, f->body, uses, home);
     hoist_hints(f, home);
-    free(uses);
     free(home);
-    if (dots)
-        ir_dce(f); /* the products the dots replaced, and their zeros once folded */
+    int narrowed = sink_casts(f, f->body, uses);
+    free(uses);
+    uses = calloc((size_t)f->nvalues + 1, sizeof *uses); /* the sunk casts are new values */
+    if (!uses) {
+        diag_internal(d, "combine: out of memory");
+        return false;
+    }
+    ir_count_uses(f->body, uses);
+    narrowed += narrow_block(f, f->body, uses);
+    free(uses);
+    if (dots || narrowed)
+        ir_dce(f); /* the products the dots replaced, their zeros once folded, the wide ops narrowed */
     return true;
 }

@@ -193,6 +193,41 @@ REF(r_divmod, want[0][i] = (int)a / (int)b; want[1][i] = (int)a % (int)b;
 REF(r_bool, int p = a > 0; int q = b < a; int r = (p && q) || (!p != (b > 50));
     want[0][i] = r + 2 * (p != q) + 4 * (p || q); want[1][i] = p != q)
 
+/* f32 ops on f16 values stored as f16: combine computes them in f16 (one
+ * rounding either way); the sum under an if moves its cast into the
+ * branches. a reaches 2000 (an f16 ulp of 1 or 2) so sums and products round. */
+REF(r_narrow, want[0][i] = h16(a + ((i / 128) % 2 == 0 ? b : 0)); want[1][i] = h16(a - b); want[2][i] = h16(a * b))
+static const char k_narrow[] =
+    PRE "def k(a_ptr, b_ptr, s_ptr, d_ptr, p_ptr, n, BLOCK: tl.constexpr):\n" OFFS
+    "    a = tl.load(a_ptr + offs, mask=mask).to(tl.float32)\n"
+    "    b = tl.load(b_ptr + offs, mask=mask).to(tl.float32)\n"
+    "    s = a\n"
+    "    if tl.program_id(0) % 2 == 0:\n"
+    "        s += b\n"
+    ST(s, "s") ST(d, "(a - b).to(tl.float16)") ST(p, "a * b");
+
+/* Sums of M rows of N in blocks of 32 rows (tutorial 05's dwdb): a loop
+ * that stores nothing, its loads pipelined where N % 16 == 0 (pipeline.c);
+ * M of one block, one row past it, three blocks, a ragged fourth. */
+static const Dims SROWSUM[] = {{{1, 128}}, {{31, 256}}, {{33, 128}}, {{96, 384}}, {{100, 16}}, {{70, 300}}, {{0}}};
+static void r_rowsum(const long *d, double *const *in, double *const *want) {
+    for (long c = 0; c < d[1]; c++) {
+        double t = 0;
+        for (long r = 0; r < d[0]; r++)
+            t += in[0][r * d[1] + c];
+        want[0][c] = t;
+    }
+}
+static const char k_rowsum[] =
+    PRE "def k(x_ptr, s_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    cols = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for i in range(0, M, BM):\n"
+    "        rows = i + tl.arange(0, BM)\n"
+    "        mask = (rows[:, None] < M) & (cols[None, :] < N)\n"
+    "        acc += tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0.)\n"
+    "    tl.store(s_ptr + cols, tl.sum(acc, axis=0), mask=cols < N)\n";
+
 static const char k_divmod[] =
     PRE "def k(a_ptr, b_ptr, q_ptr, r_ptr, s_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
     "    tl.static_assert((a // b).dtype == tl.int32 and (a % b).dtype == tl.int32)\n"
@@ -1129,6 +1164,8 @@ static const Case cases[] = {
      {IN(TL_F16, D0, -1, 1), F1D(-1, 1)}, {OUT(TL_F32, D0)}, r_add_f32, NULL, EXACT},
     {"promote_f16_pyfloat", EW1("    z = a * 1.5\n    tl.static_assert(z.dtype == tl.float16)\n"), B128, S1D, G1D, 1,
      0, {IN(TL_F16, D0, -2, 2)}, {OUT(TL_F16, D0)}, r_h_mul, NULL, EXACT},
+    {"narrow_f16_ops", k_narrow, B128, S1D, G1D, 1, 0, {IN(TL_F16, D0, -2000, 2000), IN(TL_F16, D0, -3, 3)},
+     {OUT(TL_F16, D0), OUT(TL_F16, D0), OUT(TL_F16, D0)}, r_narrow, NULL, EXACT},
     {"promote_i32_pyfloat", EW1("    z = a * 1.5\n    tl.static_assert(z.dtype == tl.float32)\n"), B128, S1D, G1D, 1,
      0, {I1D(-1000, 1000)}, {OUT(TL_F32, D0)}, r_mul15, NULL, EXACT},
     {"promote_truediv_i32", EW2("    z = a / b\n    tl.static_assert(z.dtype == tl.float32)\n"), B128, S1D, G1D, 1, 0,
@@ -1411,6 +1448,8 @@ static const Case cases[] = {
     /* control flow */
     {"for_loop_carried", k_for, B128, SLOOP, G1D, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_for, NULL, EXACT},
+    {"row_block_sum", k_rowsum, "-D BM=32 -D BN=128", SROWSUM, {0, 128}, 2, 0, {IN(TL_F16, D0 | D1, -1, 1)},
+     {OUT(TL_F32, D1)}, r_rowsum, NULL, 1e-4, 1e-5},
     {"peel_row_chunks", k_peel, "-D BLOCK=64", SPEEL, {1, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0)}, r_peel, NULL, 1e-4, 1e-5},
     {"while_loop", k_while, B128, SLOOP, G1D, 2, 0, {F1D(-1, 1), I1D(-100, 100)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},
