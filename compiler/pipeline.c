@@ -1645,6 +1645,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
         st->attr.i < 1) /* ub - 1 bounds the last iteration */
         return false;
     ValueId iv = B->args[0];
+    bool unbounded = false;
     *nl = *ns = 0;
     for (int i = 0; i < B->ninsts; i++) {
         const Inst *in = B->insts[i];
@@ -1656,9 +1657,10 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
                 break; /* a scalar load stays where it is */
             /* rows worth a ring: 2 KB or more a program in 16-byte copies
              * (a small tile's wait for its copy costs what it hides) */
-            if (*nl == ROW_MAX_MEM || !footprint(P, B, i, iv, &lf[(*nl)++]) || copy_bytes(P, in) != 16 ||
+            if (*nl == ROW_MAX_MEM || copy_bytes(P, in) != 16 ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
+            unbounded |= !footprint(P, B, i, iv, &lf[(*nl)++]); /* needed only against a store */
             break;
         case IR_STORE:
             if (*ns == ROW_MAX_MEM || !footprint(P, B, i, iv, &sf[(*ns)++]))
@@ -1671,7 +1673,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
             break;
         }
     }
-    return *nl > 0;
+    return *nl > 0 && !(unbounded && *ns > 0);
 }
 
 /* v (a scalar of the body, affine in iv) at iv = at: its slice cloned at c. */
@@ -1793,6 +1795,15 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
     int nl, ns, no = loop->nresults;
     if (!row_loop_ok(P, loop, lf, &nl, sf, &ns))
         return;
+    if (ns == 0) { /* nothing stored (dwdb's sum over row blocks): no check */
+        int before = parent->ninsts;
+        loop->attr.num_stages = f->num_stages;
+        pipeline_loop(P, parent, loop);
+        if (parent->ninsts == before)
+            loop->attr.num_stages = 0;
+        *pos += parent->ninsts - before; /* past the prologue and drain put around it */
+        return;
+    }
     ValueId *map = calloc((size_t)f->nvalues, sizeof *map);
     Type *rts = malloc(sizeof *rts * (size_t)(no + 1));
     ValueId *res = malloc(sizeof *res * (size_t)(2 * no + 1)), *ores = res + no; /* the loop's and orig's results */

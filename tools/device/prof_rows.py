@@ -1,5 +1,5 @@
-"""prof_rows.py triton|tl: tutorial 05's layer norm forward (fp16 4096x8192) and Liger's rms_norm and layer_norm
-forwards (bf16 8192x4096) through their own host code, with Triton or (tl) every launch through libtl; each row
+"""prof_rows.py triton|tl: tutorial 05's layer norm forward and backward (fp16 4096x8192) and Liger's rms_norm and
+layer_norm forwards (bf16 8192x4096) through their own host code (ROWS=t05,t05b,rms,ln picks some), with Triton or (tl) every launch through libtl; each row
 warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
 for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
 (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
@@ -25,10 +25,15 @@ x = -2.3 + 0.5 * torch.randn(4096, 8192, device="cuda", dtype=torch.float16)
 w = torch.rand(8192, device="cuda", dtype=torch.float16); b = torch.rand(8192, device="cuda", dtype=torch.float16)
 xb = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
 wb = torch.rand(4096, device="cuda", dtype=torch.bfloat16); bbf = torch.rand(4096, device="cuda", dtype=torch.bfloat16)
+xg = x.clone().requires_grad_(True); wg = w.clone().requires_grad_(True); bg = b.clone().requires_grad_(True)
+yg = t05.layer_norm(xg, (8192,), wg, bg, 1e-5); dy = 0.1 * torch.randn_like(yg)
 rows = [("t05", lambda: t05.layer_norm(x, (8192,), w, b, 1e-5), 2 * x.numel() * 2),
+        ("t05b", lambda: yg.backward(dy, retain_graph=True), 3 * x.numel() * 2),
         ("rms", lambda: LigerRMSNormFunction.apply(xb, wb, 1e-6), 2 * xb.numel() * 2),
         ("ln", lambda: LigerLayerNormFunction.apply(xb, wb, bbf, 1e-6), 2 * xb.numel() * 2)]
+pick = os.environ.get("ROWS", "t05,rms,ln").split(",")
 for name, fn, nbytes in rows:
+    if name not in pick: continue
     for _ in range(5): fn()
     torch.cuda.synchronize()
     if os.environ.get("PROF"):

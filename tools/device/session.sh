@@ -8,7 +8,7 @@
 #   1      TL_TMA_TIMING=0 ONLY="gpu/ launch/ heur/ ops/ lineinfo/ desc/ tma/" tests/gpu.sh  (about 300 s)
 #   2      GEN_COUNT=20 ONLY="gen/ example/ codegen/gpu aot/ cache/" tests/gpu.sh            (about 280 s)
 #   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4)
-#   prof   ncu --set full of the row forwards on both compilers (prof_rows.py), with their PTX
+#   prof   ncu --set full of the rows (ROWS=t05,t05b,rms,ln) on both compilers (prof_rows.py), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
@@ -52,6 +52,11 @@ prof)
        echo "ncu $c rc=$?"
    done
    grep -a -E "^  [_a-z]|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy" $P/ncu_*.txt | head -60
-   tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc ;;
+   mkdir -p $P/sass   # both compilers' SASS, to diff: Triton's cubins from its cache, tl's PTX through ptxas
+   for f in $(find $P/tc -name "*.cubin"); do cuobjdump -sass "$f" > $P/sass/triton_$(basename "$f" .cubin).sass; done
+   for f in $(find $P/dump -name "*.ptx"); do
+       ptxas -arch sm_90a "$f" -o /tmp/k.cubin && cuobjdump -sass /tmp/k.cubin > $P/sass/tl_$(basename "$f" .ptx).sass
+   done
+   tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc sass ;;
 lnvar) python3 tools/device/ln_bench.py carry/lnvar ;;
 esac
