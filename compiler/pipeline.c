@@ -5,7 +5,8 @@
  *           cp.async (sm_80+) and its shared-memory limit.
  * Ensures:  in each `for` whose top-level loads feed a dot (every top-level
  *           load when the loop says {num_stages = N}, tl.range's; and a row
- *           loop's, behind an alias check: row_loop below), with S
+ *           loop's, behind an alias check or none where it stores nothing:
+ *           row_loop below), with S
  *           stages (the loop's num_stages, else the function's; S >= 2):
  *             - each such load has a ring of S shared buffers
  *               (local_alloc !smem<S x shape>, a swizzled #shared layout);
@@ -1545,7 +1546,17 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
  * `splat(s) + offsets`, s affine in the induction variable, the offsets a
  * tile of known range; a scalar pointer affine in it), behind a check before
  * the loop that the stores' footprints over all iterations miss the loads':
- * `if disjoint { the loop, pipelined } else { the loop as written }`. */
+ * `if disjoint { the loop, pipelined } else { the loop as written }`.
+ * A loop that stores nothing needs no check, and its 2-D tiles need no
+ * footprint: a sum over blocks of rows (tutorial 05's dwdb, 64 programs of
+ * three iterations) waits for each block's loads in turn, two of its eight
+ * 16-byte loads in flight as ptxas schedules them (12.9 us; 6.6 pipelined,
+ * Triton's unpipelined 9.8). A 1-D tile without a footprint (a row's chunks,
+ * `X + (off + arange)`, in a program a row: a norm over a row longer than its
+ * block) stays as written: such kernels run many programs, whose occupancy
+ * and L1 (re-reading the row) the rings would take, even from a loop that
+ * never runs: tutorial 05's forward, whose loops peel.c versions, ran 0.85x
+ * as fast with rings for the loops of its multi-block branch. */
 
 enum { ROW_MAX_MEM = 8 };
 
@@ -1645,7 +1656,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
         st->attr.i < 1) /* ub - 1 bounds the last iteration */
         return false;
     ValueId iv = B->args[0];
-    bool unbounded = false;
+    int unbounded = 0; /* bit 0: a load without a footprint; bit 1: one of them 1-D */
     *nl = *ns = 0;
     for (int i = 0; i < B->ninsts; i++) {
         const Inst *in = B->insts[i];
@@ -1660,7 +1671,8 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
             if (*nl == ROW_MAX_MEM || copy_bytes(P, in) != 16 ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
-            unbounded |= !footprint(P, B, i, iv, &lf[(*nl)++]); /* needed only against a store */
+            if (!footprint(P, B, i, iv, &lf[(*nl)++])) /* needed against a store; see row_loop */
+                unbounded |= vtype(P, in->results[0]).rank < 2 ? 3 : 1;
             break;
         case IR_STORE:
             if (*ns == ROW_MAX_MEM || !footprint(P, B, i, iv, &sf[(*ns)++]))
@@ -1673,7 +1685,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
             break;
         }
     }
-    return *nl > 0 && !(unbounded && *ns > 0);
+    return *nl > 0 && !(*ns ? unbounded : unbounded & 2);
 }
 
 /* v (a scalar of the body, affine in iv) at iv = at: its slice cloned at c. */
@@ -1795,7 +1807,7 @@ static void row_loop(Pipe *P, Block *parent, int *pos) {
     int nl, ns, no = loop->nresults;
     if (!row_loop_ok(P, loop, lf, &nl, sf, &ns))
         return;
-    if (ns == 0) { /* nothing stored (dwdb's sum over row blocks): no check */
+    if (ns == 0) { /* nothing stored: no check */
         int before = parent->ninsts;
         loop->attr.num_stages = f->num_stages;
         pipeline_loop(P, parent, loop);
