@@ -239,15 +239,33 @@ static bool cast_folds(const Function *f, ValueId v, DType t, bool rtz, const in
     return widened_from(f, v, t) || (t == DT_F16 && !rtz && f16_op_widened(f, v, uses));
 }
 
+/* A walk's replacements, made once at its end (not a walk of the function
+ * each): the uses of v read repl[v], followed to its end. */
+static ValueId resolved(const ValueId *repl, ValueId n, ValueId v) {
+    while (v < n && repl[v])
+        v = repl[v];
+    return v;
+}
+
+static void apply_repl(Block *b, const ValueId *repl, ValueId n) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int a = 0; a < in->nargs; a++)
+            in->args[a] = resolved(repl, n, in->args[a]);
+        for (int r = 0; r < in->nregions; r++)
+            apply_repl(in->regions[r], repl, n);
+    }
+}
+
 /* Each narrowing cast of an if's result, its only use, put in both branches
  * before their yields when one of them then folds; the if yields the
- * narrow type. */
-static int sink_casts(Function *f, Block *b, const int *uses) {
+ * narrow type (repl: the cast's result is the if's). */
+static int sink_casts(Function *f, Block *b, const int *uses, ValueId *repl) {
     int n = 0;
     for (int i = 0; i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
-            n += sink_casts(f, in->regions[r], uses);
+            n += sink_casts(f, in->regions[r], uses, repl);
         if (!narrowing_cast(f, in) || uses[in->args[0]] != 1)
             continue;
         ValueId v = in->args[0];
@@ -279,7 +297,7 @@ static int sink_casts(Function *f, Block *b, const int *uses) {
             y[r]->args[k] = c->results[0];
         }
         f->values[v].type = rt;
-        ir_replace_uses(f->body, in->results[0], v);
+        repl[in->results[0]] = v;
         ir_remove_inst(b, in);
         i--;
         n++;
@@ -288,20 +306,21 @@ static int sink_casts(Function *f, Block *b, const int *uses) {
     return n;
 }
 
-/* The narrowing casts that fold (see the header), in b and below. */
-static int narrow_block(Function *f, Block *b, const int *uses) {
+/* The narrowing casts that fold (see the header), in b and below; a round
+ * trip's result is x (repl). */
+static int narrow_block(Function *f, Block *b, const int *uses, ValueId *repl) {
     int n = 0;
     for (int i = 0; i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
-            n += narrow_block(f, in->regions[r], uses);
+            n += narrow_block(f, in->regions[r], uses, repl);
         if (!narrowing_cast(f, in))
             continue;
         ValueId v = in->args[0], res = in->results[0];
         DType t = dtype_of(f, res);
         ValueId x = widened_from(f, v, t);
         if (x) {
-            ir_replace_uses(f->body, res, x);
+            repl[res] = x;
             ir_remove_inst(b, in);
             i--;
             n++;
@@ -322,6 +341,26 @@ static int narrow_block(Function *f, Block *b, const int *uses) {
     return n;
 }
 
+/* The narrowing rewrite: casts sunk into ifs, then folded. -1: out of memory. */
+static int narrow_casts(Function *f) {
+    int n = -1;
+    for (int phase = 0; phase < 2; phase++) { /* the sunk casts are new values: count anew */
+        ValueId nv = (ValueId)f->nvalues + 1;
+        int *uses = calloc((size_t)nv, sizeof *uses);
+        ValueId *repl = calloc((size_t)nv, sizeof *repl);
+        if (uses && repl) {
+            ir_count_uses(f->body, uses);
+            n = (n < 0 ? 0 : n) + (phase ? narrow_block(f, f->body, uses, repl) : sink_casts(f, f->body, uses, repl));
+            apply_repl(f->body, repl, nv);
+        }
+        free(uses);
+        free(repl);
+        if (n < 0)
+            return -1;
+    }
+    return n;
+}
+
 bool combine_pass(Diag *d, Function *f) {
     int dots = mul_reduce_block(f, f->body);
     int *uses = calloc((size_t)f->nvalues + 1, sizeof *uses);
@@ -336,17 +375,13 @@ bool combine_pass(Diag *d, Function *f) {
     record_homes(f->body, home);
     fold_block(f, f->body, uses, home);
     hoist_hints(f, home);
-    free(home);
-    int narrowed = sink_casts(f, f->body, uses);
     free(uses);
-    uses = calloc((size_t)f->nvalues + 1, sizeof *uses); /* the sunk casts are new values */
-    if (!uses) {
+    free(home);
+    int narrowed = narrow_casts(f);
+    if (narrowed < 0) {
         diag_internal(d, "combine: out of memory");
         return false;
     }
-    ir_count_uses(f->body, uses);
-    narrowed += narrow_block(f, f->body, uses);
-    free(uses);
     if (dots || narrowed)
         ir_dce(f); /* the products the dots replaced, their zeros once folded, the wide ops narrowed */
     return true;
