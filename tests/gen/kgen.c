@@ -619,7 +619,7 @@ static int gen(Gen *g, Shape s, int depth) {
             n.has_other = 1;
             n.other = chance(70) ? 0 : nice_float();
             n.a = gen(g, s, depth - 1);
-            if (n.a < 0 || (n.a = cast(g, n.a, G_F32)) < 0)
+            if (n.a < 0 || (n.a = cast(g, n.a, G_F32)) < 0 || k->ninputs > MAXIN - 2) /* n.a's loads took them */
                 return -1;
             n.input = k->ninputs;
             k->ninputs += 2;
