@@ -240,7 +240,8 @@ static bool cast_folds(const Function *f, ValueId v, DType t, bool rtz, const in
 }
 
 /* A walk's replacements, made once at its end (not a walk of the function
- * each): the uses of v read repl[v], followed to its end. */
+ * each, nor a removal from its block each: ir_dce sweeps the ops left
+ * without users once): the uses of v read repl[v], followed to its end. */
 static ValueId resolved(const ValueId *repl, ValueId n, ValueId v) {
     while (v < n && repl[v])
         v = repl[v];
@@ -257,6 +258,23 @@ static void apply_repl(Block *b, const ValueId *repl, ValueId n) {
     }
 }
 
+/* The index of v among the results of if-op ifi, both of whose branches
+ * end in a yield (y[0], y[1]); -1 if not so. */
+static int yield_slot(const Inst *ifi, ValueId v, Inst *y[2]) {
+    if (!ifi || ifi->op != IR_IF || ifi->nregions != 2)
+        return -1;
+    int k = 0;
+    while (k < ifi->nresults && ifi->results[k] != v)
+        k++;
+    for (int r = 0; r < 2; r++) {
+        const Block *rb = ifi->regions[r];
+        y[r] = rb && rb->ninsts ? rb->insts[rb->ninsts - 1] : NULL;
+        if (k == ifi->nresults || !y[r] || y[r]->op != IR_YIELD || k >= y[r]->nargs)
+            return -1;
+    }
+    return k;
+}
+
 /* Each narrowing cast of an if's result, its only use, put in both branches
  * before their yields when one of them then folds; the if yields the
  * narrow type (repl: the cast's result is the if's). */
@@ -269,22 +287,11 @@ static int sink_casts(Function *f, Block *b, const int *uses, ValueId *repl) {
         if (!narrowing_cast(f, in) || uses[in->args[0]] != 1)
             continue;
         ValueId v = in->args[0];
-        Inst *ifi = f->values[v].def;
-        if (!ifi || ifi->op != IR_IF || ifi->nregions != 2 || !ifi->regions[0] || !ifi->regions[1])
-            continue;
-        int k = 0;
-        while (k < ifi->nresults && ifi->results[k] != v)
-            k++;
-        Inst *y[2];
-        bool folds = false;
-        for (int r = 0; r < 2; r++) {
-            Block *rb = ifi->regions[r];
-            y[r] = rb->ninsts ? rb->insts[rb->ninsts - 1] : NULL;
-            if (k == ifi->nresults || !y[r] || y[r]->op != IR_YIELD || k >= y[r]->nargs)
-                goto next;
-            folds |= cast_folds(f, y[r]->args[k], dtype_of(f, in->results[0]), in->attr.rtz, uses);
-        }
-        if (!folds)
+        Inst *ifi = f->values[v].def, *y[2];
+        int k = yield_slot(ifi, v, y);
+        DType t = dtype_of(f, in->results[0]);
+        if (k < 0 || !(cast_folds(f, y[0]->args[k], t, in->attr.rtz, uses) ||
+                       cast_folds(f, y[1]->args[k], t, in->attr.rtz, uses)))
             continue;
         Type rt = f->values[in->results[0]].type;
         for (int r = 0; r < 2; r++) {
@@ -297,11 +304,8 @@ static int sink_casts(Function *f, Block *b, const int *uses, ValueId *repl) {
             y[r]->args[k] = c->results[0];
         }
         f->values[v].type = rt;
-        repl[in->results[0]] = v;
-        ir_remove_inst(b, in);
-        i--;
+        repl[in->results[0]] = v; /* the cast, left without users, goes with ir_dce */
         n++;
-    next:;
     }
     return n;
 }
@@ -320,9 +324,7 @@ static int narrow_block(Function *f, Block *b, const int *uses, ValueId *repl) {
         DType t = dtype_of(f, res);
         ValueId x = widened_from(f, v, t);
         if (x) {
-            repl[res] = x;
-            ir_remove_inst(b, in);
-            i--;
+            repl[res] = x; /* the cast, left without users, goes with ir_dce */
             n++;
             continue;
         }
@@ -341,24 +343,29 @@ static int narrow_block(Function *f, Block *b, const int *uses, ValueId *repl) {
     return n;
 }
 
-/* The narrowing rewrite: casts sunk into ifs, then folded. -1: out of memory. */
-static int narrow_casts(Function *f) {
-    int n = -1;
-    for (int phase = 0; phase < 2; phase++) { /* the sunk casts are new values: count anew */
-        ValueId nv = (ValueId)f->nvalues + 1;
-        int *uses = calloc((size_t)nv, sizeof *uses);
-        ValueId *repl = calloc((size_t)nv, sizeof *repl);
-        if (uses && repl) {
-            ir_count_uses(f->body, uses);
-            n = (n < 0 ? 0 : n) + (phase ? narrow_block(f, f->body, uses, repl) : sink_casts(f, f->body, uses, repl));
-            apply_repl(f->body, repl, nv);
-        }
-        free(uses);
-        free(repl);
-        if (n < 0)
-            return -1;
+typedef int (*NarrowWalk)(Function *f, Block *b, const int *uses, ValueId *repl);
+
+/* One walk of the narrowing over f with its use counts, its replacements
+ * made at the end. -1: out of memory. */
+static int narrow_walk(Function *f, NarrowWalk walk) {
+    ValueId nv = (ValueId)f->nvalues + 1;
+    int *uses = calloc((size_t)nv, sizeof *uses), n = -1;
+    ValueId *repl = calloc((size_t)nv, sizeof *repl);
+    if (uses && repl) {
+        ir_count_uses(f->body, uses);
+        n = walk(f, f->body, uses, repl);
+        apply_repl(f->body, repl, nv);
     }
+    free(uses);
+    free(repl);
     return n;
+}
+
+/* The narrowing rewrite: casts sunk into ifs, then folded (the sunk casts
+ * are new values: the second walk counts anew). -1: out of memory. */
+static int narrow_casts(Function *f) {
+    int sunk = narrow_walk(f, sink_casts), folded = sunk < 0 ? -1 : narrow_walk(f, narrow_block);
+    return folded < 0 ? -1 : sunk + folded;
 }
 
 bool combine_pass(Diag *d, Function *f) {
