@@ -993,29 +993,49 @@ static bool same_map(Pass *P, int a, int b, Type t) {
     return layout_same_map(P->f, a, b, t, P->nw);
 }
 
-/* A load of fewer elements than the CTA has threads, read by one op
- * (attention backward's m and Delta of 32 rows, wanted in the scores'
- * slice): each thread loading the elements it holds costs no more than the
- * convert through shared memory (and its barrier) it replaces; Triton's
- * isExpensiveLoadOrStore. The original then has no user, and drop_dead
- * removes it. */
+/* A load of fewer elements than the CTA has threads (attention backward's
+ * m and Delta of 32 rows, wanted in the scores' slice; RoPE's cos and sin
+ * rows, wanted in the slices of both q's and k's tiles): each thread loading
+ * the elements it holds costs no more than the convert through shared memory
+ * (and its barriers) it replaces, and the loads of the tiles no longer wait
+ * behind those barriers for it; Triton's isExpensiveLoadOrStore. One copy a
+ * wanted layout, at the original's place; the original, when no user is
+ * left, drop_dead removes. A volatile load is read once, as written. */
 static bool cheap_load(Pass *P, const Inst *def) {
     ValueId r = def->nresults == 1 ? def->results[0] : 0;
-    return def->op == IR_LOAD && r && r < P->n0 && ir_numel(vtype(P, r)) < 32 * P->nw &&
-           P->use_start[r + 1] - P->use_start[r] == 1;
+    return def->op == IR_LOAD && r && r < P->n0 && !def->attr.is_volatile && ir_numel(vtype(P, r)) < 32 * P->nw;
 }
 
-/* Can v be recomputed in layout li by copying at most *budget cheap ops
- * (operands already in the wanted layout cost nothing)? */
-static bool cheap(Pass *P, ValueId v, int li, int *budget) {
+/* The ops one rematerialisation would copy, each (value, layout) counted
+ * once: clone_in's memo copies a value used twice (a load's arange, in its
+ * pointers and its mask) once. */
+typedef struct Remat {
+    int n;
+    ValueId v[REMAT_BUDGET];
+    int li[REMAT_BUDGET];
+} Remat;
+
+static bool counted(Remat *r, ValueId v, int li) {
+    for (int i = 0; i < r->n; i++)
+        if (r->v[i] == v && r->li[i] == li)
+            return true;
+    if (r->n == REMAT_BUDGET)
+        return false;
+    r->v[r->n] = v, r->li[r->n++] = li;
+    return true;
+}
+
+/* Can v be recomputed in layout li by copying at most REMAT_BUDGET cheap
+ * ops (operands already in the wanted layout cost nothing)? */
+static bool cheap(Pass *P, ValueId v, int li, Remat *r) {
     if (!is_block(P, v) || same_map(P, vlay(P, v), li, vtype(P, v)))
         return true;
     Inst *def = P->f->values[v].def;
-    if (!def || !(cheap_op(def->op) || cheap_load(P, def)) || def->nresults != 1 || --*budget < 0)
+    if (!def || !(cheap_op(def->op) || cheap_load(P, def)) || def->nresults != 1 || !counted(r, v, li))
         return false;
     int w = derived_want(P, def, li);
     for (int k = 0; k < def->nargs; k++)
-        if (is_block(P, def->args[k]) && (!w || !cheap(P, def->args[k], w, budget)))
+        if (is_block(P, def->args[k]) && (!w || !cheap(P, def->args[k], w, r)))
             return false;
     return true;
 }
@@ -1039,9 +1059,9 @@ static ValueId materialize(Pass *P, ValueId v, int li, Span sp) {
     for (int i = 0; i < P->nmemo; i++)
         if (P->memo[i].from == v && P->memo[i].layout == li)
             return P->memo[i].to;
-    int budget = REMAT_BUDGET;
+    Remat seen = {0};
     ValueId r;
-    if (cheap(P, v, li, &budget))
+    if (cheap(P, v, li, &seen))
         r = clone_in(P, v, li, sp);
     else
         r = emit_after_def(P, v, IR_CONVERT_LAYOUT, &v, 1, NULL, vtype(P, v), li, sp);

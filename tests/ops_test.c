@@ -228,6 +228,44 @@ static const char k_rowsum[] =
     "        acc += tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0.)\n"
     "    tl.store(s_ptr + cols, tl.sum(acc, axis=0), mask=cols < N)\n";
 
+/* RoPE as Liger-Kernel writes it: a row of cos and of sin (N <= H = 32 of
+ * them, fewer than the 128 threads) rotates the two halves of BQ = 8 q heads
+ * and BK = 2 k heads, tiles of several layouts. Each small row is loaded
+ * again in the slices its users want (layout_pass.c, cheap_load: here the
+ * first load stays for the users in its own layout); N of 1, ragged, whole. */
+static const Dims SROPE[] = {{{1, 1}}, {{3, 31}}, {{5, 32}}, {{17, 7}}, {{0}}};
+static void r_rope(const long *d, double *const *in, double *const *want) {
+    long N = d[1];
+    for (long r = 0; r < d[0]; r++)
+        for (int t = 0; t < 2; t++) /* q (8 heads), k (2) */
+            for (long h = 0; h < (t ? 2 : 8); h++)
+                for (long j = 0; j < N; j++) {
+                    long o = (r * (t ? 2 : 8) + h) * 2 * N + j;
+                    double c = in[2][r * N + j], sn = in[3][r * N + j], x1 = in[t][o], x2 = in[t][o + N];
+                    want[t][o] = x1 * c - x2 * sn;
+                    want[t][o + N] = x2 * c + x1 * sn;
+                }
+}
+static const char k_rope[] =
+    PRE "def k(x_ptr, k_ptr, c_ptr, s_ptr, y_ptr, z_ptr, M, N, BQ: tl.constexpr, BK: tl.constexpr, H: tl.constexpr):\n"
+    "    row = tl.program_id(0)\n"
+    "    offs = tl.arange(0, H)\n"
+    "    cm = offs < N\n"
+    "    c = tl.load(c_ptr + row * N + offs, mask=cm, other=0.)\n"
+    "    s = tl.load(s_ptr + row * N + offs, mask=cm, other=0.)\n"
+    "    qo = row * BQ * 2 * N + tl.arange(0, BQ)[:, None] * (2 * N) + offs[None, :]\n"
+    "    ko = row * BK * 2 * N + tl.arange(0, BK)[:, None] * (2 * N) + offs[None, :]\n"
+    "    qm = (tl.arange(0, BQ)[:, None] < BQ) & cm[None, :]\n"
+    "    km = (tl.arange(0, BK)[:, None] < BK) & cm[None, :]\n"
+    "    q1 = tl.load(x_ptr + qo, mask=qm)\n"
+    "    q2 = tl.load(x_ptr + qo + N, mask=qm)\n"
+    "    k1 = tl.load(k_ptr + ko, mask=km)\n"
+    "    k2 = tl.load(k_ptr + ko + N, mask=km)\n"
+    "    tl.store(y_ptr + qo, q1 * c - q2 * s, mask=qm)\n"
+    "    tl.store(y_ptr + qo + N, q2 * c + q1 * s, mask=qm)\n"
+    "    tl.store(z_ptr + ko, k1 * c - k2 * s, mask=km)\n"
+    "    tl.store(z_ptr + ko + N, k2 * c + k1 * s, mask=km)\n";
+
 static const char k_divmod[] =
     PRE "def k(a_ptr, b_ptr, q_ptr, r_ptr, s_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
     "    tl.static_assert((a // b).dtype == tl.int32 and (a % b).dtype == tl.int32)\n"
@@ -1450,6 +1488,10 @@ static const Case cases[] = {
      {OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_for, NULL, EXACT},
     {"row_block_sum", k_rowsum, "-D BM=32 -D BN=128", SROWSUM, {0, 128}, 2, 0, {IN(TL_F16, D0 | D1, -1, 1)},
      {OUT(TL_F32, D1)}, r_rowsum, NULL, 1e-4, 1e-5},
+    {"rope_small_rows", k_rope, "-D BQ=8 -D BK=2 -D H=32", SROPE, {1, 0}, 2, 0,
+     {{TL_F32, D0 | D1, 16, -1, 1, 0}, {TL_F32, D0 | D1, 4, -1, 1, 0}, IN(TL_F32, D0 | D1, -1, 1),
+      IN(TL_F32, D0 | D1, -1, 1)},
+     {{TL_F32, D0 | D1, 16, SENT, SENT, 0}, {TL_F32, D0 | D1, 4, SENT, SENT, 0}}, r_rope, NULL, 1e-5, 1e-5},
     {"peel_row_chunks", k_peel, "-D BLOCK=64", SPEEL, {1, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0)}, r_peel, NULL, 1e-4, 1e-5},
     {"while_loop", k_while, B128, SLOOP, G1D, 2, 0, {F1D(-1, 1), I1D(-100, 100)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},

@@ -1,5 +1,6 @@
 """prof_rows.py triton|tl: tutorial 05's layer norm forward and backward (fp16 4096x8192) and Liger's rms_norm and
-layer_norm forwards (bf16 8192x4096) through their own host code (ROWS=t05,t05b,rms,ln picks some), with Triton or (tl) every launch through libtl; each row
+layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
+(ROWS=t05,t05b,rms,ln,rope picks some), with Triton or (tl) every launch through libtl; each row
 warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
 for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
 (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
@@ -20,6 +21,7 @@ for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger
 t05 = load("05-layer-norm.py")
 from liger_kernel.ops.rms_norm import LigerRMSNormFunction
 from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+from liger_kernel.ops.rope import LigerRopeFunction
 torch.manual_seed(0)
 x = -2.3 + 0.5 * torch.randn(4096, 8192, device="cuda", dtype=torch.float16)
 w = torch.rand(8192, device="cuda", dtype=torch.float16); b = torch.rand(8192, device="cuda", dtype=torch.float16)
@@ -27,10 +29,16 @@ xb = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
 wb = torch.rand(4096, device="cuda", dtype=torch.bfloat16); bbf = torch.rand(4096, device="cuda", dtype=torch.bfloat16)
 xg = x.clone().requires_grad_(True); wg = w.clone().requires_grad_(True); bg = b.clone().requires_grad_(True)
 yg = t05.layer_norm(xg, (8192,), wg, bg, 1e-5); dy = 0.1 * torch.randn_like(yg)
+rq = torch.randn(2, 32, 4096, 128, device="cuda", dtype=torch.bfloat16)
+rk = torch.randn(2, 8, 4096, 128, device="cuda", dtype=torch.bfloat16)
+inv = 1.0 / (10000 ** (torch.arange(0, 128, 2, device="cuda").float() / 128))
+emb = torch.outer(torch.arange(4096, device="cuda").float(), inv).repeat(1, 2)
+rcos, rsin = emb.cos()[None].to(torch.bfloat16), emb.sin()[None].to(torch.bfloat16)
 rows = [("t05", lambda: t05.layer_norm(x, (8192,), w, b, 1e-5), 2 * x.numel() * 2),
         ("t05b", lambda: yg.backward(dy, retain_graph=True), 3 * x.numel() * 2),
         ("rms", lambda: LigerRMSNormFunction.apply(xb, wb, 1e-6), 2 * xb.numel() * 2),
-        ("ln", lambda: LigerLayerNormFunction.apply(xb, wb, bbf, 1e-6), 2 * xb.numel() * 2)]
+        ("ln", lambda: LigerLayerNormFunction.apply(xb, wb, bbf, 1e-6), 2 * xb.numel() * 2),
+        ("rope", lambda: LigerRopeFunction.apply(rq, rk, rcos, rsin), 2 * (rq.numel() + rk.numel()) * 2)]
 pick = os.environ.get("ROWS", "t05,rms,ln").split(",")
 for name, fn, nbytes in rows:
     if name not in pick: continue
