@@ -49,13 +49,20 @@ static LLVMTypeRef access_type(Lower *L, DType dt, int v) {
     return LLVMVectorType(llvm_mem_type(L, dt), (unsigned)v);
 }
 
+/* Accesses whose elements go in and out of their 32-bit words by shifts, not
+ * a bitcast of the vector: with a bitcast InstCombine retypes the load or
+ * store itself, and LLVM 19's NVPTX splits an <8 x i8> or <16 x i8> access
+ * into 4-byte ones, and a <4 x bfloat> one (8 bytes) into two 4-byte ones
+ * (<4 x half> stays one ld.v4.b16, <8 x bfloat> one ld.v4.b32). */
+static bool by_words(DType dt, int v) { return (llvm_dt_bytes(dt) == 1 && v >= 8 && dt != DT_I1) || (dt == DT_BF16 && v == 4); }
+
 /* Registers -> the value stored (i1 as a byte). */
 static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMTypeRef at) {
     LLVMTypeRef mt = llvm_mem_type(L, dt);
     if (v == 1)
         return dt == DT_I1 ? LLVMBuildZExt(L->b, regs[0], L->t_i8, "") : regs[0];
     int bytes = llvm_dt_bytes(dt);
-    if (bytes == 1 && v >= 8 && dt != DT_I1) {
+    if (by_words(dt, v)) {
         /* Words built with shifts, for the reason unpack() gives. */
         int per = 4 / bytes;
         LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bytes * 8));
@@ -84,10 +91,8 @@ static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMType
 static void unpack(Lower *L, DType dt, LLVMValueRef x, int v, LLVMValueRef *regs) {
     LLVMTypeRef mt = llvm_mem_type(L, dt);
     int bytes = llvm_dt_bytes(dt);
-    if (v > 1 && bytes == 1 && v >= 8 && dt != DT_I1) {
-        /* Bytes of a wide (8- or 16-byte) access: take them out of each 32-bit word
-         * with shifts. A bitcast to <8 x i8> would let InstCombine retype the
-         * load itself, and NVPTX splits an <8 x i8> load into 4-byte ones. */
+    if (by_words(dt, v)) {
+        /* See by_words: the elements taken out of each 32-bit word with shifts. */
         int per = 4 / bytes;
         LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bytes * 8));
         for (int w = 0; w < v / per; w++) {

@@ -266,6 +266,22 @@ static const char k_rope[] =
     "    tl.store(z_ptr + ko, k1 * c - k2 * s, mask=km)\n"
     "    tl.store(z_ptr + ko + N, k2 * c + k1 * s, mask=km)\n";
 
+/* bf16 tiles of 8 x 64 at 4 warps, unmasked: 4 elements (8 bytes) a thread,
+ * one ld.global.v2.u32 and one st.global.v2.u32 each (llvm_mem.c by_words;
+ * LLVM 19 splits a <4 x bfloat> access in two); M whole tiles of 8 rows. */
+static const Dims SBF16V4[] = {{{8, 64}}, {{24, 64}}, {{0}}};
+static void r_bf16v4(const long *d, double *const *in, double *const *want) {
+    for (long i = 0; i < d[0] * d[1]; i++)
+        want[0][i] = in[0][i], want[1][i] = 2 * in[0][i];
+}
+static const char k_bf16v4[] =
+    PRE "def k(x_ptr, y_ptr, z_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BM * BN + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    tl.static_assert(x.dtype == tl.bfloat16)\n"
+    "    tl.store(y_ptr + offs, x)\n"
+    "    tl.store(z_ptr + offs, x * 2)\n";
+
 static const char k_divmod[] =
     PRE "def k(a_ptr, b_ptr, q_ptr, r_ptr, s_ptr, n, BLOCK: tl.constexpr):\n" OFFS LD(a) LD(b)
     "    tl.static_assert((a // b).dtype == tl.int32 and (a % b).dtype == tl.int32)\n"
@@ -1492,6 +1508,8 @@ static const Case cases[] = {
      {{TL_F32, D0 | D1, 16, -1, 1, 0}, {TL_F32, D0 | D1, 4, -1, 1, 0}, IN(TL_F32, D0 | D1, -1, 1),
       IN(TL_F32, D0 | D1, -1, 1)},
      {{TL_F32, D0 | D1, 16, SENT, SENT, 0}, {TL_F32, D0 | D1, 4, SENT, SENT, 0}}, r_rope, NULL, 1e-5, 1e-5},
+    {"bf16_tiles_v4", k_bf16v4, "-D BM=8 -D BN=64", SBF16V4, {8, 0}, 2, 0, {IN(TL_BF16, D0 | D1, -4, 4)},
+     {OUT(TL_BF16, D0 | D1), OUT(TL_BF16, D0 | D1)}, r_bf16v4, NULL, EXACT},
     {"peel_row_chunks", k_peel, "-D BLOCK=64", SPEEL, {1, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0)}, r_peel, NULL, 1e-4, 1e-5},
     {"while_loop", k_while, B128, SLOOP, G1D, 2, 0, {F1D(-1, 1), I1D(-100, 100)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},
