@@ -10,7 +10,7 @@
 #   quick  the parts a compiler change meets first: the ops, the examples, the codegen GPU checks (about 200 s)
 #   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4),
 #          BENCH=samesrc (the tutorials, default) or liger
-#   prof   ncu --set full of the rows (ROWS=t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
+#   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
