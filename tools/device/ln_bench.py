@@ -4,6 +4,8 @@ launched through CuPy, each checked against numpy (y and the row means), then ti
 launches, the best of 5, beside a device-to-device copy of the same 64 MiB."""
 import glob, os, re, sys
 import cupy as cp, numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cptime import best_us
 D = sys.argv[1]
 M, N = 4096, 8192
 rng = np.random.default_rng(0)
@@ -13,18 +15,8 @@ X, W, B = cp.asarray(xh), cp.asarray(wh), cp.asarray(bh)
 xf = xh.astype(np.float64); mu = xf.mean(1, keepdims=True); sd = np.sqrt(((xf - mu) ** 2).mean(1, keepdims=True) + 1e-5)
 ref = (xf - mu) / sd * wh.astype(np.float64) + bh.astype(np.float64)
 
-def timeit(f):
-    best = 1e9
-    for _ in range(5):
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-        e0.record()
-        for _ in range(200): f()
-        e1.record(); e1.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(e0, e1) / 200 * 1e3)
-    return best
-
 Z = cp.empty_like(X)
-c = timeit(lambda: cp.copyto(Z, X))
+c = best_us(lambda: cp.copyto(Z, X))
 print(f"copy 64 MiB: {c:.1f} us, {2 * X.nbytes / c / 1e6:.2f} TB/s")
 for path in sorted(glob.glob(os.path.join(D, "v*.ptx"))):
     name = os.path.basename(path)[:-4]
@@ -38,5 +30,5 @@ for path in sorted(glob.glob(os.path.join(D, "v*.ptx"))):
     go(); cp.cuda.runtime.deviceSynchronize()
     err = np.abs(cp.asnumpy(Y).astype(np.float64) - ref).max()
     merr = np.abs(cp.asnumpy(Mean) - mu[:, 0]).max()
-    t = timeit(go)
+    t = best_us(go)
     print(f"{name}: {t:.1f} us, {2 * X.nbytes / t / 1e6:.2f} TB/s ({t / c:.2f} x copy time), max err y {err:.3g} mean {merr:.3g}")

@@ -4,6 +4,8 @@ spills), launched through CuPy, each checked against numpy, then timed: CUDA eve
 beside a device copy of the same bytes. Parameters: Y, Y stride, X, X stride, W, B, Mean, RSTD, n_cols, eps."""
 import glob, os, re, sys
 import cupy as cp, numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cptime import best_us
 M, N = 8192, 4096
 rng = np.random.default_rng(0)
 xf = rng.standard_normal((M, N)).astype(np.float32)
@@ -17,17 +19,8 @@ x64 = unbf16(xh).astype(np.float64); mu = x64.mean(1, keepdims=True)
 rs = 1 / np.sqrt(((x64 - mu) ** 2).mean(1, keepdims=True) + 1e-6)
 ref = (x64 - mu) * rs * unbf16(wh) + unbf16(bh)
 X, W, B = cp.asarray(xh), cp.asarray(wh), cp.asarray(bh)
-def timeit(f):
-    best = 1e9
-    for _ in range(5):
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-        e0.record()
-        for _ in range(200): f()
-        e1.record(); e1.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(e0, e1) / 200 * 1e3)
-    return best
 Z = cp.empty_like(X)
-c = timeit(lambda: cp.copyto(Z, X))
+c = best_us(lambda: cp.copyto(Z, X))
 print(f"copy {X.nbytes >> 20} MiB: {c:.1f} us, {2 * X.nbytes / c / 1e6:.2f} TB/s")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.ptx"))):
     text = open(path).read()
@@ -41,6 +34,6 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.ptx"))):
     go(); cp.cuda.runtime.deviceSynchronize()
     err = np.abs(unbf16(cp.asnumpy(Y)).astype(np.float64) - ref).max()
     merr = np.abs(unbf16(cp.asnumpy(Mean)) - mu[:, 0]).max()
-    t = timeit(go)
+    t = best_us(go)
     print(f"{os.path.basename(path)[:-4]:10s} regs {fn.num_regs:3d} local {fn.local_size_bytes:3d}: {t:.1f} us, "
           f"{2 * X.nbytes / t / 1e6:.2f} TB/s ({t / c:.2f} x copy time), max err y {err:.3g} mean {merr:.3g}", flush=True)
