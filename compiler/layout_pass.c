@@ -36,7 +36,7 @@
  *  3. resolve    Where an op wants an operand in another layout than the one
  *                it has (and the two maps differ): if the operand is cheap
  *                (constants, aranges, splats and a few integer ops on them;
- *                a small load with no other user, cheap_load),
+ *                a small load, one copy a wanted layout: cheap_load),
  *                recompute it in the wanted layout (Triton's
  *                rematerialisation); else convert it once, right after its
  *                definition, so a loop does not convert a loop-invariant

@@ -54,7 +54,9 @@ static LLVMTypeRef access_type(Lower *L, DType dt, int v) {
  * store itself, and LLVM 19's NVPTX splits an <8 x i8> or <16 x i8> access
  * into 4-byte ones, and a <4 x bfloat> one (8 bytes) into two 4-byte ones
  * (<4 x half> stays one ld.v4.b16, <8 x bfloat> one ld.v4.b32). */
-static bool by_words(DType dt, int v) { return (llvm_dt_bytes(dt) == 1 && v >= 8 && dt != DT_I1) || (dt == DT_BF16 && v == 4); }
+static bool by_words(DType dt, int v) {
+    return (llvm_dt_bytes(dt) == 1 && v >= 8 && dt != DT_I1) || (dt == DT_BF16 && v == 4);
+}
 
 /* Registers -> the value stored (i1 as a byte). */
 static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMTypeRef at) {
@@ -63,7 +65,7 @@ static LLVMValueRef pack(Lower *L, DType dt, LLVMValueRef *regs, int v, LLVMType
         return dt == DT_I1 ? LLVMBuildZExt(L->b, regs[0], L->t_i8, "") : regs[0];
     int bytes = llvm_dt_bytes(dt);
     if (by_words(dt, v)) {
-        /* Words built with shifts, for the reason unpack() gives. */
+        /* Words built with shifts: see by_words. */
         int per = 4 / bytes;
         LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bytes * 8));
         LLVMValueRef vec = LLVMGetUndef(at);
