@@ -12,6 +12,7 @@
 #          BENCH=samesrc (the tutorials, default) or liger
 #   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
+#   lnx    Liger's layer_norm forward in PTX variants (lnx_prep.py: later loads, register caps) beside a copy
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
 if [ "$1" = prep ]; then
@@ -27,10 +28,11 @@ if [ "$1" = prep ]; then
     done
     build/bin/tlc examples/tutorial_05_layer_norm.tl --kernel _layer_norm_fwd_fused --signature "$S" --num-warps 8 \
         --arch sm_90a -o carry/lnvar/v0.ptx && sed -i 's/_layer_norm_fwd_fused/v0/g' carry/lnvar/v0.ptx
+    if [ -d tools/conformance/liger ]; then rm -rf carry/lnx; python3 tools/device/lnx_prep.py carry/lnx || exit 1; fi
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar) ;; *) sed -n '2,16p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx) ;; *) sed -n '2,16p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -63,4 +65,5 @@ prof)
    done
    tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc sass ;;
 lnvar) python3 tools/device/ln_bench.py carry/lnvar ;;
+lnx) python3 tools/device/lnx_bench.py carry/lnx ;;
 esac
