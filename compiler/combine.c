@@ -275,85 +275,92 @@ static int yield_slot(const Inst *ifi, ValueId v, Inst *y[2]) {
     return k;
 }
 
-/* Each narrowing cast of an if's result, its only use, put in both branches
+/* A narrowing cast of an if's result, its only use, put in both branches
  * before their yields when one of them then folds; the if yields the
- * narrow type (repl: the cast's result is the if's). */
-static int sink_casts(Function *f, Block *b, const int *uses, ValueId *repl) {
+ * narrow type (repl: the cast's result is the if's). Both new casts are made
+ * before either yield changes, so running out of memory leaves the IR as it
+ * was (less an unused cast). 1: sunk, 0: not, -1: out of memory. */
+static int sink_cast(Function *f, Inst *in, const int *uses, ValueId *repl) {
+    ValueId v = in->args[0];
+    if (uses[v] != 1)
+        return 0;
+    Inst *ifi = f->values[v].def, *y[2];
+    int k = yield_slot(ifi, v, y);
+    DType t = dtype_of(f, in->results[0]);
+    if (k < 0 || !(cast_folds(f, y[0]->args[k], t, in->attr.rtz, uses) ||
+                   cast_folds(f, y[1]->args[k], t, in->attr.rtz, uses)))
+        return 0;
+    Type rt = f->values[in->results[0]].type;
+    Inst *c[2];
+    for (int r = 0; r < 2; r++) {
+        Block *rb = ifi->regions[r];
+        int at = rb->ninsts - 1;
+        if (!(c[r] = ir_inst_at(f, rb, &at, IR_CAST, &y[r]->args[k], 1, &rt, 1, in->span)))
+            return -1;
+        c[r]->attr = in->attr;
+    }
+    for (int r = 0; r < 2; r++)
+        y[r]->args[k] = c[r]->results[0];
+    f->values[v].type = rt;
+    repl[in->results[0]] = v; /* the cast, left without users, goes with ir_dce */
+    return 1;
+}
+
+/* A narrowing cast that folds (see the header): a round trip's result is x
+ * (repl); an f16 add / sub / mul of two widened values is done in f16.
+ * 1: folded, 0: not. */
+static int fold_cast(Function *f, Inst *in, const int *uses, ValueId *repl) {
+    ValueId v = in->args[0], res = in->results[0];
+    DType t = dtype_of(f, res);
+    ValueId x = widened_from(f, v, t);
+    if (x) {
+        repl[res] = x; /* the cast, left without users, goes with ir_dce */
+        return 1;
+    }
+    const Inst *op = t == DT_F16 && !in->attr.rtz ? f16_op_widened(f, v, uses) : NULL;
+    ValueId *args = op ? arena_alloc(f->arena, sizeof *args * 2) : NULL;
+    if (!args)
+        return 0;
+    args[0] = widened_from(f, op->args[0], DT_F16);
+    args[1] = widened_from(f, op->args[1], DT_F16);
+    in->op = op->op;
+    in->args = args;
+    in->nargs = 2;
+    in->attr = (Attr){0};
+    return 1;
+}
+
+typedef int (*CastRule)(Function *f, Inst *cast, const int *uses, ValueId *repl);
+
+/* rule applied to each narrowing cast in b and below: how many it rewrote,
+ * -1 when it ran out of memory. */
+static int each_cast(Function *f, Block *b, CastRule rule, const int *uses, ValueId *repl) {
     int n = 0;
     for (int i = 0; i < b->ninsts; i++) {
         Inst *in = b->insts[i];
-        for (int r = 0; r < in->nregions; r++)
-            n += sink_casts(f, in->regions[r], uses, repl);
-        if (!narrowing_cast(f, in) || uses[in->args[0]] != 1)
-            continue;
-        ValueId v = in->args[0];
-        Inst *ifi = f->values[v].def, *y[2];
-        int k = yield_slot(ifi, v, y);
-        DType t = dtype_of(f, in->results[0]);
-        if (k < 0 || !(cast_folds(f, y[0]->args[k], t, in->attr.rtz, uses) ||
-                       cast_folds(f, y[1]->args[k], t, in->attr.rtz, uses)))
-            continue;
-        Type rt = f->values[in->results[0]].type;
-        for (int r = 0; r < 2; r++) {
-            Block *rb = ifi->regions[r];
-            int at = rb->ninsts - 1;
-            Inst *c = ir_inst_at(f, rb, &at, IR_CAST, &y[r]->args[k], 1, &rt, 1, in->span);
-            if (!c)
-                return n;
-            c->attr = in->attr;
-            y[r]->args[k] = c->results[0];
+        for (int r = 0; r < in->nregions; r++) {
+            int m = each_cast(f, in->regions[r], rule, uses, repl);
+            if (m < 0)
+                return -1;
+            n += m;
         }
-        f->values[v].type = rt;
-        repl[in->results[0]] = v; /* the cast, left without users, goes with ir_dce */
-        n++;
+        int m = narrowing_cast(f, in) ? rule(f, in, uses, repl) : 0;
+        if (m < 0)
+            return -1;
+        n += m;
     }
     return n;
 }
-
-/* The narrowing casts that fold (see the header), in b and below; a round
- * trip's result is x (repl). */
-static int narrow_block(Function *f, Block *b, const int *uses, ValueId *repl) {
-    int n = 0;
-    for (int i = 0; i < b->ninsts; i++) {
-        Inst *in = b->insts[i];
-        for (int r = 0; r < in->nregions; r++)
-            n += narrow_block(f, in->regions[r], uses, repl);
-        if (!narrowing_cast(f, in))
-            continue;
-        ValueId v = in->args[0], res = in->results[0];
-        DType t = dtype_of(f, res);
-        ValueId x = widened_from(f, v, t);
-        if (x) {
-            repl[res] = x; /* the cast, left without users, goes with ir_dce */
-            n++;
-            continue;
-        }
-        const Inst *op = t == DT_F16 && !in->attr.rtz ? f16_op_widened(f, v, uses) : NULL;
-        ValueId *args = op ? arena_alloc(f->arena, sizeof *args * 2) : NULL;
-        if (!args)
-            continue;
-        args[0] = widened_from(f, op->args[0], DT_F16);
-        args[1] = widened_from(f, op->args[1], DT_F16);
-        in->op = op->op;
-        in->args = args;
-        in->nargs = 2;
-        in->attr = (Attr){0};
-        n++;
-    }
-    return n;
-}
-
-typedef int (*NarrowWalk)(Function *f, Block *b, const int *uses, ValueId *repl);
 
 /* One walk of the narrowing over f with its use counts, its replacements
  * made at the end. -1: out of memory. */
-static int narrow_walk(Function *f, NarrowWalk walk) {
+static int narrow_walk(Function *f, CastRule rule) {
     ValueId nv = (ValueId)f->nvalues + 1;
     int *uses = calloc((size_t)nv, sizeof *uses), n = -1;
     ValueId *repl = calloc((size_t)nv, sizeof *repl);
     if (uses && repl) {
         ir_count_uses(f->body, uses);
-        n = walk(f, f->body, uses, repl);
+        n = each_cast(f, f->body, rule, uses, repl);
         apply_repl(f->body, repl, nv);
     }
     free(uses);
@@ -364,7 +371,7 @@ static int narrow_walk(Function *f, NarrowWalk walk) {
 /* The narrowing rewrite: casts sunk into ifs, then folded (the sunk casts
  * are new values: the second walk counts anew). -1: out of memory. */
 static int narrow_casts(Function *f) {
-    int sunk = narrow_walk(f, sink_casts), folded = sunk < 0 ? -1 : narrow_walk(f, narrow_block);
+    int sunk = narrow_walk(f, sink_cast), folded = sunk < 0 ? -1 : narrow_walk(f, fold_cast);
     return folded < 0 ? -1 : sunk + folded;
 }
 

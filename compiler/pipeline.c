@@ -1656,7 +1656,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
         st->attr.i < 1) /* ub - 1 bounds the last iteration */
         return false;
     ValueId iv = B->args[0];
-    int unbounded = 0; /* bit 0: a load without a footprint; bit 1: one of them 1-D */
+    bool unbounded = false, row_unbounded = false; /* a load without a footprint; a 1-D one */
     *nl = *ns = 0;
     for (int i = 0; i < B->ninsts; i++) {
         const Inst *in = B->insts[i];
@@ -1671,8 +1671,10 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
             if (*nl == ROW_MAX_MEM || copy_bytes(P, in) != 16 ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
-            if (!footprint(P, B, i, iv, &lf[(*nl)++])) /* needed against a store; see row_loop */
-                unbounded |= vtype(P, in->results[0]).rank < 2 ? 3 : 1;
+            if (!footprint(P, B, i, iv, &lf[(*nl)++])) { /* needed against a store; see row_loop */
+                unbounded = true;
+                row_unbounded |= vtype(P, in->results[0]).rank < 2;
+            }
             break;
         case IR_STORE:
             if (*ns == ROW_MAX_MEM || !footprint(P, B, i, iv, &sf[(*ns)++]))
@@ -1685,7 +1687,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
             break;
         }
     }
-    return *nl > 0 && !(*ns ? unbounded : unbounded & 2);
+    return *nl > 0 && !row_unbounded && !(*ns && unbounded);
 }
 
 /* v (a scalar of the body, affine in iv) at iv = at: its slice cloned at c. */
