@@ -112,6 +112,11 @@ static bool run_dce(Diag *d, Function *f, const PtxArch *t) {
     return true;
 }
 
+static bool run_sink(Diag *d, Function *f, const PtxArch *t) {
+    (void)t;
+    return sink_pass(d, f);
+}
+
 /* The axis analysis (contiguity, divisibility, constancy) is the layout
  * pass's input, computed afresh here: no pass between may keep it. */
 static bool run_layout(Diag *d, Function *f, const PtxArch *t) {
@@ -158,7 +163,8 @@ static const struct {
 } pass_table[] = {
     {"combine", run_combine, STAGE_COMBINE},       {"flatten", run_flatten, STAGE_PIPELINE},
     {"peel", run_peel, STAGE_PIPELINE},            {"dce", run_dce, STAGE_LAYOUT},
-    {"layout", run_layout, STAGE_LAYOUT},          {"tma", run_tma, STAGE_PIPELINE},
+    {"sink", run_sink, STAGE_LAYOUT},              {"layout", run_layout, STAGE_LAYOUT},
+    {"tma", run_tma, STAGE_PIPELINE},
     {"pipeline", run_pipeline, STAGE_PIPELINE},    {"warp-spec", run_warpspec, STAGE_PIPELINE},
     {"tma-prune", run_tma_prune, STAGE_PIPELINE},  {"smem-alloc", run_smem, STAGE_SMEM},
     {"barriers", run_barriers, STAGE_BARRIERS},
@@ -237,7 +243,7 @@ bool compile_interp_passes(Diag *d, Function *f, const char *list) {
         if (i == layout) {
             diag_plain(d, DIAG_ERROR,
                        "TL_INTERPRET_PASSES: '%.*s' is not a pass the interpreter can run after (one before the "
-                       "layout pass: combine, flatten, peel, dce)",
+                       "layout pass: combine, flatten, peel, dce, sink)",
                        (int)n, p);
             return false;
         }

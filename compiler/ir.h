@@ -390,6 +390,7 @@ typedef struct Function {
     bool no_fp_fusion;         /* --fp-fusion off: LLVM may not fuse a multiply and an add
                                   into an fma (by default it may: the contract flag) */
     int maxnreg;               /* --maxnreg: registers a thread may have (.maxnreg); 0: ptxas's choice */
+    int sunk_loads;            /* loads the sink pass moved past a reduction (sink.c; under a cap) */
     int producer_warps;        /* warps launched beyond num_warps for a warp_specialize
                                   op's producer (warpspec.c); 0: none */
     bool smem_allocated;       /* smem_alloc_pass ran: offsets and scratch are final */

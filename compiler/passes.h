@@ -23,6 +23,12 @@ bool flatten_pass(Diag *d, Function *f, bool async_copy, bool wgmma, int max_sha
  * (before the layout pass; nothing where a dot is among the ops). */
 bool peel_pass(Diag *d, Function *f);
 
+/* sink.c: under a register cap (Function.maxnreg), a pure op or a load read
+ * only after a reduction (or scan) it precedes moves to just before its
+ * first reader (a load not past a write), so that it is not live across the
+ * reduction (before the layout pass). */
+bool sink_pass(Diag *d, Function *f);
+
 /* tma.c: loads of pointer tiles proved to be TMA boxes read through desc_tile
  * and a map the launch encodes (sm_90a, Function.auto_tma); tma_prune (its
  * own pass, after the pipeliner) takes back what the pipeliner did not use. */

@@ -28,6 +28,7 @@ struct TlContext {
     int cc;             /* the device's compute capability, major * 10 + minor */
     int max_shared;     /* opt-in dynamic shared memory per block */
     int num_sms;        /* streaming multiprocessors (tl_context_num_sms) */
+    int regs_per_sm, threads_per_sm; /* what an SM holds (gpu.c raise_occupancy) */
     /* Every live buffer: the CPU device's launch reaches one through an
      * address stored in memory (launch_cpu registers them all), and
      * tl_context_destroy frees what is left (api.c orphan) */
@@ -170,6 +171,9 @@ TlStatus fail(TlContext *ctx, TlStatus s, const char *fmt, ...) __attribute__((f
 /* TL_DUMP=1 (or TL_DUMP_DIR set): every stage of every kernel compiled is
  * written to $TL_DUMP_DIR (default ".") as KERNEL-HASH.{ast,ir,ir-gpu,ll,ptx}. */
 bool kernel_dump_enabled(void);
+/* TL_OCCUPANCY is not "0": gpu.c may cap a kernel's registers for one more
+ * CTA an SM (raise_occupancy); part of the cache key. */
+bool kernel_occupancy_on(void);
 /* The compile options that change a kernel's code, one owner for the cache key and TL_DUMP's names. */
 void kernel_options_key(const TlKernel *k, Buf *b);
 void kernel_dump(const TlKernel *k, const Variant *v, const char *ext, const Buf *text);
@@ -204,9 +208,11 @@ TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_
  * sema either: the key is the source, signature and options). *hit says
  * whether it was there; TL_SUCCESS with !*hit means compile and gpu_build. */
 TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit);
-/* Compile the cubin of a variant whose IR is in v->fn, store it in the disk
- * cache, and load it. */
-TlStatus gpu_build(TlKernel *k, Variant *v);
+/* Compile the cubin of a variant whose IR is in v->fn (sema under options o),
+ * at a register cap where that fits one more CTA an SM without spilling (a
+ * kernel without a dot: raise_occupancy), store it in the disk cache, and
+ * load it. */
+TlStatus gpu_build(TlKernel *k, Variant *v, const CompileOptions *o);
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync);
 TlStatus gpu_synchronize(TlContext *ctx);

@@ -72,6 +72,8 @@ static void do_open(void) {
     /* optional entry points: tl works without them */
     *(void **)&api.cuTensorMapEncodeTiled = dlsym(api.lib, "cuTensorMapEncodeTiled");
     *(void **)&api.cuPointerGetAttribute = dlsym(api.lib, "cuPointerGetAttribute");
+    *(void **)&api.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+        dlsym(api.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     CUresult r = api.cuInit(0);
     if (r) {
         const char *name = "?", *str = "";

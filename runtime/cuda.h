@@ -29,6 +29,8 @@ enum {
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
@@ -91,6 +93,9 @@ typedef struct CudaApi {
                                        const unsigned *, const unsigned *, int, int, int, int);
     /* Optional: what the driver knows of an address (gpu_pointer_known). */
     CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+    /* Optional: CTAs of (function, threads, dynamic shared bytes) one SM
+     * holds at once (gpu.c raise_occupancy). */
+    CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 } CudaApi;
 
 /* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the

@@ -176,11 +176,16 @@ bool kernel_dump_enabled(void) {
     return (v && *v && strcmp(v, "0")) || getenv("TL_DUMP_DIR");
 }
 
+bool kernel_occupancy_on(void) {
+    const char *v = getenv("TL_OCCUPANCY");
+    return !v || strcmp(v, "0");
+}
+
 void kernel_options_key(const TlKernel *k, Buf *b) {
     const CompileOptions *o = &k->opts;
-    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d debug %d maxnreg %d\n", o->num_warps,
-               o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion, o->debug_info,
-               o->maxnreg);
+    buf_printf(b, "warps %d stages %d config %d auto-tma %d ws %d fpf %d debug %d maxnreg %d occupancy %d\n",
+               o->num_warps, o->num_stages, o->autotune_config, o->auto_tma, o->warp_specialize, o->fp_fusion,
+               o->debug_info, o->maxnreg, kernel_occupancy_on());
     for (int i = 0; i < o->ndefines; i++)
         buf_printf(b, "define %s=%s\n", o->defines[i].name, o->defines[i].value);
 }
@@ -569,7 +574,7 @@ TlStatus kernel_get_variant(TlKernel *k, const char *key, Variant **out) {
         buf_free(&ast);
     }
     if (k->ctx->kind == TL_DEVICE_CUDA) {
-        TlStatus s = gpu_build(k, v);
+        TlStatus s = gpu_build(k, v, &o);
         if (s != TL_SUCCESS)
             return variant_drop(k, v, s);
     }

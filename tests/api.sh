@@ -31,15 +31,15 @@ for ex in copy grayscale swizzle matmul interop tutorials; do
     run_example $ex TL_INTERPRET=1
 done
 # The IR-level passes tested by execution: the ops and the tutorials again,
-# the interpreter running each kernel's IR after combine, flatten and peel
+# the interpreter running each kernel's IR after combine, flatten, peel and sink
 # (TL_INTERPRET_PASSES), against the same references.
 if want passes-run/; then
-    TL_INTERPRET=1 TL_INTERPRET_PASSES=combine,flatten,peel timeout 300 build/tests/ops_test > $T/ops_passes.log 2>&1
+    TL_INTERPRET=1 TL_INTERPRET_PASSES=combine,flatten,peel,sink timeout 300 build/tests/ops_test > $T/ops_passes.log 2>&1
     rc=$?
     sed -i 's/^\[\(PASS\|FAIL\)\] ops\//[\1] passes-run\/ops\//' $T/ops_passes.log
     count_lines $T/ops_passes.log passes-run
     [ $rc -gt 1 ] && report "passes-run/ops exit ($rc)" 1 $T/ops_passes.log
-    TL_INTERPRET=1 TL_INTERPRET_PASSES=combine,flatten,peel timeout 300 build/examples/tutorials > $T/tut_passes.log 2>&1
+    TL_INTERPRET=1 TL_INTERPRET_PASSES=combine,flatten,peel,sink timeout 300 build/examples/tutorials > $T/tut_passes.log 2>&1
     rc=$?
     count_lines $T/tut_passes.log passes-run/tutorials
     grep -q " \.\.\. " $T/tut_passes.log || report "passes-run/tutorials (exit $rc)" 1 $T/tut_passes.log

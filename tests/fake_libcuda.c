@@ -35,6 +35,8 @@ int cuDeviceGetAttribute(int *v, int attr, int d) {
     case 76: *v = cc() % 10; break;
     case 97: *v = 232448; break;
     case 16: *v = 132; break;
+    case 39: *v = 2048; break;
+    case 82: *v = 65536; break;
     case 5: *v = 2147483647; break;
     case 6: case 7: *v = 65535; break;
     default: *v = 1024; break;
@@ -111,10 +113,44 @@ int cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o, void **v) 
     return 0;
 }
 int cuModuleUnload(void *m) { (void)m; return 0; }
-int cuModuleGetFunction(void **f, void *m, const char *name) { (void)m, (void)name; *f = &fake; return 0; }
+/* A function's registers and local memory a thread: 40 and 24; with
+ * $FAKE_REGS, that many registers and no local memory, or where the image
+ * caps them (.maxnreg N), N registers and $FAKE_CAPPED_LOCAL bytes (0). The
+ * image may be gone once loaded: the numbers are taken here. */
+struct FakeFn { int regs, local; };
+int cuModuleGetFunction(void **f, void *m, const char *name) {
+    (void)name;
+    static struct FakeFn fns[4096];
+    static int nfns;
+    if (nfns == 4096)
+        return 2;
+    struct FakeFn *fn = &fns[nfns++];
+    const char *cap = strstr((const char *)m, ".maxnreg ");
+    fn->regs = 40, fn->local = 24;
+    if (getenv("FAKE_REGS")) {
+        fn->regs = cap ? atoi(cap + 9) : atoi(getenv("FAKE_REGS"));
+        fn->local = cap && getenv("FAKE_CAPPED_LOCAL") ? atoi(getenv("FAKE_CAPPED_LOCAL")) : 0;
+    }
+    *f = fn;
+    return 0;
+}
 int cuFuncSetAttribute(void *f, int a, int v) { (void)f, (void)a, (void)v; return 0; }
-/* registers 40, 24 bytes of local memory (spills), per thread */
-int cuFuncGetAttribute(int *v, int a, void *f) { (void)f; *v = a == 4 ? 40 : a == 3 ? 24 : 0; return 0; }
+int cuFuncGetAttribute(int *v, int a, void *f) {
+    const struct FakeFn *fn = f;
+    *v = a == 4 ? fn->regs : a == 3 ? fn->local : 0;
+    return 0;
+}
+/* Only with $FAKE_REGS (else CUDA_ERROR_NOT_SUPPORTED): CTAs an SM by
+ * registers (256 a warp at a time, 65536) and threads (2048). */
+int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int threads, size_t shared) {
+    (void)shared;
+    const struct FakeFn *fn = f;
+    if (!getenv("FAKE_REGS") || threads < 32)
+        return 801;
+    int warps = threads / 32, by_regs = 65536 / ((fn->regs + 7) / 8 * 8 * 32) / warps;
+    *n = by_regs < 2048 / threads ? by_regs : 2048 / threads;
+    return 0;
+}
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned sh, void *s, void **p, void **e) {
     (void)f, (void)bx, (void)by, (void)bz, (void)sh, (void)s, (void)p, (void)e;

@@ -47,6 +47,16 @@ if want fakegpu/; then
                 $fg_cc targets > $log 2>&1
             report fakegpu/targets_cc$fg_cc $? $log
         done
+        # A row kernel's registers capped for one more CTA an SM where the
+        # fake driver reports no spills at the cap (fakegpu_test occupancy).
+        if want fakegpu/occupancy; then
+            log=$T/fakegpu_occupancy.log
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
+                90 occupancy > $log 2>&1
+            rc=$?
+            count_lines $log fakegpu
+            [ $rc -gt 1 ] && report "fakegpu/occupancy (exit $rc)" 1 $log
+        fi
         if want fakegpu/compile_only_cubin; then
             log=$T/fakegpu_compile_only.log
             rm -rf $T/fg_co && mkdir -p $T/fg_co

@@ -8,7 +8,11 @@
  *                          loads (the driver compiles it for any newer
  *                          device); sm_100a, which only a 10.0 device runs,
  *                          compiles and is not loaded anywhere else, and its
- *                          launch is refused by name. */
+ *                          launch is refused by name.
+ *   fakegpu_test CC occupancy  a row kernel at 8 warps whose registers
+ *                          ($FAKE_REGS, the fake's) limit its CTAs an SM
+ *                          is capped where the fake reports no spills at
+ *                          the cap, and only there (gpu.c raise_occupancy). */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -84,6 +88,98 @@ static void other_target(FakeRecord *fake, int cc, const char *arch, bool runs) 
     tl_context_destroy(ctx);
 }
 
+static const char *rms_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def rms_k(y_ptr, x_ptr, w_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    w = tl.load(w_ptr + offs, mask=mask, other=0.0)\n"
+    "    x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=mask, other=0.0)\n"
+    "    r = tl.rsqrt(tl.sum(x * x, axis=0) / n + 1e-6)\n"
+    "    tl.store(y_ptr + tl.program_id(0) * n + offs, x * r * w, mask=mask)\n";
+
+/* The same statistics with nothing read only after them: no load to sink. */
+static const char *sum_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def sum_k(y_ptr, x_ptr, w_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=mask, other=0.0)\n"
+    "    x = x * tl.load(w_ptr + offs, mask=mask, other=0.0)\n"
+    "    r = tl.rsqrt(tl.sum(x * x, axis=0) / n + 1e-6)\n"
+    "    tl.store(y_ptr + tl.program_id(0) * n + offs, x * r, mask=mask)\n";
+
+/* An elementwise kernel: no reduction. */
+static const char *scale_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def scale_k(y_ptr, x_ptr, w_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n"
+    "    tl.store(y_ptr + offs, x * tl.load(w_ptr + offs, mask=mask, other=0.0), mask=mask)\n";
+
+/* src (rms_k unless given) compiled with the fake's registers `regs` (its
+ * local memory at a cap: capped_local; TL_OCCUPANCY: occ, NULL unset): the
+ * registers the kernel reports and whether its log has the cap's note
+ * (want_note: the note expected, or NULL for none). */
+static void occupancy_case(const char *name, const char *src, const char *regs, const char *capped_local,
+                           const char *occ, const char *opts, int want_regs, const char *want_note) {
+    setenv("FAKE_REGS", regs, 1);
+    if (capped_local)
+        setenv("FAKE_CAPPED_LOCAL", capped_local, 1);
+    else
+        unsetenv("FAKE_CAPPED_LOCAL");
+    if (occ)
+        setenv("TL_OCCUPANCY", occ, 1);
+    else
+        unsetenv("TL_OCCUPANCY");
+    TlContext *ctx;
+    if (tl_context_create(TL_DEVICE_CUDA, &ctx) != TL_SUCCESS)
+        return check(name, 0, tl_last_error(NULL));
+    TlKernel *k;
+    TlStatus s = tl_kernel_from_string(ctx, src ? src : rms_src, opts, &k);
+    if (s != TL_SUCCESS) {
+        check(name, 0, tl_last_error(ctx));
+        return tl_context_destroy(ctx);
+    }
+    TlKernelResources res = {-1, -1, -1, -1};
+    s = tl_kernel_resources(k, &res);
+    const char *log = tl_kernel_log(k);
+    bool noted = strstr(log, "registers capped") != NULL;
+    char got[1024];
+    snprintf(got, sizeof got, "registers %d, spills %d, threads %d, log: %s", res.registers, res.spill_bytes,
+             res.threads, log);
+    check(name, s == TL_SUCCESS && res.registers == want_regs && res.spill_bytes == 0 && res.threads == 256 &&
+                    (want_note ? strstr(log, want_note) != NULL : !noted),
+          got);
+    tl_kernel_destroy(k);
+    tl_context_destroy(ctx);
+}
+
+static void occupancy(void) {
+    const char *opts = "--signature '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=4096 --num-warps 8";
+    const char *note = "note: rms_k: registers capped at 40 a thread (48 uncapped) for 6 CTAs an SM instead of 5, "
+                       "local memory 0 bytes as before (TL_OCCUPANCY=0: no cap)\n";
+    occupancy_case("occupancy_capped", NULL, "48", NULL, NULL, opts, 40, note);
+    occupancy_case("occupancy_spills_kept_uncapped", NULL, "48", "16", NULL, opts, 48, NULL);
+    occupancy_case("occupancy_off", NULL, "48", NULL, "0", opts, 48, NULL);
+    /* 32 registers at 8 warps: 8 CTAs an SM, as many as its threads allow */
+    occupancy_case("occupancy_threads_limit", NULL, "32", NULL, NULL, opts, 32, NULL);
+    /* a user's cap is theirs (the fake reports it as the registers) */
+    char capped[160];
+    snprintf(capped, sizeof capped, "%s --maxnreg 56", opts);
+    occupancy_case("occupancy_user_cap", NULL, "48", NULL, NULL, capped, 56, NULL);
+    /* no load the sink pass moves, no reduction: a cap alone is no gain */
+    occupancy_case("occupancy_nothing_sunk", sum_src, "48", NULL, NULL, opts, 48, NULL);
+    occupancy_case("occupancy_no_reduction", scale_src, "48", NULL, NULL, opts, 48, NULL);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3)
         return 2;
@@ -93,6 +189,11 @@ int main(int argc, char **argv) {
         int cc = atoi(argv[1]);
         other_target(fake, cc, "sm_70", true);
         other_target(fake, cc, "sm_100a", cc == 100);
+        return failures != 0;
+    }
+    if (fake && !strcmp(argv[2], "occupancy")) {
+        setenv("TL_ALWAYS_COMPILE", "1", 1);
+        occupancy();
         return failures != 0;
     }
     char dir[] = "/tmp/tl-fakegpu-XXXXXX";

@@ -98,6 +98,7 @@ static const Dims S2D_SMALL[] = {{{37, 45}}, {{1, 1}}, {{16, 32}}, {{33, 17}}, {
 static const Dims SLOOP[] = {{{1, 5}}, {{127, 3}}, {{129, 1}}, {{1000, 4}}, {{0}}};
 /* M rows of N in chunks of BLOCK = 64: one chunk (N = 1, 63, 64), two (65),
  * more (129, 200); a row of one program each */
+static const Dims SLNORM[] = {{{1, 1}}, {{3, 63}}, {{2, 64}}, {{5, 65}}, {{4, 127}}, {{2, 128}}, {{0}}};
 static const Dims SPEEL[] = {{{3, 1}}, {{4, 63}}, {{5, 64}}, {{3, 65}}, {{2, 129}}, {{7, 200}}, {{0}}};
 /* one program per element, for contended scalar atomics */
 static const Dims SPROG[] = {{{1}}, {{7}}, {{300}}, {{0}}};
@@ -1042,6 +1043,41 @@ static const char k_peel[] =
     "            y = tl.load(y_ptr + cols, mask=cols < N, other=0.0)\n"
     "            tl.store(y_ptr + cols, y + big, mask=cols < N)\n";
 
+/* Liger's layer_norm forward (W and B loaded first, read after the
+ * statistics) under --maxnreg: the sink pass loads them after the
+ * reductions, before the statistics' stores (sink.c). */
+static void r_lnorm(const long *d, double *const *in, double *const *want) {
+    long M = d[0], N = d[1];
+    for (long r = 0; r < M; r++) {
+        const double *x = in[0] + r * N;
+        double mean = 0, var = 0;
+        for (long c = 0; c < N; c++)
+            mean += x[c];
+        mean /= N;
+        for (long c = 0; c < N; c++)
+            var += (x[c] - mean) * (x[c] - mean);
+        double rstd = 1 / sqrt(var / N + 1e-5);
+        want[1][r] = mean, want[2][r] = rstd;
+        for (long c = 0; c < N; c++)
+            want[0][r * N + c] = (x[c] - mean) * rstd * in[1][c] + in[2][c];
+    }
+}
+
+static const char k_lnorm[] =
+    PRE "def k(x_ptr, w_ptr, b_ptr, y_ptr, mean_ptr, rstd_ptr, M, N, BLOCK: tl.constexpr):\n"
+    "    row = tl.program_id(0)\n"
+    "    cols = tl.arange(0, BLOCK)\n"
+    "    mask = cols < N\n"
+    "    w = tl.load(w_ptr + cols, mask=mask, other=0.0)\n"
+    "    b = tl.load(b_ptr + cols, mask=mask, other=0.0)\n"
+    "    x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)\n"
+    "    mean = tl.sum(x, axis=0) / N\n"
+    "    xc = tl.where(mask, x - mean, 0.0)\n"
+    "    rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=0) / N + 1e-5)\n"
+    "    tl.store(mean_ptr + row, mean)\n"
+    "    tl.store(rstd_ptr + row, rstd)\n"
+    "    tl.store(y_ptr + row * N + cols, xc * rstd * w + b, mask=mask)\n";
+
 static void r_while(const long *d, double *const *in, double *const *want) {
     long c = 0;
     for (long s = 1; s < d[0]; s *= 2)
@@ -1510,6 +1546,9 @@ static const Case cases[] = {
      {{TL_F32, D0 | D1, 16, SENT, SENT, 0}, {TL_F32, D0 | D1, 4, SENT, SENT, 0}}, r_rope, NULL, 1e-5, 1e-5},
     {"bf16_tiles_v4", k_bf16v4, "-D BM=8 -D BN=64", SBF16V4, {8, 0}, 2, 0, {IN(TL_BF16, D0 | D1, -4, 4)},
      {OUT(TL_BF16, D0 | D1), OUT(TL_BF16, D0 | D1)}, r_bf16v4, NULL, EXACT},
+    {"layer_norm_capped", k_lnorm, "-D BLOCK=128 --num-warps 8 --maxnreg 32", SLNORM, {1, 0}, 2, 0,
+     {IN(TL_F32, D0 | D1, -2, 2), IN(TL_F32, D1, -1, 1), IN(TL_F32, D1, -1, 1)},
+     {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0), OUT(TL_F32, D0)}, r_lnorm, NULL, 1e-4, 1e-5},
     {"peel_row_chunks", k_peel, "-D BLOCK=64", SPEEL, {1, 0}, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0)}, r_peel, NULL, 1e-4, 1e-5},
     {"while_loop", k_while, B128, SLOOP, G1D, 2, 0, {F1D(-1, 1), I1D(-100, 100)}, {OUT(TL_F32, D0), OUT(TL_I32, D0)},

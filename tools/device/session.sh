@@ -13,6 +13,9 @@
 #   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 #   lnx    Liger's layer_norm forward in PTX variants (lnx_prep.py: later loads, register caps) beside a copy
+#   occ    tl with and without its occupancy cap (TL_OCCUPANCY=0) beside Triton: prof_rows.py's rows
+#          (ROWS=t04s,t05,rms,ln,rope), then `AB=1` Liger (all rows) and tutorials 01-05, each twice
+#          (OCC_BENCH="liger", "samesrc" or "": which of the two)
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
 if [ "$1" = prep ]; then
@@ -32,7 +35,7 @@ if [ "$1" = prep ]; then
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx) ;; *) sed -n '2,16p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ) ;; *) sed -n '2,18p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -66,4 +69,21 @@ prof)
    tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc sass ;;
 lnvar) python3 tools/device/ln_bench.py carry/lnvar ;;
 lnx) python3 tools/device/lnx_bench.py carry/lnx ;;
+occ)
+   export PYTHONPATH=tools/conformance/pylib
+   R=${ROWS:-t04s,t05,rms,ln,rope}; D=/tmp/occdump; rm -rf $D; mkdir -p $D
+   ROWS=$R timeout 120 python3 tools/device/prof_rows.py triton 2>&1 | grep -a "a call"
+   for i in 1 2; do
+       TL_OCCUPANCY=0 ROWS=$R timeout 120 python3 tools/device/prof_rows.py tl 2>&1 | grep -a "a call" | sed 's/^tl/tl-uncapped/'
+       TL_DUMP_DIR=$D ROWS=$R timeout 120 python3 tools/device/prof_rows.py tl 2>&1 | grep -a "a call"
+   done
+   grep -H -m1 "^.maxnreg" $D/*.ptx
+   for b in ${OCC_BENCH-liger samesrc}; do
+       for occ in 0 1; do
+           rows=.; [ $b = samesrc ] && rows='^t0[1245]'
+           TL_OCCUPANCY=$occ AB=1 ROUNDS=${ROUNDS:-4} BENCH=$b ONLY="$rows" timeout 200 bash tests/bench.sh \
+               > $OUT/occ_$b$occ.log 2>&1
+           echo "== $b TL_OCCUPANCY=$occ"; sed -n '/^row /,$p' $OUT/occ_$b$occ.log
+       done
+   done ;;
 esac
