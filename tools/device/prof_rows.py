@@ -1,6 +1,7 @@
 """prof_rows.py triton|tl: tutorial 05's layer norm forward and backward (fp16 4096x8192) and Liger's rms_norm and
 layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
-(ROWS=t04s,t05,t05b,rms,ln,rope picks some; t04s: tutorial 04's seeded dropout, fp32 2^26), with Triton or (tl) every launch through libtl; each row
+(ROWS=t04s,t05,t05b,rms,ln,rope,t08 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
+grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops), with Triton or (tl) every launch through libtl; each row
 warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
 for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
 (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
@@ -20,6 +21,7 @@ for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger
     m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m
 t05 = load("05-layer-norm.py")
 t04 = load("04-low-memory-dropout.py")
+t08 = load("08-grouped-gemm.py")
 from liger_kernel.ops.rms_norm import LigerRMSNormFunction
 from liger_kernel.ops.layer_norm import LigerLayerNormFunction
 from liger_kernel.ops.rope import LigerRopeFunction
@@ -36,12 +38,14 @@ inv = 1.0 / (10000 ** (torch.arange(0, 128, 2, device="cuda").float() / 128))
 emb = torch.outer(torch.arange(4096, device="cuda").float(), inv).repeat(1, 2)
 rcos, rsin = emb.cos()[None].to(torch.bfloat16), emb.sin()[None].to(torch.bfloat16)
 xd = torch.randn(1 << 26, device="cuda")
+g8 = [torch.rand((4096, 4096), device="cuda", dtype=torch.float16) for _ in range(8)]
 rows = [("t04s", lambda: t04.seeded_dropout(xd, 0.5, 123), 2 * xd.numel() * 4),
         ("t05", lambda: t05.layer_norm(x, (8192,), w, b, 1e-5), 2 * x.numel() * 2),
         ("t05b", lambda: yg.backward(dy, retain_graph=True), 3 * x.numel() * 2),
         ("rms", lambda: LigerRMSNormFunction.apply(xb, wb, 1e-6), 2 * xb.numel() * 2),
         ("ln", lambda: LigerLayerNormFunction.apply(xb, wb, bbf, 1e-6), 2 * xb.numel() * 2),
-        ("rope", lambda: LigerRopeFunction.apply(rq, rk, rcos, rsin), 2 * (rq.numel() + rk.numel()) * 2)]
+        ("rope", lambda: LigerRopeFunction.apply(rq, rk, rcos, rsin), 2 * (rq.numel() + rk.numel()) * 2),
+        ("t08", lambda: t08.group_gemm_fn(g8[:4], g8[4:]), -4 * 2 * 4096 ** 3)]
 pick = os.environ.get("ROWS", "t05,rms,ln").split(",")
 for name, fn, nbytes in rows:
     if name not in pick: continue
@@ -54,4 +58,5 @@ for name, fn, nbytes in rows:
     for _ in range(20): fn()
     e1.record(); torch.cuda.synchronize()
     us = e0.elapsed_time(e1) / 20 * 1e3
-    print(f"{mode} {name}: {us:.1f} us a call, {nbytes / us / 1e3:.0f} GB/s", flush=True)
+    rate = f"{-nbytes / us / 1e6:.1f} TFLOP/s" if nbytes < 0 else f"{nbytes / us / 1e3:.0f} GB/s"
+    print(f"{mode} {name}: {us:.1f} us a call, {rate}", flush=True)
