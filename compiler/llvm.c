@@ -347,7 +347,7 @@ static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType
 }
 
 void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off) {
-    if (llvm_stmatrix_stage(L, tm, regs, dt, pad, byte_off))
+    if (llvm_stmatrix_stage(L, tm, regs, dt, 1, pad, byte_off))
         return;
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
@@ -355,6 +355,61 @@ void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DT
     while (sv > 1 && (sv > last || (pad && pad % sv)))
         sv /= 2;
     stage(L, tm, regs, dt, sv, pad, byte_off);
+}
+
+/* The widest run (power of two, at most 16 bytes, dividing nregs) of tm's
+ * registers that are consecutive elements along dim d, each run starting
+ * at a multiple of its length in every thread. */
+static int run_along(const ThreadMap *tm, int d, int bytes) {
+    int v = 16 / bytes;
+    while (v > 1 && (tm->nregs % v || tm->shape[d] % v))
+        v /= 2;
+    const typeof(tm->dim[0]) *t = &tm->dim[d];
+    while (v > 1 && ((t->lmod > 1 && t->lmul % v) || (t->wmod > 1 && t->wmul % v)))
+        v /= 2;
+    for (int r = 0; v > 1 && r < tm->nregs; r++) {
+        int k = r % v;
+        const int32_t *o = tm->reg_off[r], *o0 = tm->reg_off[r - k];
+        bool ok = (o0[d] & (tm->shape[d] - 1)) % v == 0;
+        for (int e = 0; e < tm->rank && ok; e++)
+            ok = e == d ? o[e] == o0[e] + k : o[e] == o0[e];
+        if (!ok) {
+            v /= 2;
+            r = -1;
+        }
+    }
+    return v;
+}
+
+/* A 16-bit rank-2 block whose destination holds columns (runs along dim 0)
+ * where the source's mma fragments hold row pairs (tutorial 08's epilogue:
+ * a 128x128 accumulator stored through a layout of one column a thread, as
+ * its c_ptr's alignment is not known): through a column-major scratch, the
+ * fragments stored transposed with stmatrix and each column read back 16
+ * bytes at a time, as Triton's convert does, where the row-major scratch
+ * took an st.shared.b32 a pair (4-way bank conflicts) and an ld.shared.b16
+ * an element. Each column is padded by 16 bytes when it spans the banks a
+ * whole number of times: the 8 columns of a stmatrix matrix, or of a
+ * quarter warp's loads, then start 4 banks apart. False (nothing emitted)
+ * where it does not apply or would not read wider than `dv`, the row-major
+ * scratch's read width. */
+static bool move_columns(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt, const ThreadMap *dst,
+                         LLVMValueRef *dregs, const int64_t *coef, int64_t base, int dv, Span sp) {
+    int bytes = llvm_dt_bytes(dt);
+    if (src->rank != 2 || base || bytes != 2 || coef[0] != src->shape[1] || coef[1] != 1)
+        return false;
+    int S0 = src->shape[0], S1 = src->shape[1], cv = run_along(dst, 0, bytes);
+    int pad = layout_row_padded(2, S0, bytes) ? 16 / bytes : 0;
+    int64_t need = ((int64_t)S0 * S1 + (int64_t)S1 * pad) * bytes;
+    if (cv <= dv || need > L->scratch_cap || !llvm_stmatrix_plan_ok(L, src, dt, 0))
+        return false;
+    llvm_smem_use(L, need, sp);
+    llvm_stmatrix_stage(L, src, sregs, dt, 0, pad, 0);
+    llvm_barrier(L);
+    int64_t cm[2] = {1, S0};
+    for (int r = 0; r < dst->nregs; r += cv)
+        smem_load(L, dt, &dregs[r], cv, llvm_smem_index(L, llvm_linear(L, dst, r, cm), pad, __builtin_ctz((unsigned)S0)));
+    return true;
 }
 
 void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt,
@@ -383,11 +438,13 @@ void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DTy
     while (dv > 1 && base % dv) /* a run's start stays aligned */
         dv /= 2;
     int pad = smem_pad(src, bytes, &row_log2, &sv, &dv);
+    if (move_columns(L, src, sregs, dt, dst, dregs, coef, base, dv, sp))
+        return;
     llvm_smem_use(L, (numel + (numel >> row_log2) * pad) * bytes, sp);
     /* an mma fragment of 16-bit elements on sm_90: stmatrix, where the
      * padding keeps rows 16-byte aligned (not under the 4-byte padding that
      * column-wise reads want: their bank conflicts would cost more) */
-    if (!llvm_stmatrix_stage(L, src, sregs, dt, pad, 0))
+    if (!llvm_stmatrix_stage(L, src, sregs, dt, 1, pad, 0))
         stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
     for (int r = 0; r < dst->nregs; r += dv) {

@@ -204,12 +204,15 @@ void llvm_lower_histogram(Lower *L, Inst *in);
 
 /* ---- llvm_shared.c: local_alloc, memdesc_index, local_load / store, async copies ---- */
 void llvm_lower_shared(Lower *L, Inst *in);
-/* Stage a block in the row-major scratch as llvm_smem_stage does, with
- * stmatrix (sm_90) where its registers are 16-bit mma fragments (the
+/* Stage a rank-2 block in the scratch as llvm_smem_stage does, row-major
+ * (inner 1) or column-major (inner 0: element (i, j) at j * shape[0] + i),
+ * with stmatrix (sm_90) where its registers are 16-bit mma fragments (the
  * accumulator's, or transposed) and pad keeps rows 16-byte aligned; false
  * (nothing emitted) otherwise. */
-bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad,
+bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int inner, int pad,
                          int64_t byte_off);
+/* Would llvm_stmatrix_stage of that inner dim store tm with stmatrix? */
+bool llvm_stmatrix_plan_ok(Lower *L, const ThreadMap *tm, DType dt, int inner);
 /* The element offset (i32) of the element at idx (per dim, i32) of a buffer of
  * type t in shared layout li (layout_shared_offset at run time). */
 LLVMValueRef llvm_shared_offset(Lower *L, int li, Type t, LLVMValueRef *idx);

@@ -319,8 +319,9 @@ static bool plan_stmatrix(Lower *L, const ThreadMap *tm, DType dt, int inner, Va
     return stmatrix_exact(L, tm, p, buf);
 }
 
-/* Where lanes point: the scratch (row-major, rows padded by pad elements,
- * at byte_off of the op's area) or, when buf is not 0, that buffer at base. */
+/* Where lanes point: the scratch (row-major, or column-major for a plan of
+ * inner 0; rows padded by pad elements, at byte_off of the op's area) or,
+ * when buf is not 0, that buffer at base. */
 typedef struct StDest {
     ValueId buf;
     LLVMValueRef base;
@@ -365,9 +366,10 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
         if (to->buf) {
             LLVMValueRef off = llvm_shared_offset(L, L->f->values[to->buf].layout, L->f->values[to->buf].type, idx);
             ptr = LLVMBuildGEP2(b, et, to->base, &off, 1, "");
-        } else {
-            LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, idx[0], llvm_i32(L, tm->shape[1]), ""), idx[1], "");
-            lin = llvm_smem_index(L, lin, to->pad, __builtin_ctz((unsigned)tm->shape[1]));
+        } else { /* row-major, or column-major where the rows run along dim 0 (inner 0) */
+            int in = p->inner, out = 1 - in;
+            LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, idx[out], llvm_i32(L, tm->shape[in]), ""), idx[in], "");
+            lin = llvm_smem_index(L, lin, to->pad, __builtin_ctz((unsigned)tm->shape[in]));
             ptr = llvm_smem_ptr(L, et, lin, to->byte_off);
         }
         LLVMValueRef args[5] = {LLVMBuildPtrToInt(b, ptr, L->t_i64, "")};
@@ -382,14 +384,19 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
     }
 }
 
-bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad,
+bool llvm_stmatrix_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int inner, int pad,
                          int64_t byte_off) {
     StPlan p;
-    if (pad % 8 || !plan_stmatrix(L, tm, dt, 1, 0, &p))
+    if (pad % 8 || !plan_stmatrix(L, tm, dt, inner, 0, &p))
         return false;
     StDest to = {.pad = pad, .byte_off = byte_off};
     emit_stmatrix(L, tm, &p, regs, dt, &to);
     return true;
+}
+
+bool llvm_stmatrix_plan_ok(Lower *L, const ThreadMap *tm, DType dt, int inner) {
+    StPlan p;
+    return plan_stmatrix(L, tm, dt, inner, 0, &p);
 }
 
 /* A local_store of such a block into a buffer whose layout keeps each run

@@ -102,6 +102,7 @@ static const Dims SLNORM[] = {{{1, 1}}, {{3, 63}}, {{2, 64}}, {{5, 65}}, {{4, 12
 static const Dims SPEEL[] = {{{3, 1}}, {{4, 63}}, {{5, 64}}, {{3, 65}}, {{2, 129}}, {{7, 200}}, {{0}}};
 /* one program per element, for contended scalar atomics */
 static const Dims SPROG[] = {{{1}}, {{7}}, {{300}}, {{0}}};
+static const Dims SMM_COLS[] = {{{1, 129, 16}}, {{130, 129, 70}}, {{257, 131, 33}}, {{0}}};
 static const Dims SDOT32[] = {{{32, 32, 32}}, {{0}}};
 static const Dims SDOT64[] = {{{64, 32, 16}}, {{0}}};
 static const Dims SDOT32_64[] = {{{64, 32, 32}}, {{0}}};
@@ -862,6 +863,22 @@ static void r_dot_half(const long *d, double *const *in, double *const *want) {
     "        acc = tl.dot(a, b, acc" DOT_EXTRA ")\n" \
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n"
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
+/* Tutorial 08's epilogue: fp16 out through a row stride N not known to be
+ * aligned (N odd: no divisibility), one column a thread in the store's
+ * layout; on sm_90 the convert goes through a column-major scratch
+ * (llvm.c move_columns). */
+static const char k_matmul_cols[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k0 in range(0, K, BK):\n"
+    "        ka = k0 + rk\n"
+    "        a = tl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)\n"
+    "        b = tl.load(b_ptr + ka[:, None] * N + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)\n"
+    "        acc += tl.dot(a, b)\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 /* fp16 accumulation (mma.sync .f16.f16.f16.f16) */
 static const char k_matmul_f16acc[] = K_MATMUL("tl.float16", ", out_dtype=tl.float16");
 /* Triton's test_dot_mulbroadcasted: a sum of a broadcast product, which the
@@ -1466,6 +1483,8 @@ static const Case cases[] = {
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4, 1e-4},
     {"dot_f32_tf32x3", DOTK("tl.dot(a, b, input_precision='tf32x3')"), "-D M=32 -D N=32 -D K=32", SDOT32, {0, 0}, 0,
      0, {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
+    {"dot_f16_out_columns_128x128", k_matmul_cols, "-D BM=128 -D BN=128 -D BK=32", SMM_COLS, {128, 128}, 3, 0,
+     {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D2 | D1, -1, 1)}, {OUT(TL_F16, D0 | D1)}, r_dot, NULL, 2e-3, 1e-3},
     {"dot_f16_k_loop_ragged", k_matmul, "-D BM=32 -D BN=32 -D BK=16", SMM, {32, 32}, 3, 0,
      {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-4, 1e-4},
     {"dot_f16_acc_f16_k_loop_ragged_w8", k_matmul_f16acc, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8", SMM, {64, 32},
