@@ -285,6 +285,20 @@ static bool occupancy_of(TlKernel *k, const void *image, const char *name, int t
     return ok;
 }
 
+/* Does g launch as f does: the same shared memory, warps, and parameters
+ * (the automatic TMA maps among them, which the launch encodes from f's)? */
+static bool same_launch(const Function *f, const Function *g) {
+    if (g->shared_bytes != f->shared_bytes || ir_launch_warps(g) != ir_launch_warps(f) || g->nparams != f->nparams)
+        return false;
+    for (int i = 0; i < f->nparams; i++) {
+        const Param *a = &f->params[i], *b = &g->params[i];
+        if (a->type.dtype != b->type.dtype || a->tensormap != b->tensormap || a->nonneg != b->nonneg ||
+            a->above1 != b->above1 || memcmp(&a->tma, &b->tma, sizeof a->tma))
+            return false;
+    }
+    return true;
+}
+
 static bool has_op(const Block *b, OpCode op) {
     for (int i = 0; i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
@@ -298,9 +312,9 @@ static bool has_op(const Block *b, OpCode op) {
 }
 
 /* The register cap at which a kernel at `at` fits one more CTA an SM, or 0
- * where registers are not what limits it (or not alone: threads), or the cap would take more than a
- * fifth of them (a spill-free compile there is unlikely; ptxas allocates
- * registers to a warp in units of 256, 8 a thread). */
+ * where registers are not what limits it (or not alone: threads), or where
+ * the cap would take more than a fifth of them (a spill-free compile there
+ * is unlikely). ptxas gives a warp registers in units of 256, 8 a thread. */
 static int occupancy_cap(const TlContext *ctx, Occupancy at, int warps) {
     int per_thread = (at.regs + 7) / 8 * 8;
     if (!at.ctas || ctx->regs_per_sm <= 0 || ctx->regs_per_sm / (per_thread * 32) / warps > at.ctas ||
@@ -347,13 +361,12 @@ static void raise_occupancy(TlKernel *k, Variant *v, const CompileOptions *o, Bu
     bool is_cubin = false;
     Function *g = compile_kernel(&arena, &d, &k->src, k->module, &oc, &hooks);
     bool ok = g && make_image(k, g, &d, &hooks, &ptx, &img, &is_cubin) && img.data && g->sunk_loads &&
-              g->shared_bytes == f->shared_bytes && g->nparams == f->nparams && ir_launch_warps(g) == warps &&
-              occupancy_of(k, img.data, g->name, warps * 32, g->shared_bytes, &capped) &&
+              same_launch(f, g) && occupancy_of(k, img.data, g->name, warps * 32, g->shared_bytes, &capped) &&
               capped.ctas > at.ctas && capped.local <= at.local && capped.regs <= cap;
     if (ok) {
         buf_printf(&k->log, "note: %s: registers capped at %d a thread (%d uncapped) for %d CTAs an SM instead of "
-                            "%d, local memory %d bytes as before (TL_OCCUPANCY=0: no cap)\n",
-                   f->name, capped.regs, at.regs, capped.ctas, at.ctas, capped.local);
+                            "%d, local memory %d bytes (%d uncapped) (TL_OCCUPANCY=0: no cap)\n",
+                   f->name, capped.regs, at.regs, capped.ctas, at.ctas, capped.local, at.local);
         buf_free(image);
         *image = img;
         img = (Buf){0};

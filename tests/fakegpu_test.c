@@ -165,7 +165,7 @@ static void occupancy_case(const char *name, const char *src, const char *regs, 
 static void occupancy(void) {
     const char *opts = "--signature '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=4096 --num-warps 8";
     const char *note = "note: rms_k: registers capped at 40 a thread (48 uncapped) for 6 CTAs an SM instead of 5, "
-                       "local memory 0 bytes as before (TL_OCCUPANCY=0: no cap)\n";
+                       "local memory 0 bytes (0 uncapped) (TL_OCCUPANCY=0: no cap)\n";
     occupancy_case("occupancy_capped", NULL, "48", NULL, NULL, opts, 40, note);
     occupancy_case("occupancy_spills_kept_uncapped", NULL, "48", "16", NULL, opts, 48, NULL);
     occupancy_case("occupancy_off", NULL, "48", NULL, "0", opts, 48, NULL);
