@@ -39,6 +39,7 @@
  *   kgen --gpu [...]              the same kernels on the GPU against the interpreter
  *                                 (--gpu-sim: that path with a second interpreter)
  *   kgen --print KSEED            print the kernel of one kernel seed
+ *   kgen --maxnreg N ...          every kernel under that register cap (the sink pass)
  *   kgen --no-fork ...            everything in one process, for a debugger
  * Prints "[PASS] gen/..." / "[FAIL] gen/...: why" lines; exits 0 if all pass. */
 #include <errno.h>
@@ -1524,13 +1525,20 @@ static void pick_sizes(const Kernel *k, Run *r, int i) {
 
 #define RUNS 3
 
+/* --maxnreg N: every kernel compiled under that register cap, which turns on
+ * the sink pass (compiler/sink.c); tests/gen.sh runs the interpreter after it
+ * (TL_INTERPRET_PASSES) so that the reordering is checked by execution. */
+static int maxnreg;
+
 /* Compiles and runs k on ctx (and on ref_ctx when given: GPU against the
  * interpreter); o gets the first failure. */
 static void test_kernel(TlContext *ctx, TlContext *cpu, const Kernel *k, uint64_t data_seed, Outcome *o) {
     char *src = kernel_src(k);
-    char opts[128];
-    snprintf(opts, sizeof opts, "--kernel kgen -D BM=%d -D BN=%d -D BK=%d --num-warps %d", k->bm, k->bn, k->bk,
-             k->num_warps);
+    char opts[160];
+    int n = snprintf(opts, sizeof opts, "--kernel kgen -D BM=%d -D BN=%d -D BK=%d --num-warps %d", k->bm, k->bn, k->bk,
+                     k->num_warps);
+    if (maxnreg)
+        snprintf(opts + n, sizeof opts - (size_t)n, " --maxnreg %d", maxnreg);
     TlKernel *kern = NULL, *kcpu = NULL;
     TlStatus s = tl_kernel_from_string(ctx, src, opts, &kern);
     if (s != TL_SUCCESS)
@@ -1639,8 +1647,9 @@ static void test_tlc(const char *tlc, const char *ptxas, const Kernel *k, const 
     snprintf(sig + n, sizeof sig - n, "*%s, i32, i32, i32, i32, fp32, %d, %d, %d", dt_sig[k->out_dt], k->bm, k->bn,
              k->bk);
     snprintf(cmd, sizeof cmd,
-             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch %s -o '%s.ptx' > '%s.log' 2>&1",
-             tlc, path, sig, k->num_warps, arch, path, path);
+             "NO_COLOR=1 timeout 60 '%s' '%s' --kernel kgen --signature '%s' --num-warps %d --arch %s%s%.0d -o '%s.ptx' "
+             "> '%s.log' 2>&1",
+             tlc, path, sig, k->num_warps, arch, maxnreg ? " --maxnreg " : "", maxnreg, path, path);
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
     if (rc == 0 && ptxas) {
@@ -1974,6 +1983,8 @@ int main(int argc, char **argv) {
             op.ptxas = v, i++;
         else if (!strcmp(a, "--print") && v)
             print_seed = strtoull(v, NULL, 0), do_print = 1, i++;
+        else if (!strcmp(a, "--maxnreg") && v)
+            maxnreg = atoi(v), i++;
         else if (!strcmp(a, "--no-fork"))
             op.nofork = 1;
         else if (!strcmp(a, "--gpu"))
@@ -1986,7 +1997,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr,
                     "usage: kgen [--seed S] [--count N] [--seconds T] [--out DIR] [--tlc PATH [--ptxas PATH]] [--gpu]\n"
-                    "            [--file F.tl ...] [--print KERNEL_SEED]\n");
+                    "            [--maxnreg N] [--file F.tl ...] [--print KERNEL_SEED]\n");
             return 2;
         }
     }
@@ -2012,7 +2023,7 @@ int main(int argc, char **argv) {
         }
         printf("device: %s\n", tl_context_device_name(g));
     }
-    const char *mode = op.gpu ? "gpu" : "interp";
+    const char *mode = op.gpu ? (maxnreg ? "gpu_capped" : "gpu") : maxnreg ? "interp_capped" : "interp";
     if (nfiles) {
         for (int i = 0; i < nfiles; i++)
             run_file(&op, g, cpu, files[i]);
