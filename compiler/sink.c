@@ -13,20 +13,22 @@
  * order is the source's, as Triton keeps it: a load issued later waits longer
  * where nothing else runs on the SM.
  *
- * The cap is the user's (--maxnreg, TlCompileOptions.maxnreg) or the
- * runtime's (runtime/gpu.c raise_occupancy: a kernel without a dot whose
- * registers limit its CTAs an SM is compiled again at the next occupancy's
- * register count, and kept when the driver reports no more local memory).
+ * The cap is the user's (--maxnreg, to tlc or in the library's options) or the
+ * runtime's (runtime/gpu.c raise_occupancy: a kernel with a reduction and no
+ * dot whose registers limit its CTAs an SM is compiled again at the next
+ * occupancy's register count, and kept where this pass moved a load and the
+ * driver reports more CTAs an SM and no more local memory).
  *
  * Requires: verified IR before the layout pass; f->maxnreg (else nothing).
  * Ensures:  in every block, an op X that is pure (OPF_PURE, no regions, not
- *           itself a reduction or scan) or a load that is not volatile moves
+ *           itself a reduction, scan or dot) or a load that is not volatile moves
  *           down to just before the first op of its block reading one of its
  *           results (reading it in a region counts as the op owning the
  *           region), a load no further than the first op after it that may
- *           write memory (stores, atomics, calls of inline asm that is not
- *           pure, barriers, intrinsics, prints, asserts, control flow), and
- *           only where a reduction or scan lies between X and that place.
+ *           write memory (stores, atomics, inline asm that is not pure,
+ *           barriers, intrinsics, prints, asserts, assumes, any op with
+ *           regions), and only where a reduction or scan lies between X and
+ *           that place.
  *           Operands still dominate X (they were defined before it); X still
  *           dominates its readers. A load moved past no write reads what it
  *           read before. f->sunk_loads counts the loads moved.
@@ -42,14 +44,18 @@ static bool is_reduction(const Inst *in) {
     return in->op == IR_REDUCE || in->op == IR_REDUCE_FN || in->op == IR_SCAN;
 }
 
+/* A dot stays where it is written: the pipeliner and the wgmma waits place
+ * the work around it. */
 static bool movable(const Inst *in) {
     if (in->op == IR_LOAD)
         return !in->attr.is_volatile && in->nresults == 1;
-    return (ir_ops[in->op].flags & OPF_PURE) && !in->nregions && in->nresults && !is_reduction(in);
+    return (ir_ops[in->op].flags & OPF_PURE) && !in->nregions && in->nresults && !is_reduction(in) &&
+           in->op != IR_DOT;
 }
 
 /* Might a load moved past `in` read something else? Anything but a pure op
- * or a load may write memory (control flow: what its regions hold). */
+ * or a load may write memory; an op with regions counts as writing, whatever
+ * they hold. */
 static bool may_write(const Inst *in) {
     if (in->op == IR_LOAD)
         return false;
