@@ -210,8 +210,8 @@ TlStatus gpu_copy(TlBuffer *b, size_t offset, void *host, size_t bytes, bool to_
 TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit);
 /* Compile the cubin of a variant whose IR is in v->fn (sema under options o),
  * at a register cap where that fits one more CTA an SM without spilling (a
- * kernel without a dot: raise_occupancy), store it in the disk cache, and
- * load it. */
+ * kernel with a reduction and no dot: raise_occupancy), store it in the disk
+ * cache, and load it. */
 TlStatus gpu_build(TlKernel *k, Variant *v, const CompileOptions *o);
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync);

@@ -299,16 +299,15 @@ static bool same_launch(const Function *f, const Function *g) {
     return true;
 }
 
-static bool has_op(const Block *b, OpCode op) {
+/* seen[op] for every op in b and its regions. */
+static void ops_in(const Block *b, bool *seen) {
     for (int i = 0; i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
-        if (in->op == op)
-            return true;
+        seen[in->op] = true;
         for (int r = 0; r < in->nregions; r++)
-            if (in->regions[r] && has_op(in->regions[r], op))
-                return true;
+            if (in->regions[r])
+                ops_in(in->regions[r], seen);
     }
-    return false;
 }
 
 /* The register cap at which a kernel at `at` fits one more CTA an SM, or 0
@@ -329,9 +328,9 @@ static int occupancy_cap(const TlContext *ctx, Occupancy at, int warps) {
  * CTAs an SM, where 40 with its weights loaded after the statistics (sink.c,
  * which a cap turns on) run six, 3-4% faster on an H200 (2026-11-29: GPU
  * time 1.02x Triton's against 0.99; 37.6 against 39.0 us). So a kernel with
- * a reduction and without a dot, whose registers are what limits its CTAs an
- * SM, is compiled again capped (Function.maxnreg, `.maxnreg`) at the count
- * that fits one more; that image replaces *image where the sink pass moved a
+ * a reduction (or scan) and without a dot, whose registers are what limits
+ * its CTAs an SM, is compiled again capped (Function.maxnreg, `.maxnreg`) at
+ * the count that fits one more; that image replaces *image where the sink pass moved a
  * load and the driver reports more CTAs an SM and no more local memory (no
  * spills) than before. A cap alone is no gain: ptxas spills Liger's kernel
  * at 40 in its source order, and tutorial 04's seeded dropout (no reduction:
@@ -341,8 +340,11 @@ static int occupancy_cap(const TlContext *ctx, Occupancy at, int warps) {
 static void raise_occupancy(TlKernel *k, Variant *v, const CompileOptions *o, Buf *image) {
     const Function *f = v->fn;
     if (o->maxnreg || !kernel_occupancy_on() || !k->ctx->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor ||
-        !ptx_arch_ptx_runs_on(target_of(k), k->ctx->cc) || f->producer_warps || f->shared_bytes > 48 * 1024 ||
-        has_op(f->body, IR_DOT) || !(has_op(f->body, IR_REDUCE) || has_op(f->body, IR_REDUCE_FN)))
+        !ptx_arch_ptx_runs_on(target_of(k), k->ctx->cc) || f->producer_warps || f->shared_bytes > 48 * 1024)
+        return;
+    bool seen[IR__NUM] = {0}; /* the ops sink.c moves loads past, and no dot */
+    ops_in(f->body, seen);
+    if (seen[IR_DOT] || !(seen[IR_REDUCE] || seen[IR_REDUCE_FN] || seen[IR_SCAN]))
         return;
     int warps = ir_launch_warps(f);
     Occupancy at, capped;
