@@ -1,7 +1,8 @@
 """prof_rows.py triton|tl: tutorial 05's layer norm forward and backward (fp16 4096x8192) and Liger's rms_norm and
 layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
-(ROWS=t04s,t05,t05b,rms,ln,rope,t08 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
-grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops), with Triton or (tl) every launch through libtl; each row
+(ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
+grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t09f8: tutorial 09's matmul_tma_persistent, fp8e4
+8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1), with Triton or (tl) every launch through libtl; each row
 warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
 for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
 (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
@@ -22,6 +23,7 @@ for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger
 t05 = load("05-layer-norm.py")
 t04 = load("04-low-memory-dropout.py")
 t08 = load("08-grouped-gemm.py")
+t09 = load("09-persistent-matmul.py")
 from liger_kernel.ops.rms_norm import LigerRMSNormFunction
 from liger_kernel.ops.layer_norm import LigerLayerNormFunction
 from liger_kernel.ops.rope import LigerRopeFunction
@@ -47,6 +49,15 @@ rows = [("t04s", lambda: t04.seeded_dropout(xd, 0.5, 123), 2 * xd.numel() * 4),
         ("rope", lambda: LigerRopeFunction.apply(rq, rk, rcos, rsin), 2 * (rq.numel() + rk.numel()) * 2),
         ("t08", lambda: t08.group_gemm_fn(g8[:4], g8[4:]), -4 * 2 * 4096 ** 3)]
 pick = os.environ.get("ROWS", "t05,rms,ln").split(",")
+if "t09f8" in pick:  # both compilers at one config: the tutorial's autotuner left one to choose from
+    bn, bk, st, nw, sub = (int(v) for v in os.environ.get("T09_CONFIG", "256,64,4,8,1").split(","))
+    at = t09.matmul_kernel_tma_persistent
+    at.configs = [c for c in at.configs if (c.kwargs["BLOCK_SIZE_N"], c.kwargs["BLOCK_SIZE_K"], c.num_stages,
+                                             c.num_warps, int(c.kwargs["EPILOGUE_SUBTILE"])) == (bn, bk, st, nw, sub)]
+    assert len(at.configs) == 1, "T09_CONFIG names no config of the tutorial's"
+    a9 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn)
+    b9 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn)
+    rows.append(("t09f8", lambda: t09.matmul_tma_persistent(a9, b9, False), -2 * 8192 ** 3))
 for name, fn, nbytes in rows:
     if name not in pick: continue
     for _ in range(5): fn()
