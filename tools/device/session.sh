@@ -16,6 +16,10 @@
 #   occ    tl with and without its occupancy cap (TL_OCCUPANCY=0) beside Triton: prof_rows.py's rows
 #          (ROWS=t04s,t05,rms,ln,rope), then `AB=1` Liger (all rows) and tutorials 01-05, each twice
 #          (OCC_BENCH="liger", "samesrc" or "": which of the two)
+#   libab  two builds of libtl on the same source rows, in turns (A B B A ...), each a process of its own: the
+#          tree's build/lib/libtl.so against carry/libab/*.so.xz (built here from another revision and compressed
+#          with `xz -T0 -3`; carry carry/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
+#          09's pointer kernels), ROUNDS=N turns each (2), BENCH=samesrc or liger; the autotuners' picks printed
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
 if [ "$1" = prep ]; then
@@ -35,7 +39,7 @@ if [ "$1" = prep ]; then
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ) ;; *) sed -n '2,18p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab) ;; *) sed -n '2,22p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -84,6 +88,20 @@ occ)
            TL_OCCUPANCY=$occ AB=1 ROUNDS=${ROUNDS:-4} BENCH=$b ONLY="$rows" timeout 200 bash tests/bench.sh \
                > $OUT/occ_$b$occ.log 2>&1
            echo "== $b TL_OCCUPANCY=$occ"; sed -n '/^row /,$p' $OUT/occ_$b$occ.log
+       done
+   done ;;
+libab)
+   export PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TRITON_PRINT_AUTOTUNING=1
+   libs=("tree=$PWD/build/lib/libtl.so")
+   for x in carry/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
+   script=samesrc_bench.py; [ "${BENCH:-samesrc}" = liger ] && script=liger_bench.py
+   for k in $(seq 1 "${ROUNDS:-2}"); do
+       order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
+       for l in "${order[@]}"; do
+           echo "== ${l%%=*} (turn $k)"
+           TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/libab_${l%%=*} ONLY="${ROWS:-t08|t09 (naive|persistent) fp16}" \
+               timeout 200 python3 tools/conformance/$script tl /tmp/libab.json 2>&1 | grep -a -E "^(t0|liger|best config)" \
+               | cut -c1-200
        done
    done ;;
 esac
