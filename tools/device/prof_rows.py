@@ -2,10 +2,10 @@
 layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
 (ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
 grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t09f8: tutorial 09's matmul_tma_persistent, fp8e4
-8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1), with Triton or (tl) every launch through libtl; each row
-warmed up, then timed over 20 calls by CUDA events. PROF=1: one call of each between cudaProfilerStart and Stop,
-for `ncu --profile-from-start off` (tools/device/session.sh prof). Needs tools/conformance/tutorials and liger
-(extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
+8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1), with
+Triton or (tl) every launch through libtl; each row warmed up, then timed over 20 calls by CUDA events. PROF=1: one
+call of each between cudaProfilerStart and Stop, for `ncu --profile-from-start off` (tools/device/session.sh prof).
+Needs tools/conformance/tutorials and liger (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
 import os, sys, types
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
