@@ -5,7 +5,8 @@ grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t09f8: tutorial
 8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1), with
 Triton or (tl) every launch through libtl; each row warmed up, then timed over 20 calls by CUDA events. PROF=1: one
 call of each between cudaProfilerStart and Stop, for `ncu --profile-from-start off` (tools/device/session.sh prof).
-Needs tools/conformance/tutorials and liger (extract_suite.sh, extract_liger.sh) and PYTHONPATH=tools/conformance/pylib."""
+Needs tools/conformance/tutorials and liger (extract_suite.sh, extract_liger.sh) and
+PYTHONPATH=tools/conformance/pylib."""
 import os, sys, types
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
