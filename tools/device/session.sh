@@ -17,8 +17,8 @@
 #          (ROWS=t04s,t05,rms,ln,rope), then `AB=1` Liger (all rows) and tutorials 01-05, each twice
 #          (OCC_BENCH="liger", "samesrc" or "": which of the two)
 #   libab  two builds of libtl on the same source rows, in turns (A B B A ...), each a process of its own: the
-#          tree's build/lib/libtl.so against carry/libab/*.so.xz (built here from another revision and compressed
-#          with `xz -T0 -3`; carry carry/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
+#          tree's build/lib/libtl.so against build/libab/*.so.xz (built here from another revision and compressed
+#          with `xz -T0 -3`; carry build/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
 #          09's pointer kernels), ROUNDS=N turns each (2), BENCH=samesrc or liger; the autotuners' picks printed
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
@@ -93,7 +93,7 @@ occ)
 libab)
    export PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TRITON_PRINT_AUTOTUNING=1
    libs=("tree=$PWD/build/lib/libtl.so")
-   for x in carry/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
+   for x in build/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
    script=samesrc_bench.py; [ "${BENCH:-samesrc}" = liger ] && script=liger_bench.py
    for k in $(seq 1 "${ROUNDS:-2}"); do
        order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
