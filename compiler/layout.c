@@ -500,6 +500,11 @@ bool layout_reg_runs(const ThreadMap *tm, int fd, int v) {
     return true;
 }
 
+bool layout_runs_aligned(const ThreadMap *tm, int fd, int v) {
+    const MapDim *m = &tm->dim[fd];
+    return (m->lmod <= 1 || m->lmul % v == 0) && (m->wmod <= 1 || m->wmul % v == 0) && layout_reg_runs(tm, fd, v);
+}
+
 int layout_vector_width(const ThreadMap *tm, const AxisInfo *p, const AxisInfo *mask, int bytes) {
     if (!tm || tm->contig_dim < 0)
         return 1;

@@ -219,6 +219,9 @@ int layout_distinct(int mod, int mul, int S);
 /* Do the registers form runs of v elements consecutive along dim fd, each
  * starting at a multiple of v? (What a v-wide vector access needs.) */
 bool layout_reg_runs(const ThreadMap *tm, int fd, int v);
+/* layout_reg_runs, and each run starts at a multiple of v in every thread:
+ * the lane and warp terms of dim fd are multiples of v too. */
+bool layout_runs_aligned(const ThreadMap *tm, int fd, int v);
 
 /* ---- passes ---- */
 /* Axis analysis: per integer/pointer value and dimension, contiguity,

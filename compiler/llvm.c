@@ -364,20 +364,8 @@ static int run_along(const ThreadMap *tm, int d, int bytes) {
     int v = 16 / bytes;
     while (v > 1 && (tm->nregs % v || tm->shape[d] % v))
         v /= 2;
-    const typeof(tm->dim[0]) *t = &tm->dim[d];
-    while (v > 1 && ((t->lmod > 1 && t->lmul % v) || (t->wmod > 1 && t->wmul % v)))
+    while (v > 1 && !layout_runs_aligned(tm, d, v))
         v /= 2;
-    for (int r = 0; v > 1 && r < tm->nregs; r++) {
-        int k = r % v;
-        const int32_t *o = tm->reg_off[r], *o0 = tm->reg_off[r - k];
-        bool ok = (o0[d] & (tm->shape[d] - 1)) % v == 0;
-        for (int e = 0; e < tm->rank && ok; e++)
-            ok = e == d ? o[e] == o0[e] + k : o[e] == o0[e];
-        if (!ok) {
-            v /= 2;
-            r = -1;
-        }
-    }
     return v;
 }
 

@@ -122,13 +122,9 @@ static int access_width(Lower *L, const ThreadMap *tm, ValueId buf, int bytes) {
     int v = tm->contig;
     while (v > 1 && (v * bytes > 16 || v > group || tm->nregs % v))
         v /= 2;
-    const typeof(tm->dim[0]) *p = &tm->dim[fd];
-    for (; v > 1; v /= 2) { /* runs start at multiples of v in every thread */
-        bool ok = (p->lmod <= 1 || p->lmul % v == 0) && (p->wmod <= 1 || p->wmul % v == 0);
-        if (ok && layout_reg_runs(tm, fd, v))
-            return v;
-    }
-    return 1;
+    while (v > 1 && !layout_runs_aligned(tm, fd, v)) /* runs start at multiples of v in every thread */
+        v /= 2;
+    return v < 1 ? 1 : v;
 }
 
 static void lower_alloc(Lower *L, Inst *in) {
