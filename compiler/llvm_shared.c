@@ -108,6 +108,58 @@ static void indices(Lower *L, const ThreadMap *tm, int r, LLVMValueRef *idx) {
         idx[d] = llvm_index(L, tm, r, d);
 }
 
+/* Whether every thread of the program finds its access g (registers g*v
+ * onward of map tm) at the same distance in buf from its access 0, that
+ * distance into delta[g] (elements): layout_shared_offset, the compile-time
+ * twin of llvm_shared_offset, over every thread and access. It holds where
+ * the accesses are a multiple of the swizzle's period of rows apart (each
+ * row group then has the first one's XOR) or the layout has no swizzle. */
+static bool access_deltas(Lower *L, const ThreadMap *tm, ValueId buf, int v, int64_t *delta) {
+    Type t = L->f->values[buf].type;
+    int li = L->f->values[buf].layout, n = tm->nregs / v;
+    int32_t e[IR_MAX_RANK];
+    for (int warp = 0; warp < L->f->num_warps; warp++)
+        for (int lane = 0; lane < 32; lane++) {
+            layout_elem_index(tm, lane, warp, 0, e);
+            int64_t o0 = layout_shared_offset(L->f, li, t, e);
+            if (o0 < 0)
+                return false;
+            for (int g = 1; g < n; g++) {
+                layout_elem_index(tm, lane, warp, g * v, e);
+                int64_t d = layout_shared_offset(L->f, li, t, e) - o0;
+                if (warp == 0 && lane == 0)
+                    delta[g] = d;
+                else if (d != delta[g])
+                    return false;
+            }
+        }
+    return true;
+}
+
+/* The address in buf of each access of map tm's registers, v at a time,
+ * into ptrs[r / v]. Where access_deltas finds the distances the same in
+ * every thread, access g is access 0 plus a constant, as Triton's are
+ * (one register and an immediate offset each); else each is the layout's
+ * full expression of its indices, a dozen instructions and, in a loop, a
+ * register held across it each (tutorial 08's k loop held four 64-bit ones
+ * for A's four cp.async a stage, ptxas 10 registers over Triton's). */
+static void access_ptrs(Lower *L, const ThreadMap *tm, ValueId buf, int v, LLVMValueRef *ptrs) {
+    Type t = L->f->values[buf].type;
+    int n = tm->nregs / v;
+    LLVMValueRef base = llvm_val(L, buf)->r[0], idx[IR_MAX_RANK];
+    int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
+    bool same = delta && access_deltas(L, tm, buf, v, delta);
+    for (int g = 0; g < n; g++) {
+        if (g > 0 && same && delta[g] >= INT32_MIN && delta[g] <= INT32_MAX) {
+            LLVMValueRef o = llvm_i32(L, (int32_t)delta[g]);
+            ptrs[g] = LLVMBuildGEP2(L->b, llvm_mem_type(L, (DType)t.dtype), ptrs[0], &o, 1, "");
+            continue;
+        }
+        indices(L, tm, g * v, idx);
+        ptrs[g] = elem_ptr(L, base, buf, idx);
+    }
+}
+
 /* Elements per shared access for registers of map tm in buffer buf: a run
  * along the buffer's contiguous dim that the swizzle keeps in one group and
  * every thread starts aligned, at most 16 bytes. */
@@ -166,14 +218,12 @@ static void lower_copy(Lower *L, Inst *in) {
     }
     char name[64];
     snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s", vb == 16 ? "cg" : "ca", vb);
-    LLVMValueRef base = llvm_val(L, buf)->r[0];
     LLVMValueRef *pm = mask ? llvm_regs_like(L, mask, ptr, in->span) : NULL;
-    LLVMValueRef full = llvm_i32(L, vb), none = llvm_i32(L, 0);
+    LLVMValueRef full = llvm_i32(L, vb), none = llvm_i32(L, 0), *to = llvm_new_regs(L, tm->nregs / v);
+    access_ptrs(L, tm, buf, v, to);
     for (int r = 0; r < tm->nregs; r += v) {
         LLVMBasicBlockRef cont = llvm_guard_begin(L, llvm_owner(L, tm, r));
-        LLVMValueRef idx[IR_MAX_RANK];
-        indices(L, tm, r, idx);
-        LLVMValueRef args[3] = {elem_ptr(L, base, buf, idx), llvm_val(L, ptr)->r[r],
+        LLVMValueRef args[3] = {to[r / v], llvm_val(L, ptr)->r[r],
                                 pm ? LLVMBuildSelect(L->b, pm[r], full, none, "") : full};
         llvm_call(L, name, L->t_void, args, 3);
         llvm_guard_end(L, cont);
@@ -423,12 +473,10 @@ static void move_elems(Lower *L, ValueId buf, ValueId val, bool load) {
     DType dt = dtype_of(L, val);
     int bytes = llvm_dt_bytes(dt), v = access_width(L, tm, buf, bytes);
     LLVMTypeRef et = llvm_mem_type(L, dt), at = v > 1 ? LLVMVectorType(et, (unsigned)v) : et;
-    LLVMValueRef base = llvm_val(L, buf)->r[0];
-    LLVMValueRef *regs = load ? llvm_new_regs(L, tm->nregs) : llvm_val(L, val)->r;
+    LLVMValueRef *regs = load ? llvm_new_regs(L, tm->nregs) : llvm_val(L, val)->r, *ptrs = llvm_new_regs(L, tm->nregs / v);
+    access_ptrs(L, tm, buf, v, ptrs);
     for (int r = 0; r < tm->nregs; r += v) {
-        LLVMValueRef idx[IR_MAX_RANK];
-        indices(L, tm, r, idx);
-        LLVMValueRef p = elem_ptr(L, base, buf, idx);
+        LLVMValueRef p = ptrs[r / v];
         if (load) {
             LLVMValueRef x = LLVMBuildLoad2(L->b, at, p, "");
             LLVMSetAlignment(x, (unsigned)(v * bytes));
