@@ -180,6 +180,24 @@ LLVMValueRef llvm_linear(Lower *L, const ThreadMap *tm, int r, const int64_t *co
     return acc;
 }
 
+bool llvm_const_steps(Lower *L, const ThreadMap *tm, int v, int64_t (*at)(const void *c, int lane, int warp, int r),
+                      const void *c, int64_t *delta) {
+    int n = tm->nregs / v;
+    for (int warp = 0; warp < L->f->num_warps; warp++)
+        for (int lane = 0; lane < 32; lane++) {
+            int64_t o0 = at(c, lane, warp, 0);
+            if (o0 < 0)
+                return false;
+            for (int g = 1; g < n; g++) {
+                int64_t d = at(c, lane, warp, g * v) - o0;
+                if (d < INT32_MIN || d > INT32_MAX || ((warp || lane) && d != delta[g]))
+                    return false;
+                delta[g] = d;
+            }
+        }
+    return true;
+}
+
 void llvm_row_major(int rank, const int32_t *shape, int64_t *strides) {
     int64_t s = 1;
     for (int d = rank - 1; d >= 0; d--) {
@@ -311,6 +329,47 @@ LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2) 
     return LLVMBuildAdd(L->b, lin, LLVMBuildMul(L->b, row, llvm_i32(L, pad), ""), "");
 }
 
+/* The scratch copy's places: element e of a block at llvm_smem_index of
+ * base + sum_d e_d coef[d]. ScratchAt is what scratch_at, their
+ * compile-time twin for llvm_const_steps, reads. */
+typedef struct ScratchAt {
+    const ThreadMap *tm;
+    const int64_t *coef;
+    int64_t base;
+    int pad, row_log2;
+} ScratchAt;
+
+static int64_t scratch_at(const void *c, int lane, int warp, int r) {
+    const ScratchAt *s = c;
+    int32_t e[IR_MAX_RANK];
+    layout_elem_index(s->tm, lane, warp, r, e);
+    int64_t lin = s->base;
+    for (int d = 0; d < s->tm->rank; d++)
+        lin += (int64_t)e[d] * s->coef[d];
+    return s->pad ? lin + (lin >> s->row_log2) * s->pad : lin;
+}
+
+/* The scratch index of each access of map tm's registers, v at a time, into
+ * idx[r / v]: access 0's expression and, where llvm_const_steps finds the
+ * steps constant, the others as it plus a constant. */
+static void scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,
+                            int row_log2, LLVMValueRef *idx) {
+    ScratchAt s = {tm, coef, base, pad, row_log2};
+    int n = tm->nregs / v;
+    int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
+    bool steps = delta && llvm_const_steps(L, tm, v, scratch_at, &s, delta);
+    for (int g = 0; g < n; g++) {
+        if (g > 0 && steps) {
+            idx[g] = LLVMBuildAdd(L->b, idx[0], llvm_i32(L, (int32_t)delta[g]), "");
+            continue;
+        }
+        LLVMValueRef lin = llvm_linear(L, tm, g * v, coef);
+        if (base)
+            lin = LLVMBuildAdd(L->b, lin, llvm_i32(L, (int)base), "");
+        idx[g] = llvm_smem_index(L, lin, pad, row_log2);
+    }
+}
+
 /* Store registers r..r+v-1 (i1 as bytes) at scratch element idx. */
 static void smem_store(Lower *L, DType dt, const LLVMValueRef *regs, int v, LLVMValueRef idx, int64_t byte_off) {
     LLVMTypeRef ty = llvm_mem_type(L, dt);
@@ -342,8 +401,10 @@ static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
     int row_log2 = tm->rank ? __builtin_ctz((unsigned)tm->shape[tm->rank - 1]) : 0;
+    LLVMValueRef *idx = llvm_new_regs(L, tm->nregs / sv);
+    scratch_indices(L, tm, sv, strides, 0, pad, row_log2, idx);
     for (int r = 0; r < tm->nregs; r += sv)
-        smem_store(L, dt, &regs[r], sv, llvm_smem_index(L, llvm_linear(L, tm, r, strides), pad, row_log2), byte_off);
+        smem_store(L, dt, &regs[r], sv, idx[r / sv], byte_off);
 }
 
 void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off) {
@@ -395,8 +456,10 @@ static bool move_columns(Lower *L, const ThreadMap *src, const LLVMValueRef *sre
     llvm_stmatrix_stage(L, src, sregs, dt, 0, pad, 0);
     llvm_barrier(L);
     int64_t cm[2] = {1, S0};
+    LLVMValueRef *idx = llvm_new_regs(L, dst->nregs / cv);
+    scratch_indices(L, dst, cv, cm, 0, pad, __builtin_ctz((unsigned)S0), idx);
     for (int r = 0; r < dst->nregs; r += cv)
-        smem_load(L, dt, &dregs[r], cv, llvm_smem_index(L, llvm_linear(L, dst, r, cm), pad, __builtin_ctz((unsigned)S0)));
+        smem_load(L, dt, &dregs[r], cv, idx[r / cv]);
     return true;
 }
 
@@ -435,12 +498,10 @@ void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DTy
     if (!llvm_stmatrix_stage(L, src, sregs, dt, 1, pad, 0))
         stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
-    for (int r = 0; r < dst->nregs; r += dv) {
-        LLVMValueRef lin = llvm_linear(L, dst, r, coef);
-        if (base)
-            lin = LLVMBuildAdd(L->b, lin, llvm_i32(L, (int)base), "");
-        smem_load(L, dt, &dregs[r], dv, llvm_smem_index(L, lin, pad, row_log2));
-    }
+    LLVMValueRef *idx = llvm_new_regs(L, dst->nregs / dv);
+    scratch_indices(L, dst, dv, coef, base, pad, row_log2, idx);
+    for (int r = 0; r < dst->nregs; r += dv)
+        smem_load(L, dt, &dregs[r], dv, idx[r / dv]);
 }
 
 bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b) {

@@ -108,36 +108,25 @@ static void indices(Lower *L, const ThreadMap *tm, int r, LLVMValueRef *idx) {
         idx[d] = llvm_index(L, tm, r, d);
 }
 
-/* Whether every thread of the program finds its access g (registers g*v
- * onward of map tm) at the same distance in buf from its access 0, that
- * distance into delta[g] (elements): layout_shared_offset, the compile-time
- * twin of llvm_shared_offset, over every thread and access. It holds where
- * the accesses are a multiple of the swizzle's period of rows apart (each
- * row group then has the first one's XOR) or the layout has no swizzle. */
-static bool access_deltas(Lower *L, const ThreadMap *tm, ValueId buf, int v, int64_t *delta) {
-    Type t = L->f->values[buf].type;
-    int li = L->f->values[buf].layout, n = tm->nregs / v;
+/* The place in buf of map tm's register r in thread (lane, warp): the
+ * compile-time twin (layout_shared_offset) of elem_ptr's address, for
+ * llvm_const_steps. */
+typedef struct BufAt {
+    const Function *f;
+    const ThreadMap *tm;
+    int li;
+    Type t;
+} BufAt;
+
+static int64_t buf_at(const void *c, int lane, int warp, int r) {
+    const BufAt *b = c;
     int32_t e[IR_MAX_RANK];
-    for (int warp = 0; warp < L->f->num_warps; warp++)
-        for (int lane = 0; lane < 32; lane++) {
-            layout_elem_index(tm, lane, warp, 0, e);
-            int64_t o0 = layout_shared_offset(L->f, li, t, e);
-            if (o0 < 0)
-                return false;
-            for (int g = 1; g < n; g++) {
-                layout_elem_index(tm, lane, warp, g * v, e);
-                int64_t d = layout_shared_offset(L->f, li, t, e) - o0;
-                if (warp == 0 && lane == 0)
-                    delta[g] = d;
-                else if (d != delta[g])
-                    return false;
-            }
-        }
-    return true;
+    layout_elem_index(b->tm, lane, warp, r, e);
+    return layout_shared_offset(b->f, b->li, b->t, e);
 }
 
 /* The address in buf of each access of map tm's registers, v at a time,
- * into ptrs[r / v]. Where access_deltas finds the distances the same in
+ * into ptrs[r / v]. Where llvm_const_steps finds the distances the same in
  * every thread, access g is access 0 plus a constant, as Triton's are
  * (one register and an immediate offset each); else each is the layout's
  * full expression of its indices, a dozen instructions and, in a loop, a
@@ -147,10 +136,11 @@ static void access_ptrs(Lower *L, const ThreadMap *tm, ValueId buf, int v, LLVMV
     Type t = L->f->values[buf].type;
     int n = tm->nregs / v;
     LLVMValueRef base = llvm_val(L, buf)->r[0], idx[IR_MAX_RANK];
+    BufAt at = {L->f, tm, L->f->values[buf].layout, t};
     int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
-    bool same = delta && access_deltas(L, tm, buf, v, delta);
+    bool steps = delta && llvm_const_steps(L, tm, v, buf_at, &at, delta);
     for (int g = 0; g < n; g++) {
-        if (g > 0 && same && delta[g] >= INT32_MIN && delta[g] <= INT32_MAX) {
+        if (g > 0 && steps) {
             LLVMValueRef o = llvm_i32(L, (int32_t)delta[g]);
             ptrs[g] = LLVMBuildGEP2(L->b, llvm_mem_type(L, (DType)t.dtype), ptrs[0], &o, 1, "");
             continue;
