@@ -349,11 +349,8 @@ static int64_t scratch_at(const void *c, int lane, int warp, int r) {
     return s->pad ? lin + (lin >> s->row_log2) * s->pad : lin;
 }
 
-/* The scratch index of each access of map tm's registers, v at a time, into
- * idx[r / v]: access 0's expression and, where llvm_const_steps finds the
- * steps constant, the others as it plus a constant. */
-static void scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,
-                            int row_log2, LLVMValueRef *idx) {
+void llvm_scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,
+                          int row_log2, LLVMValueRef *idx) {
     ScratchAt s = {tm, coef, base, pad, row_log2};
     int n = tm->nregs / v;
     int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
@@ -402,7 +399,7 @@ static void stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType
     llvm_row_major(tm->rank, tm->shape, strides);
     int row_log2 = tm->rank ? __builtin_ctz((unsigned)tm->shape[tm->rank - 1]) : 0;
     LLVMValueRef *idx = llvm_new_regs(L, tm->nregs / sv);
-    scratch_indices(L, tm, sv, strides, 0, pad, row_log2, idx);
+    llvm_scratch_indices(L, tm, sv, strides, 0, pad, row_log2, idx);
     for (int r = 0; r < tm->nregs; r += sv)
         smem_store(L, dt, &regs[r], sv, idx[r / sv], byte_off);
 }
@@ -457,7 +454,7 @@ static bool move_columns(Lower *L, const ThreadMap *src, const LLVMValueRef *sre
     llvm_barrier(L);
     int64_t cm[2] = {1, S0};
     LLVMValueRef *idx = llvm_new_regs(L, dst->nregs / cv);
-    scratch_indices(L, dst, cv, cm, 0, pad, __builtin_ctz((unsigned)S0), idx);
+    llvm_scratch_indices(L, dst, cv, cm, 0, pad, __builtin_ctz((unsigned)S0), idx);
     for (int r = 0; r < dst->nregs; r += cv)
         smem_load(L, dt, &dregs[r], cv, idx[r / cv]);
     return true;
@@ -499,7 +496,7 @@ void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DTy
         stage(L, src, sregs, dt, sv, pad, 0);
     llvm_barrier(L);
     LLVMValueRef *idx = llvm_new_regs(L, dst->nregs / dv);
-    scratch_indices(L, dst, dv, coef, base, pad, row_log2, idx);
+    llvm_scratch_indices(L, dst, dv, coef, base, pad, row_log2, idx);
     for (int r = 0; r < dst->nregs; r += dv)
         smem_load(L, dt, &dregs[r], dv, idx[r / dv]);
 }

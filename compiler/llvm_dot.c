@@ -789,11 +789,13 @@ static void stage(Lower *L, ValueId v, DType ct, int64_t byte_off, bool tf32) {
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(tm->rank, tm->shape, strides);
     LLVMTypeRef t = llvm_type(L, ct);
-    for (int r = 0; r < x->n; r++) {
+    LLVMValueRef *idx = llvm_new_regs(L, tm->nregs);
+    llvm_scratch_indices(L, tm, 1, strides, 0, 0, 0, idx);
+    for (int r = 0; r < tm->nregs; r++) {
         LLVMValueRef val = llvm_cast(L, x->r[r], dtype_of(L, v), ct);
         if (tf32)
             val = LLVMBuildBitCast(L->b, f2tf32(L, val), t, "");
-        LLVMBuildStore(L->b, val, llvm_smem_ptr(L, t, llvm_linear(L, tm, r, strides), byte_off));
+        LLVMBuildStore(L->b, val, llvm_smem_ptr(L, t, idx[r], byte_off));
     }
 }
 

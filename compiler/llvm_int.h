@@ -136,6 +136,12 @@ LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t
 /* Scratch element of row-major index lin when each row (2^row_log2
  * elements) is followed by pad elements. */
 LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2);
+/* The scratch index of each access of map tm's registers, v at a time, into
+ * idx[r / v], element e at llvm_smem_index(base + sum_d e_d coef[d], pad,
+ * row_log2): access 0's expression and, where llvm_const_steps finds the
+ * steps constant, the others as it plus a constant. */
+void llvm_scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,
+                          int row_log2, LLVMValueRef *idx);
 /* Store a block's registers at their row-major (padded) places in the
  * scratch, in vectors where the map allows; no barriers. */
 void llvm_smem_stage(Lower *L, const ThreadMap *tm, const LLVMValueRef *regs, DType dt, int pad, int64_t byte_off);
