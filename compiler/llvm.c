@@ -180,16 +180,15 @@ LLVMValueRef llvm_linear(Lower *L, const ThreadMap *tm, int r, const int64_t *co
     return acc;
 }
 
-bool llvm_const_steps(Lower *L, const ThreadMap *tm, int v, int64_t (*at)(const void *c, int lane, int warp, int r),
-                      const void *c, int64_t *delta) {
-    int n = tm->nregs / v;
+bool llvm_const_steps(Lower *L, int n, int64_t (*at)(const void *c, int lane, int warp, int g), const void *c,
+                      int64_t *delta) {
     for (int warp = 0; warp < L->f->num_warps; warp++)
         for (int lane = 0; lane < 32; lane++) {
             int64_t o0 = at(c, lane, warp, 0);
             if (o0 < 0)
                 return false;
             for (int g = 1; g < n; g++) {
-                int64_t d = at(c, lane, warp, g * v) - o0;
+                int64_t d = at(c, lane, warp, g) - o0;
                 if (d < INT32_MIN || d > INT32_MAX || ((warp || lane) && d != delta[g]))
                     return false;
                 delta[g] = d;
@@ -334,15 +333,16 @@ LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2) 
  * compile-time twin for llvm_const_steps, reads. */
 typedef struct ScratchAt {
     const ThreadMap *tm;
+    int v; /* registers an access */
     const int64_t *coef;
     int64_t base;
     int pad, row_log2;
 } ScratchAt;
 
-static int64_t scratch_at(const void *c, int lane, int warp, int r) {
+static int64_t scratch_at(const void *c, int lane, int warp, int g) {
     const ScratchAt *s = c;
     int32_t e[IR_MAX_RANK];
-    layout_elem_index(s->tm, lane, warp, r, e);
+    layout_elem_index(s->tm, lane, warp, g * s->v, e);
     int64_t lin = s->base;
     for (int d = 0; d < s->tm->rank; d++)
         lin += (int64_t)e[d] * s->coef[d];
@@ -351,10 +351,10 @@ static int64_t scratch_at(const void *c, int lane, int warp, int r) {
 
 void llvm_scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,
                           int row_log2, LLVMValueRef *idx) {
-    ScratchAt s = {tm, coef, base, pad, row_log2};
+    ScratchAt s = {tm, v, coef, base, pad, row_log2};
     int n = tm->nregs / v;
     int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
-    bool steps = delta && llvm_const_steps(L, tm, v, scratch_at, &s, delta);
+    bool steps = delta && llvm_const_steps(L, n, scratch_at, &s, delta);
     for (int g = 0; g < n; g++) {
         if (g > 0 && steps) {
             idx[g] = LLVMBuildAdd(L->b, idx[0], llvm_i32(L, (int32_t)delta[g]), "");

@@ -114,14 +114,15 @@ static void indices(Lower *L, const ThreadMap *tm, int r, LLVMValueRef *idx) {
 typedef struct BufAt {
     const Function *f;
     const ThreadMap *tm;
+    int v; /* registers an access */
     int li;
     Type t;
 } BufAt;
 
-static int64_t buf_at(const void *c, int lane, int warp, int r) {
+static int64_t buf_at(const void *c, int lane, int warp, int g) {
     const BufAt *b = c;
     int32_t e[IR_MAX_RANK];
-    layout_elem_index(b->tm, lane, warp, r, e);
+    layout_elem_index(b->tm, lane, warp, g * b->v, e);
     return layout_shared_offset(b->f, b->li, b->t, e);
 }
 
@@ -136,9 +137,9 @@ static void access_ptrs(Lower *L, const ThreadMap *tm, ValueId buf, int v, LLVMV
     Type t = L->f->values[buf].type;
     int n = tm->nregs / v;
     LLVMValueRef base = llvm_val(L, buf)->r[0], idx[IR_MAX_RANK];
-    BufAt at = {L->f, tm, L->f->values[buf].layout, t};
+    BufAt at = {L->f, tm, v, L->f->values[buf].layout, t};
     int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
-    bool steps = delta && llvm_const_steps(L, tm, v, buf_at, &at, delta);
+    bool steps = delta && llvm_const_steps(L, n, buf_at, &at, delta);
     for (int g = 0; g < n; g++) {
         if (g > 0 && steps) {
             LLVMValueRef o = llvm_i32(L, (int32_t)delta[g]);
@@ -365,6 +366,49 @@ typedef struct StDest {
     int64_t byte_off;
 } StDest;
 
+/* The element lane's row address of group g of plan p names in thread
+ * (lane, warp): the compile-time twin of emit_stmatrix's, for
+ * llvm_const_steps. */
+typedef struct StAt {
+    const Function *f;
+    const ThreadMap *tm;
+    const StPlan *p;
+    const StDest *to;
+} StAt;
+
+static int64_t stmatrix_at(const void *c, int lane, int warp, int g) {
+    const StAt *s = c;
+    const ThreadMap *tm = s->tm;
+    const StPlan *p = s->p;
+    int q = lane / 8, in = p->inner, out = 1 - in;
+    int32_t idx[2];
+    for (int d = 0; d < 2; d++) {
+        const typeof(tm->dim[0]) *w = &tm->dim[d];
+        int wb = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
+        idx[d] = (wb + p->at[g][0][d] + (q & 1) * p->at[g][1][d] + (q >> 1) * p->at[g][2][d] +
+                  (d == out ? lane % 8 : 0)) & (tm->shape[d] - 1);
+    }
+    if (s->to->buf)
+        return layout_shared_offset(s->f, s->f->values[s->to->buf].layout, s->f->values[s->to->buf].type, idx);
+    int64_t lin = (int64_t)idx[out] * tm->shape[in] + idx[in];
+    return s->to->pad ? lin + (lin >> __builtin_ctz((unsigned)tm->shape[in])) * s->to->pad : lin;
+}
+
+/* The stmatrix instruction, its address the operand plus `off` bytes:
+ * written into the text, as an operand's immediate in inline asm is not
+ * folded (the other groups' addresses would each be a register, hoisted
+ * out of a persistent loop and held through it: tutorial 08's epilogue
+ * held 16 of 64 bits). */
+static LLVMValueRef stmatrix_asm(bool trans, int64_t off, LLVMTypeRef fty) {
+    char text[128], at[32] = "$0";
+    if (off)
+        snprintf(at, sizeof at, "$0+%lld", (long long)off);
+    snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x4%s.shared.b16 [%s], {$1, $2, $3, $4};",
+             trans ? ".trans" : "", at);
+    const char *cons = "l,r,r,r,r,~{memory}";
+    return LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+}
+
 static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const LLVMValueRef *regs, DType dt,
                           const StDest *to) {
     LLVMBuilderRef b = L->b;
@@ -377,15 +421,27 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
         w.dim[d].lmod = 1;
         wb[d] = llvm_base(L, &w, d);
     }
-    const char *text = p->trans ? "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], {$1, $2, $3, $4};"
-                                : "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};";
     LLVMTypeRef at[5] = {L->t_i64, L->t_i32, L->t_i32, L->t_i32, L->t_i32};
     LLVMTypeRef fty = LLVMFunctionType(L->t_void, at, 5, 0);
-    const char *cons = "l,r,r,r,r,~{memory}";
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
-                                       LLVMInlineAsmDialectATT, 0);
     unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
+    StAt sa = {L->f, tm, p, to};
+    int64_t *delta = p->n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)p->n) : NULL;
+    bool steps = delta && llvm_const_steps(L, p->n, stmatrix_at, &sa, delta);
+    LLVMValueRef addr0 = NULL;
     for (int g = 0; g < p->n; g++) {
+        LLVMValueRef args[5];
+        for (int k = 0; k < 4; k++) {
+            LLVMValueRef v = LLVMGetUndef(vt);
+            for (int j = 0; j < 2; j++)
+                v = LLVMBuildInsertElement(b, v, regs[p->regs[g][2 * k + j]], llvm_i32(L, j), "");
+            args[1 + k] = LLVMBuildBitCast(b, v, L->t_i32, "");
+        }
+        if (g > 0 && steps) {
+            args[0] = addr0;
+            LLVMValueRef call = LLVMBuildCall2(b, fty, stmatrix_asm(p->trans, delta[g] * llvm_dt_bytes(dt), fty), args, 5, "");
+            LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, conv, 0));
+            continue;
+        }
         LLVMValueRef idx[2];
         for (int d = 0; d < 2; d++) {
             const int (*a)[2] = p->at[g];
@@ -408,14 +464,8 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
             lin = llvm_smem_index(L, lin, to->pad, __builtin_ctz((unsigned)tm->shape[in]));
             ptr = llvm_smem_ptr(L, et, lin, to->byte_off);
         }
-        LLVMValueRef args[5] = {LLVMBuildPtrToInt(b, ptr, L->t_i64, "")};
-        for (int k = 0; k < 4; k++) {
-            LLVMValueRef v = LLVMGetUndef(vt);
-            for (int j = 0; j < 2; j++)
-                v = LLVMBuildInsertElement(b, v, regs[p->regs[g][2 * k + j]], llvm_i32(L, j), "");
-            args[1 + k] = LLVMBuildBitCast(b, v, L->t_i32, "");
-        }
-        LLVMValueRef call = LLVMBuildCall2(b, fty, fn, args, 5, "");
+        args[0] = addr0 = LLVMBuildPtrToInt(b, ptr, L->t_i64, "");
+        LLVMValueRef call = LLVMBuildCall2(b, fty, stmatrix_asm(p->trans, 0, fty), args, 5, "");
         LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, conv, 0));
     }
 }
