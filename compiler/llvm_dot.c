@@ -437,14 +437,22 @@ static LLVMValueRef warp_base(Lower *L, const ThreadMap *tt, int d) {
 
 enum { LD_A, LD_B, LD_B2 }; /* .x4 (A), .x2.trans (one B tile), .x4.trans (two B tiles) */
 
-static LLVMValueRef ldmatrix(Lower *L, int mode, LLVMValueRef addr) {
+/* ldmatrix at addr plus `off` bytes, the offset written into the text (an
+ * inline asm operand's immediate is not folded into its address). */
+static LLVMValueRef ldmatrix(Lower *L, int mode, LLVMValueRef addr, int64_t off) {
     LLVMTypeRef i32s[4] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32};
     int n = mode == LD_B ? 2 : 4;
     LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, i32s, (unsigned)n, 0);
     LLVMTypeRef fty = LLVMFunctionType(rt, &L->t_i64, 1, 0);
-    const char *text = mode == LD_A   ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
-                       : mode == LD_B ? "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];"
-                                      : "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];";
+    char at[32], text[128];
+    if (off)
+        snprintf(at, sizeof at, "$%d+%lld", n, (long long)off);
+    else
+        snprintf(at, sizeof at, "$%d", n);
+    snprintf(text, sizeof text, mode == LD_A   ? "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [%s];"
+                                : mode == LD_B ? "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [%s];"
+                                               : "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [%s];",
+             at);
     const char *cons = n == 4 ? "=r,=r,=r,=r,l" : "=r,=r,l";
     LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), 1, 0,
                                        LLVMInlineAsmDialectATT, 0);
@@ -468,9 +476,64 @@ static int ld_pad(const LdPlan *p) { return (p->C * 2 / 16) % 2 ? 0 : 8; }
 
 static int64_t ld_bytes(const LdPlan *p) { return ((int64_t)p->R * p->C + (int64_t)p->R * ld_pad(p)) * 2; }
 
+/* One ldmatrix of ld_read: tile row tr, tile column tc, and for B the
+ * step (in tiles) to the second tile of a pair (0: one tile, .x2). */
+typedef struct LdAccess {
+    int tr, tc, step;
+    bool pair;
+} LdAccess;
+
+/* The place (element index) lane's row address of access g names in thread
+ * (lane, warp), the compile-time twin of ld_read's, for llvm_const_steps. */
+typedef struct LdAt {
+    const Function *f;
+    const ThreadMap *tt;
+    const LdPlan *p;
+    const LdAccess *acc;
+    ValueId buf;
+    int pad;
+} LdAt;
+
+static int64_t ld_at(const void *c, int lane, int warp, int g) {
+    const LdAt *s = c;
+    const LdPlan *p = s->p;
+    const LdAccess *a = &s->acc[g];
+    int d = p->a ? 0 : 1, q = lane >> 3;
+    const typeof(s->tt->dim[0]) *w = &s->tt->dim[d];
+    int wb = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
+    int lrow = (p->a ? wb : 0) + (q & 1) * 8 + (lane & 7);
+    int lcol = p->a ? (q >> 1) * 8 : wb + (q >> 1) * 8 * a->step;
+    int32_t idx[2] = {(lrow + a->tr * p->th) & (p->R - 1), (lcol + a->tc * p->tw) & (p->C - 1)};
+    if (s->buf)
+        return layout_shared_offset(s->f, s->f->values[s->buf].layout, s->f->values[s->buf].type, idx);
+    int64_t lin = (int64_t)idx[0] * p->C + idx[1];
+    return s->pad ? lin + (lin >> __builtin_ctz((unsigned)p->C)) * s->pad : lin;
+}
+
+/* The accesses of plan p, in order, into acc (room for ntr * ntc); their
+ * count. A: one .x4 per 16x16 tile. B: two held 16x8 tiles (the next one
+ * along N this thread holds, `step` tiles on) with one .x4.trans, matrices
+ * 2 and 3 at `step` * 8 columns; a last odd one .x2.trans. */
+static int ld_accesses(const LdPlan *p, LdAccess *acc) {
+    int n = 0, held[p->ntc + 1];
+    for (int tr = 0; tr < p->ntr; tr++) {
+        int nh = 0;
+        for (int tc = 0; tc < p->ntc; tc++)
+            if (p->map[(tr * p->ntc + tc) * p->nslot * 2] >= 0)
+                held[nh++] = tc;
+        for (int h = 0; h < nh;) {
+            bool pair = !p->a && h + 1 < nh;
+            acc[n++] = (LdAccess){tr, held[h], pair ? held[h + 1] - held[h] : 0, pair};
+            h += 1 + pair;
+        }
+    }
+    return n;
+}
+
 /* Read the fragments of value d: from the staged copy at byte_off of the
  * scratch (padded rows), or, when buf is not 0, from that swizzled buffer at
- * base. */
+ * base. Accesses a constant apart from the first in every thread read at
+ * its address plus an immediate (ld_at, llvm_const_steps). */
 static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, ValueId buf, LLVMValueRef base) {
     DType dt = (DType)L->f->values[d].type.dtype;
     const ThreadMap *tt = llvm_tm(L, d);
@@ -481,23 +544,24 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
     LLVMValueRef wrow = p->a ? warp_base(L, tt, 0) : llvm_i32(L, 0), wcol = p->a ? llvm_i32(L, 0) : warp_base(L, tt, 1);
     LLVMValueRef lrow = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, wrow, qrow, ""), r8, "");
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
-    LLVMValueRef *regs = llvm_new_regs(L, tt->nregs);
-    int *held = malloc(sizeof *held * (size_t)(p->ntc + 1));
-    for (int tr = 0; tr < p->ntr && held; tr++) {
-        int nh = 0;
-        for (int tc = 0; tc < p->ntc; tc++)
-            if (p->map[(tr * p->ntc + tc) * p->nslot * 2] >= 0)
-                held[nh++] = tc;
-        /* A: one .x4 per 16x16 tile. B: two held 16x8 tiles (the next one
-         * along N this thread holds, `step` tiles on) with one .x4.trans,
-         * matrices 2 and 3 at `step` * 8 columns; a last odd one .x2.trans. */
-        for (int h = 0; h < nh;) {
-            int tc = held[h], pair = !p->a && h + 1 < nh, step = pair ? held[h + 1] - tc : 0;
+    LLVMValueRef *regs = llvm_new_regs(L, tt->nregs), addr0 = NULL;
+    LdAccess *acc = arena_alloc(L->f->arena, sizeof *acc * (size_t)(p->ntr * p->ntc));
+    int64_t *delta = arena_alloc(L->f->arena, sizeof *delta * (size_t)(p->ntr * p->ntc));
+    int n = acc ? ld_accesses(p, acc) : 0;
+    LdAt at = {L->f, tt, p, acc, buf, pad};
+    bool steps = delta && n > 1 && llvm_const_steps(L, n, ld_at, &at, delta);
+    for (int g = 0; g < n; g++) {
+        const LdAccess *a = &acc[g];
+        int mode = p->a ? LD_A : a->pair ? LD_B2 : LD_B;
+        LLVMValueRef res;
+        if (g > 0 && steps) {
+            res = ldmatrix(L, mode, addr0, delta[g] * llvm_dt_bytes(dt));
+        } else {
             LLVMValueRef lcol = p->a ? LLVMBuildMul(L->b, qhi, llvm_i32(L, 8), "")
-                                     : LLVMBuildAdd(L->b, wcol, LLVMBuildMul(L->b, qhi, llvm_i32(L, 8 * step), ""), "");
-            LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, tr * p->th), ""),
+                                     : LLVMBuildAdd(L->b, wcol, LLVMBuildMul(L->b, qhi, llvm_i32(L, 8 * a->step), ""), "");
+            LLVMValueRef row = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lrow, llvm_i32(L, a->tr * p->th), ""),
                                             llvm_i32(L, p->R - 1), "");
-            LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, tc * p->tw), ""),
+            LLVMValueRef col = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, lcol, llvm_i32(L, a->tc * p->tw), ""),
                                             llvm_i32(L, p->C - 1), "");
             LLVMValueRef ptr;
             if (buf) {
@@ -508,21 +572,20 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
                 LLVMValueRef lin = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, llvm_i32(L, p->C), ""), col, "");
                 ptr = llvm_smem_ptr(L, llvm_type(L, dt), llvm_smem_index(L, lin, pad, row_log2), byte_off);
             }
-            int mode = p->a ? LD_A : pair ? LD_B2 : LD_B;
-            LLVMValueRef res = ldmatrix(L, mode, LLVMBuildPtrToInt(L->b, ptr, L->t_i64, ""));
-            for (int t = 0; t < 1 + pair; t++) {
-                const int *m = &p->map[(tr * p->ntc + held[h + t]) * p->nslot * 2];
-                for (int slot = 0; slot < p->nslot; slot++) {
-                    LLVMValueRef x = LLVMBuildExtractValue(L->b, res, (unsigned)(t * p->nslot + slot), "");
-                    LLVMValueRef v = LLVMBuildBitCast(L->b, x, vt, "");
-                    for (int j = 0; j < 2; j++)
-                        regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
-                }
+            LLVMValueRef addr = LLVMBuildPtrToInt(L->b, ptr, L->t_i64, "");
+            addr0 = g == 0 ? addr : addr0;
+            res = ldmatrix(L, mode, addr, 0);
+        }
+        for (int t = 0; t < 1 + a->pair; t++) {
+            const int *m = &p->map[(a->tr * p->ntc + a->tc + t * a->step) * p->nslot * 2];
+            for (int slot = 0; slot < p->nslot; slot++) {
+                LLVMValueRef x = LLVMBuildExtractValue(L->b, res, (unsigned)(t * p->nslot + slot), "");
+                LLVMValueRef v = LLVMBuildBitCast(L->b, x, vt, "");
+                for (int j = 0; j < 2; j++)
+                    regs[m[slot * 2 + j]] = LLVMBuildExtractElement(L->b, v, llvm_i32(L, j), "");
             }
-            h += 1 + pair;
         }
     }
-    free(held);
     llvm_set(L, d, regs, tt->nregs);
 }
 
