@@ -396,10 +396,15 @@ const ThreadMap *layout_thread_map(const Function *f, int li, Type t, int num_wa
     return map_of(f, li, t.rank, t.shape, num_warps);
 }
 
+int64_t layout_warp_base(const ThreadMap *tm, int d, int warp) {
+    const MapDim *m = &tm->dim[d];
+    return (int64_t)((warp / m->wdiv) % m->wmod) * m->wmul;
+}
+
 void layout_elem_index(const ThreadMap *tm, int lane, int warp, int r, int32_t *idx) {
     for (int d = 0; d < tm->rank; d++) {
         const MapDim *m = &tm->dim[d];
-        int64_t base = (int64_t)((lane / m->ldiv) % m->lmod) * m->lmul + (int64_t)((warp / m->wdiv) % m->wmod) * m->wmul;
+        int64_t base = (int64_t)((lane / m->ldiv) % m->lmod) * m->lmul + layout_warp_base(tm, d, warp);
         idx[d] = (int32_t)((base + tm->reg_off[r][d]) % tm->shape[d]);
     }
 }

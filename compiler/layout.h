@@ -144,6 +144,8 @@ int layout_intern(Function *f, const Layout *l);
 const ThreadMap *layout_thread_map(const Function *f, int li, Type t, int num_warps);
 /* The element register r of thread (lane, warp) holds: the formula above. */
 void layout_elem_index(const ThreadMap *tm, int lane, int warp, int r, int32_t *idx);
+/* The warp's part of base_d: ((warp / wdiv) % wmod) * wmul. */
+int64_t layout_warp_base(const ThreadMap *tm, int d, int warp);
 /* Layout li is MMA v3 (wgmma's accumulator), or a DOT_OPERAND of one: such
  * an operand is a shared buffer's address, read by wgmma's descriptors
  * (llvm_dot.c), which smem.c counts as a use and a read of the buffer. */

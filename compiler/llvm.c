@@ -346,7 +346,7 @@ static int64_t scratch_at(const void *c, int lane, int warp, int g) {
     int64_t lin = s->base;
     for (int d = 0; d < s->tm->rank; d++)
         lin += (int64_t)e[d] * s->coef[d];
-    return s->pad ? lin + (lin >> s->row_log2) * s->pad : lin;
+    return llvm_smem_index_at(lin, s->pad, s->row_log2);
 }
 
 void llvm_scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *coef, int64_t base, int pad,

@@ -498,16 +498,14 @@ static int64_t ld_at(const void *c, int lane, int warp, int g) {
     const LdAt *s = c;
     const LdPlan *p = s->p;
     const LdAccess *a = &s->acc[g];
-    int d = p->a ? 0 : 1, q = lane >> 3;
-    const typeof(s->tt->dim[0]) *w = &s->tt->dim[d];
-    int wb = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
+    int q = lane >> 3, wb = (int)layout_warp_base(s->tt, p->a ? 0 : 1, warp);
     int lrow = (p->a ? wb : 0) + (q & 1) * 8 + (lane & 7);
     int lcol = p->a ? (q >> 1) * 8 : wb + (q >> 1) * 8 * a->step;
     int32_t idx[2] = {(lrow + a->tr * p->th) & (p->R - 1), (lcol + a->tc * p->tw) & (p->C - 1)};
     if (s->buf)
         return layout_shared_offset(s->f, s->f->values[s->buf].layout, s->f->values[s->buf].type, idx);
     int64_t lin = (int64_t)idx[0] * p->C + idx[1];
-    return s->pad ? lin + (lin >> __builtin_ctz((unsigned)p->C)) * s->pad : lin;
+    return llvm_smem_index_at(lin, s->pad, __builtin_ctz((unsigned)p->C));
 }
 
 /* The accesses of plan p, in order, into acc (room for ntr * ntc); their

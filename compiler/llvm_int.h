@@ -136,6 +136,10 @@ LLVMValueRef llvm_smem_ptr(Lower *L, LLVMTypeRef elty, LLVMValueRef idx, int64_t
 /* Scratch element of row-major index lin when each row (2^row_log2
  * elements) is followed by pad elements. */
 LLVMValueRef llvm_smem_index(Lower *L, LLVMValueRef lin, int pad, int row_log2);
+/* The same at compile time. */
+static inline int64_t llvm_smem_index_at(int64_t lin, int pad, int row_log2) {
+    return pad ? lin + (lin >> row_log2) * pad : lin;
+}
 /* The scratch index of each access of map tm's registers, v at a time, into
  * idx[r / v], element e at llvm_smem_index(base + sum_d e_d coef[d], pad,
  * row_log2): access 0's expression and, where llvm_const_steps finds the

@@ -262,11 +262,7 @@ static bool stmatrix_exact(Lower *L, const ThreadMap *tm, const StPlan *p, Value
     Type bt = buf ? L->f->values[buf].type : (Type){0};
     int bl = buf ? L->f->values[buf].layout : 0;
     for (int warp = 0; warp < L->f->num_warps; warp++) {
-        int wb[2];
-        for (int d = 0; d < 2; d++) {
-            const typeof(tm->dim[0]) *w = &tm->dim[d];
-            wb[d] = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
-        }
+        int wb[2] = {(int)layout_warp_base(tm, 0, warp), (int)layout_warp_base(tm, 1, warp)};
         for (int g = 0; g < p->n; g++) {
             int32_t at[32][2];
             for (int lane = 0; lane < 32; lane++) {
@@ -383,15 +379,14 @@ static int64_t stmatrix_at(const void *c, int lane, int warp, int g) {
     int q = lane / 8, in = p->inner, out = 1 - in;
     int32_t idx[2];
     for (int d = 0; d < 2; d++) {
-        const typeof(tm->dim[0]) *w = &tm->dim[d];
-        int wb = w->wmod > 1 ? (warp / (w->wdiv ? w->wdiv : 1)) % w->wmod * w->wmul : 0;
+        int wb = (int)layout_warp_base(tm, d, warp);
         idx[d] = (wb + p->at[g][0][d] + (q & 1) * p->at[g][1][d] + (q >> 1) * p->at[g][2][d] +
                   (d == out ? lane % 8 : 0)) & (tm->shape[d] - 1);
     }
     if (s->to->buf)
         return layout_shared_offset(s->f, s->f->values[s->to->buf].layout, s->f->values[s->to->buf].type, idx);
     int64_t lin = (int64_t)idx[out] * tm->shape[in] + idx[in];
-    return s->to->pad ? lin + (lin >> __builtin_ctz((unsigned)tm->shape[in])) * s->to->pad : lin;
+    return llvm_smem_index_at(lin, s->to->pad, __builtin_ctz((unsigned)tm->shape[in]));
 }
 
 /* The stmatrix instruction, its address the operand plus `off` bytes:
