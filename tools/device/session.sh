@@ -20,8 +20,8 @@
 #          tree's build/lib/libtl.so against build/libab/*.so.xz (built here from another revision and compressed
 #          with `xz -T0 -3`; carry build/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
 #          09's pointer kernels), ROUNDS=N turns each (2), BENCH=samesrc or liger; the autotuners' picks printed
-#   configs  tutorial 09's autotune configs one by one as each compiler's autotuner timed them (t09_configs.py;
-#          ROWS=naive,persistent,tma0,desc0,desc1, default tma0,desc0; DTYPES="fp16 fp8", default fp16)
+#   configs  tutorials 03's and 09's matmuls: each autotune config as each compiler's autotuner timed it
+#          (autotune_configs.py; ROWS=t03,naive,persistent,tma0,desc0,desc1, default tma0,desc0; DTYPES="fp16 fp8")
 # Logs and archives go to $OUT (at most 8 files come back).
 cd "$(dirname "$0")/../.." || exit 2
 if [ "$1" = prep ]; then
@@ -41,7 +41,7 @@ if [ "$1" = prep ]; then
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | configs) ;; *) sed -n '2,24p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | configs) ;; *) sed -n '2,25p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -77,9 +77,9 @@ configs)
    export PYTHONPATH=tools/conformance/pylib
    for d in ${DTYPES:-fp16}; do
        for c in triton tl; do
-           DTYPE=$d timeout 200 python3 tools/device/t09_configs.py $c /tmp/cfg_${d}_$c.json 2>&1 | tail -3
+           DTYPE=$d timeout 200 python3 tools/device/autotune_configs.py $c /tmp/cfg_${d}_$c.json 2>&1 | tail -3
        done
-       python3 tools/device/t09_configs.py join /tmp/cfg_${d}_triton.json /tmp/cfg_${d}_tl.json | tee $OUT/configs_$d.txt
+       python3 tools/device/autotune_configs.py join /tmp/cfg_${d}_triton.json /tmp/cfg_${d}_tl.json | tee $OUT/configs_$d.txt
    done ;;
 lnvar) python3 tools/device/ln_bench.py carry/lnvar ;;
 lnx) python3 tools/device/lnx_bench.py carry/lnx ;;

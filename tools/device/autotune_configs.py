@@ -1,8 +1,9 @@
-"""t09_configs.py triton|tl OUT.json, then t09_configs.py join TRITON.json TL.json: every autotune config of tutorial
-09's kernels as each compiler's autotuner timed it (what its _bench returned: the median of do_bench), so that
-a row whose picks differ between compilers can be read config by config. ROWS (comma-separated) picks the variants:
-naive, persistent, tma0 (matmul_tma_persistent, ws=0), desc0, desc1 (matmul_descriptor_persistent, ws=0 / 1); DTYPE
-fp16 (default) or fp8; 8192^3 as samesrc_bench.py runs them. Needs tools/conformance/tutorials (extract_suite.sh) and
+"""autotune_configs.py triton|tl OUT.json, then autotune_configs.py join TRITON.json TL.json: every autotune config
+of tutorials 03's and 09's matmuls as each compiler's autotuner timed it (what its _bench returned: the median of
+do_bench), so that a row whose picks differ between compilers can be read config by config. ROWS (comma-separated)
+picks the kernels: t03 (tutorial 03's matmul, its 16 configs), naive, persistent, tma0 (matmul_tma_persistent,
+ws=0), desc0, desc1 (matmul_descriptor_persistent, ws=0 / 1); DTYPE fp16 (default) or fp8 (tutorial 09's; t03 stays
+fp16); 8192^3 as samesrc_bench.py runs them. Needs tools/conformance/tutorials (extract_suite.sh) and
 PYTHONPATH=tools/conformance/pylib."""
 import json, os, sys
 
@@ -19,16 +20,18 @@ def measure(mode, out):
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
     from samesrc_bench import load
-    t09 = load("09-persistent-matmul.py")
+    t03, t09 = load("03-matrix-multiplication.py"), load("09-persistent-matmul.py")
     s, fp8 = 8192, os.environ.get("DTYPE", "fp16") == "fp8"
     a = torch.randn(s, s, device="cuda", dtype=torch.float16)
     b = torch.randn(s, s, device="cuda", dtype=torch.float16)
     if fp8:
         a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
     bt = b.T.contiguous()
+    a16, b16 = a.to(torch.float16), b.to(torch.float16)
     bp = bt.T if fp8 else b  # samesrc_bench's B for the pointer kernels
     desc = t09.matmul_kernel_descriptor_persistent
-    variants = {"naive": (t09.matmul_kernel, lambda: t09.matmul(a, bp)),
+    variants = {"t03": (t03.matmul_kernel, lambda: t03.matmul(a16, b16)),
+                "naive": (t09.matmul_kernel, lambda: t09.matmul(a, bp)),
                 "persistent": (t09.matmul_kernel_persistent, lambda: t09.matmul_persistent(a, bp)),
                 "tma0": (t09.matmul_kernel_tma_persistent, lambda: t09.matmul_tma_persistent(a, bt, False)),
                 "desc0": (desc, lambda: t09.matmul_descriptor_persistent(a, bt, False)),
