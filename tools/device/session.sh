@@ -9,7 +9,7 @@
 #   2      GEN_COUNT=20 ONLY="gen/ example/ codegen/gpu aot/ cache/" tests/gpu.sh            (about 280 s)
 #   quick  the parts a compiler change meets first: the ops, the examples, the codegen GPU checks (about 200 s)
 #   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4),
-#          BENCH=samesrc (the tutorials, default) or liger
+#          BENCH=samesrc (the tutorials, default) or liger, AB_TIMEOUT=seconds (300; t09 ~550 a turn)
 #   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 #   lnx    Liger's layer_norm forward in PTX variants (lnx_prep.py: later loads, register caps) beside a copy
@@ -54,7 +54,8 @@ case $1 in
    tail -3 $OUT/gpu2.log; grep -a "FAIL" $OUT/gpu2.log | head -20 ;;
 quick) ONLY="ops/ example/ codegen/gpu" timeout 400 bash tests/gpu.sh > $OUT/quick.log 2>&1
    tail -3 $OUT/quick.log; grep -a "FAIL" $OUT/quick.log | head -20 ;;
-ab) AB=1 ROUNDS=${ROUNDS:-4} BENCH=${BENCH:-samesrc} ONLY="${ROWS:-^t05}" timeout 300 bash tests/bench.sh > $OUT/ab.log 2>&1
+ab) AB=1 ROUNDS=${ROUNDS:-4} BENCH=${BENCH:-samesrc} ONLY="${ROWS:-^t05}" timeout ${AB_TIMEOUT:-300} bash tests/bench.sh \
+       > $OUT/ab.log 2>&1
    sed -n '/^row /,$p' $OUT/ab.log ;;
 prof)
    P=/tmp/prof; rm -rf $P; mkdir -p $P/tc $P/dump
