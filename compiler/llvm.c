@@ -180,21 +180,23 @@ LLVMValueRef llvm_linear(Lower *L, const ThreadMap *tm, int r, const int64_t *co
     return acc;
 }
 
-bool llvm_const_steps(Lower *L, int n, int64_t (*at)(const void *c, int lane, int warp, int g), const void *c,
-                      int64_t *delta) {
+int64_t *llvm_const_steps(Lower *L, int n, int64_t (*at)(const void *c, int lane, int warp, int g), const void *c) {
+    int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
+    if (!delta)
+        return NULL;
     for (int warp = 0; warp < L->f->num_warps; warp++)
         for (int lane = 0; lane < 32; lane++) {
             int64_t o0 = at(c, lane, warp, 0);
             if (o0 < 0)
-                return false;
+                return NULL;
             for (int g = 1; g < n; g++) {
                 int64_t d = at(c, lane, warp, g) - o0;
                 if (d < INT32_MIN || d > INT32_MAX || ((warp || lane) && d != delta[g]))
-                    return false;
+                    return NULL;
                 delta[g] = d;
             }
         }
-    return true;
+    return delta;
 }
 
 void llvm_row_major(int rank, const int32_t *shape, int64_t *strides) {
@@ -353,10 +355,9 @@ void llvm_scratch_indices(Lower *L, const ThreadMap *tm, int v, const int64_t *c
                           int row_log2, LLVMValueRef *idx) {
     ScratchAt s = {tm, v, coef, base, pad, row_log2};
     int n = tm->nregs / v;
-    int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
-    bool steps = delta && llvm_const_steps(L, n, scratch_at, &s, delta);
+    int64_t *delta = llvm_const_steps(L, n, scratch_at, &s);
     for (int g = 0; g < n; g++) {
-        if (g > 0 && steps) {
+        if (g > 0 && delta) {
             idx[g] = LLVMBuildAdd(L->b, idx[0], llvm_i32(L, (int32_t)delta[g]), "");
             continue;
         }

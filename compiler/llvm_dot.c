@@ -544,15 +544,14 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
     LLVMValueRef *regs = llvm_new_regs(L, tt->nregs), addr0 = NULL;
     LdAccess *acc = arena_alloc(L->f->arena, sizeof *acc * (size_t)(p->ntr * p->ntc));
-    int64_t *delta = arena_alloc(L->f->arena, sizeof *delta * (size_t)(p->ntr * p->ntc));
     int n = acc ? ld_accesses(p, acc) : 0;
     LdAt at = {L->f, tt, p, acc, buf, pad};
-    bool steps = delta && n > 1 && llvm_const_steps(L, n, ld_at, &at, delta);
+    int64_t *delta = llvm_const_steps(L, n, ld_at, &at);
     for (int g = 0; g < n; g++) {
         const LdAccess *a = &acc[g];
         int mode = p->a ? LD_A : a->pair ? LD_B2 : LD_B;
         LLVMValueRef res;
-        if (g > 0 && steps) {
+        if (g > 0 && delta) {
             res = ldmatrix(L, mode, addr0, delta[g] * llvm_dt_bytes(dt));
         } else {
             LLVMValueRef lcol = p->a ? LLVMBuildMul(L->b, qhi, llvm_i32(L, 8), "")

@@ -116,14 +116,14 @@ LLVMValueRef llvm_index(Lower *L, const ThreadMap *tm, int r, int d); /* idx_d o
 /* Linear index sum_d idx_d * coef[d] of register r. */
 LLVMValueRef llvm_linear(Lower *L, const ThreadMap *tm, int r, const int64_t *coef);
 void llvm_row_major(int rank, const int32_t *shape, int64_t *strides);
-/* Whether each of n accesses g is, in every thread of the program, at a
- * constant distance delta[g] from access 0: at(c, lane, warp, g) gives its
- * place (an element index) in that thread, the compile-time twin of the
- * address the code computes. Where it holds, an access's address is access
- * 0's plus an immediate (one register for all, as Triton's), not an
- * expression and a register of its own. */
-bool llvm_const_steps(Lower *L, int n, int64_t (*at)(const void *c, int lane, int warp, int g), const void *c,
-                      int64_t *delta);
+/* The distances delta[g] (in the function's arena) when each of n accesses
+ * g is, in every thread of the program, at that constant distance from
+ * access 0; NULL when one is not, or n < 2. at(c, lane, warp, g) gives an
+ * access's place (an element index) in that thread, the compile-time twin
+ * of the address the code computes. Where the distances are constant, an
+ * access's address is access 0's plus an immediate (one register for all,
+ * as Triton's), not an expression and a register of its own. */
+int64_t *llvm_const_steps(Lower *L, int n, int64_t (*at)(const void *c, int lane, int warp, int g), const void *c);
 /* True unless register r of this thread is a replicated copy of an element
  * another register / thread also holds (so stores and atomics run once).
  * Returns NULL when every thread owns every register. */

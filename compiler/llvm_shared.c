@@ -138,10 +138,9 @@ static void access_ptrs(Lower *L, const ThreadMap *tm, ValueId buf, int v, LLVMV
     int n = tm->nregs / v;
     LLVMValueRef base = llvm_val(L, buf)->r[0], idx[IR_MAX_RANK];
     BufAt at = {L->f, tm, v, L->f->values[buf].layout, t};
-    int64_t *delta = n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)n) : NULL;
-    bool steps = delta && llvm_const_steps(L, n, buf_at, &at, delta);
+    int64_t *delta = llvm_const_steps(L, n, buf_at, &at);
     for (int g = 0; g < n; g++) {
-        if (g > 0 && steps) {
+        if (g > 0 && delta) {
             LLVMValueRef o = llvm_i32(L, (int32_t)delta[g]);
             ptrs[g] = LLVMBuildGEP2(L->b, llvm_mem_type(L, (DType)t.dtype), ptrs[0], &o, 1, "");
             continue;
@@ -420,8 +419,7 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
     LLVMTypeRef fty = LLVMFunctionType(L->t_void, at, 5, 0);
     unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
     StAt sa = {L->f, tm, p, to};
-    int64_t *delta = p->n > 1 ? arena_alloc(L->f->arena, sizeof *delta * (size_t)p->n) : NULL;
-    bool steps = delta && llvm_const_steps(L, p->n, stmatrix_at, &sa, delta);
+    int64_t *delta = llvm_const_steps(L, p->n, stmatrix_at, &sa);
     LLVMValueRef addr0 = NULL;
     for (int g = 0; g < p->n; g++) {
         LLVMValueRef args[5];
@@ -431,9 +429,10 @@ static void emit_stmatrix(Lower *L, const ThreadMap *tm, const StPlan *p, const 
                 v = LLVMBuildInsertElement(b, v, regs[p->regs[g][2 * k + j]], llvm_i32(L, j), "");
             args[1 + k] = LLVMBuildBitCast(b, v, L->t_i32, "");
         }
-        if (g > 0 && steps) {
+        if (g > 0 && delta) {
             args[0] = addr0;
-            LLVMValueRef call = LLVMBuildCall2(b, fty, stmatrix_asm(p->trans, delta[g] * llvm_dt_bytes(dt), fty), args, 5, "");
+            LLVMValueRef fn = stmatrix_asm(p->trans, delta[g] * llvm_dt_bytes(dt), fty);
+            LLVMValueRef call = LLVMBuildCall2(b, fty, fn, args, 5, "");
             LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, conv, 0));
             continue;
         }
