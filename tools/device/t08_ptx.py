@@ -1,8 +1,8 @@
 """t08_ptx.py DIR: tutorial 08's grouped_matmul_kernel (4 x 4096^3 fp16, the 128 x 128 x 64 4-warp 3-stage config,
-NUM_SM 132) in the PTX variants DIR/*.ptx, launched through
-CuPy on the same arrays, each checked against cuBLAS, then timed in turns: CUDA events over 20 launches, ROUNDS (8) turns, each in another order. Triton's
-kernel takes two more pointers (its scratch buffers), passed as 0. Parameters: the A, B, C pointer arrays, the
-[g, 3] sizes (M, N, K) and leading dimensions, g.
+NUM_SM 132) in the PTX variants DIR/*.ptx, launched through CuPy on the same arrays, each checked against cuBLAS,
+then timed in turns: CUDA events over 20 launches, ROUNDS (8) turns, each in another order (the GPU slows the longer
+it runs: read the medians). Triton's kernel takes two more pointers (its scratch buffers), passed as 0. Parameters:
+the A, B, C pointer arrays, the [g, 3] sizes (M, N, K) and leading dimensions, g.
 The variants: `ROWS=t08 session.sh prof` leaves both compilers' PTX in prof.tgz (tl's in dump/, from TL_DUMP_DIR;
 Triton's in tc/, its cache); copy the 8-wgmma kernels (K=64) into an ignored folder such as carry/t08, edit copies
 by hand, and carry the folder."""
