@@ -186,7 +186,7 @@ TL_ALWAYS_COMPILE=1 TL_DUMP=1 TL_DUMP_DIR=$T/dump build/examples/copy > $T/dump.
 ls $T/dump >> $T/dump.log
 ok=0
 for ext in ast ir ir-gpu ll ptx cubin; do ls $T/dump/copy_k-*.$ext > /dev/null 2>&1 || ok=1; done
-grep -q "ld.global.v4" $T/dump/copy_k-*.ptx || ok=1
+grep -qs "ld.global.v4" $T/dump/copy_k-*.ptx || ok=1
 report "gpu/tl_dump_all_stages" $ok $T/dump.log
 # A second run of an example loads every kernel from the disk cache.
 TL_PRINT_CACHE=1 build/examples/copy > $T/warm.log 2>&1
