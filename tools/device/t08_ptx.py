@@ -37,12 +37,12 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.ptx"))):
     kernels.append((os.path.basename(path)[:-4], fn, go, err))
 # the variants in turns, each turn in another order (a GPU that heats up slows whatever runs last)
 ROUNDS = int(os.environ.get("ROUNDS", "8"))
-best = {k[0]: [] for k in kernels}
+times = {k[0]: [] for k in kernels}
 for r in range(ROUNDS):
     order = kernels[r % len(kernels):] + kernels[:r % len(kernels)]
     for name, fn, go, err in (order if r % 2 == 0 else order[::-1]):
-        best[name].append(best_us(go, launches=20, rounds=1))
+        times[name].append(best_us(go, launches=20, rounds=1))
 for name, fn, go, err in kernels:
-    t = sorted(best[name])
+    t = sorted(times[name])
     print(f"{name:18s} regs {fn.num_regs:3d} local {fn.local_size_bytes:3d}: best {t[0]:8.1f} us, median "
           f"{t[len(t) // 2]:8.1f}, {flops / t[0] / 1e6:6.1f} TFLOP/s best, max err {err:.3g}", flush=True)
