@@ -849,8 +849,7 @@ static InterpStatus exec_inst(Interp *I, const Inst *in) {
     Elem *out = def(I, in->results[0]);
     if (!out)
         return report(I, INTERP_NO_MEMORY, in, "out of memory");
-    int64_t lane = 0;
-    InterpStatus st = interp_eval(I->fn, in, args, out, &I->scratch, &lane);
+    InterpStatus st = interp_eval(I->fn, in, args, out, &I->scratch);
     if (st == INTERP_OK && in->op == IR_CAST && type_of(I, in->results[0]).dtype == DT_PTR &&
         type_of(I, in->args[0]).dtype != DT_PTR)
         resolve_addresses(I, out, ir_numel(type_of(I, in->results[0])));

@@ -69,10 +69,9 @@ void *interp_scratch(Scratch *s, size_t bytes); /* NULL when out of memory */
 
 /* Evaluate an op that touches neither memory nor control flow nor the
  * program id: args[k] holds operand k, the result goes to out (numel of the
- * result type). Returns INTERP_OK; INTERP_ASSERT for an integer division by
- * zero, with the element in *lane; INTERP_NO_MEMORY; or INTERP_INTERNAL for
- * an op it does not evaluate or operands whose shapes make no sense. */
-InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, Elem *out, Scratch *s,
-                         int64_t *lane);
+ * result type). Returns INTERP_OK; INTERP_NO_MEMORY; or INTERP_INTERNAL for
+ * an op it does not evaluate or operands whose shapes make no sense. (An
+ * integer division by zero is no error: the GPU does not trap, binary().) */
+InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, Elem *out, Scratch *s);
 
 #endif

@@ -377,7 +377,7 @@ static InterpStatus extract(Type src, Type dst, int axis, int64_t start, const E
     break
 
 static InterpStatus binary(OpCode op, DType dt, const Elem *a, int64_t sa, const Elem *b, int64_t sb,
-                           Elem *out, int64_t n, int64_t *lane) {
+                           Elem *out, int64_t n) {
     if (dt_is_float(dt)) {
         switch (op) {
         case IR_ADD: LOOP(f, x.f + y.f);
@@ -744,8 +744,7 @@ static InterpStatus histogram(Type tx, Type tr, const Elem *x, const Elem *mask,
 
 /* ---- dispatch ---- */
 
-InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, Elem *out, Scratch *s,
-                         int64_t *lane) {
+InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, Elem *out, Scratch *s) {
     if (in->nresults != 1)
         return INTERP_INTERNAL;
     Type tr = fn->values[in->results[0]].type, t[INTERP_MAX_ARGS] = {{0}};
@@ -817,7 +816,7 @@ InterpStatus interp_eval(const Function *fn, const Inst *in, Elem *const *args, 
     switch (in->op) {
     case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM: case IR_AND: case IR_OR:
     case IR_XOR: case IR_SHL: case IR_SHR: case IR_MIN: case IR_MAX: case IR_UMULHI:
-        return binary(in->op, dt, args[0], st[0], args[1], st[1], out, n, lane);
+        return binary(in->op, dt, args[0], st[0], args[1], st[1], out, n);
     case IR_NEG: case IR_NOT: case IR_EXP: case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT:
     case IR_RSQRT: case IR_SIN: case IR_COS: case IR_ABS: case IR_FLOOR: case IR_CEIL: case IR_ERF:
         return unary(in->op, dt, args[0], st[0], out, n);
