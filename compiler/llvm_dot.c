@@ -544,7 +544,12 @@ static void ld_read(Lower *L, ValueId d, const LdPlan *p, int64_t byte_off, Valu
     LLVMTypeRef vt = LLVMVectorType(llvm_type(L, dt), 2);
     LLVMValueRef *regs = llvm_new_regs(L, tt->nregs), addr0 = NULL;
     LdAccess *acc = arena_alloc(L->f->arena, sizeof *acc * (size_t)(p->ntr * p->ntc));
-    int n = acc ? ld_accesses(p, acc) : 0;
+    if (!regs || !acc) { /* not a block read with no loads */
+        diag_internal(L->d, "out of memory");
+        L->failed = true;
+        return;
+    }
+    int n = ld_accesses(p, acc);
     LdAt at = {L->f, tt, p, acc, buf, pad};
     int64_t *delta = llvm_const_steps(L, n, ld_at, &at);
     for (int g = 0; g < n; g++) {
