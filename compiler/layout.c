@@ -507,11 +507,11 @@ bool layout_xor_plan(const ThreadMap *tm, int axis, int c, int num_warps, int *p
             for (int r = 0; r < tm->nregs && ok; r++) {
                 int32_t i[IR_MAX_RANK];
                 layout_elem_index(tm, lane, warp, r, i);
-                i[axis] ^= c;
+                i[axis] ^= c; /* in range for a power-of-two length, which every block dim is */
                 int64_t lin = 0;
                 for (int k = 0; k < tm->rank; k++)
                     lin += i[k] * strides[k];
-                int held = slot[lin];
+                int held = i[axis] < tm->shape[axis] ? slot[lin] : -1;
                 if (held < 0)
                     ok = false;
                 else if (plan[r] < 0)
