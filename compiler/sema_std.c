@@ -14,7 +14,7 @@
  * `gather` at index pos ^ 2^i instead (blocks have at most IR_MAX_RANK dims here). The
  * comparisons and the order of the steps are Triton's, so equal inputs give
  * equal outputs, NaNs included. flip is a gather at S-1-pos, topk a sort
- * followed by a gather of the first k. Sort's and flip's gathers say that
+ * followed by an extract of the first k. Sort's and flip's gathers say that
  * their index is the element's own xor a constant (the op's `xor`), so the
  * lowering reads a partner the thread holds from its registers, one in
  * another lane through a shuffle, and only the rest through shared memory. */
@@ -474,9 +474,14 @@ Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId sorted = bitonic_sort(s, x, true, call);
     if (k == t.shape[d])
         return sema_tensor(s, sorted);
+    /* the first k along d: an extract, renamed where the layout keeps them
+     * in their threads (a gather would stage the whole block) */
     Type it = t;
     it.shape[d] = (int32_t)k;
-    return sema_tensor(s, gather(s, sorted, dim_index(s, ir_with_dtype(it, DT_I32), d, call), d, 0, call));
+    ValueId r = sema_emit(s, IR_EXTRACT, it, &sorted, 1, call);
+    s->f->values[r].def->attr.axis = d;
+    s->f->values[r].def->attr.start = 0;
+    return sema_tensor(s, r);
 }
 
 /* tl.flip(x, dim=None): reverse the order along dim (the last by default). */
