@@ -284,7 +284,10 @@ typedef struct Attr {
                           MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps;
                           DOT (IR `imprecise`): an fp8 dot's max_num_imprecise_acc, the K
                           elements summed by the tensor cores before their partial sum is
-                          added to the accumulator (0: no partial sums) */
+                          added to the accumulator (0: no partial sums); GATHER (IR `xor`):
+                          when set, the index is each element's own index along the axis
+                          xor num (sort's partners), so the lowering may find the source
+                          element in the thread's registers or a lane's (0: any index) */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
     bool flatten;      /* FOR: tl.range(..., flatten=True): one loop with the loop it

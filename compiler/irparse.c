@@ -960,7 +960,7 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
     if (!strcmp(k, "offset"))
         return int32_of(P, l, &a->offset);
     if (!strcmp(k, "num") || !strcmp(k, "bytes") || !strcmp(k, "count") || !strcmp(k, "warps") ||
-        !strcmp(k, "imprecise"))
+        !strcmp(k, "imprecise") || !strcmp(k, "xor"))
         return int32_of(P, l, &a->num);
     if (!strcmp(k, "warp_specialize")) {
         bool on = false;

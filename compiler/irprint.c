@@ -64,7 +64,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_ASSUME] = "msg", /* printed only when set: a fact sema states for the user (a descriptor's alignment) */
     [IR_SCAN] = "axis reverse",
     [IR_REDUCE_FN] = "axis keep_dims",
-    [IR_GATHER] = "axis",
+    [IR_GATHER] = "axis xor", /* xor printed only when set */
     [IR_LOCAL_ALLOC] = "offset",
     [IR_ASYNC_WAIT] = "num",
     [IR_MBAR_EXPECT] = "bytes",
@@ -220,7 +220,7 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->rtz ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
-    } else if (IS("num") || IS("bytes") || IS("count") || IS("warps") || IS("imprecise")) {
+    } else if (IS("num") || IS("bytes") || IS("count") || IS("warps") || IS("imprecise") || IS("xor")) {
         buf_printf(b, "%d", a->num);
     } else if (IS("num_stages")) {
         buf_printf(b, "%d", a->num_stages);
@@ -261,7 +261,7 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->sem;
     if (IS("scope"))
         return !a->scope;
-    if (IS("imprecise"))
+    if (IS("imprecise") || IS("xor"))
         return !a->num;
     if (IS("disable_licm"))
         return !a->no_licm;

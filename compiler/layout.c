@@ -480,6 +480,76 @@ bool layout_rename_plan(const ThreadMap *src, const ThreadMap *dst, const int64_
     return ok;
 }
 
+/* Try each lane xor m, the thread itself first: for every thread, the
+ * registers of lane ^ m (slot: element -> register) must hold each of its
+ * elements' partners, and in one register for all threads (or one that
+ * holds the same element, as layout_rename_plan allows). */
+bool layout_xor_plan(const ThreadMap *tm, int axis, int c, int num_warps, int *plan, int *lane_xor) {
+    int64_t numel = 1, strides[IR_MAX_RANK];
+    for (int k = tm->rank - 1; k >= 0; k--)
+        strides[k] = numel, numel *= tm->shape[k];
+    if (axis < 0 || axis >= tm->rank || c <= 0 || c >= tm->shape[axis])
+        return false;
+    int *slot = malloc(sizeof(int) * (size_t)numel);
+    if (!slot)
+        return false;
+    for (int64_t i = 0; i < numel; i++)
+        slot[i] = -1;
+    bool ok = false;
+    for (int m = 0; m < 32 && !ok; m++) {
+        ok = true;
+        for (int r = 0; r < tm->nregs; r++)
+            plan[r] = -1;
+        for (int t = 0; t < 32 * num_warps && ok; t++) {
+            int lane = t % 32, warp = t / 32, other = lane ^ m;
+            for (int r = tm->nregs - 1; r >= 0; r--) /* the lowest register wins */
+                slot[elem_linear(tm, other, warp, r, strides)] = r;
+            for (int r = 0; r < tm->nregs && ok; r++) {
+                int32_t i[IR_MAX_RANK];
+                layout_elem_index(tm, lane, warp, r, i);
+                i[axis] ^= c; /* in range for a power-of-two length, which every block dim is */
+                int64_t lin = 0;
+                for (int k = 0; k < tm->rank; k++)
+                    lin += i[k] * strides[k];
+                int held = i[axis] < tm->shape[axis] ? slot[lin] : -1;
+                if (held < 0)
+                    ok = false;
+                else if (plan[r] < 0)
+                    plan[r] = held;
+                else if (plan[r] != held && elem_linear(tm, other, warp, plan[r], strides) != lin)
+                    ok = false;
+            }
+            for (int r = 0; r < tm->nregs; r++)
+                slot[elem_linear(tm, other, warp, r, strides)] = -1;
+        }
+        if (ok)
+            *lane_xor = m;
+    }
+    free(slot);
+    return ok;
+}
+
+bool layout_gather_xor(const Function *f, const Inst *in, int *plan, int *lane_xor) {
+    if (in->op != IR_GATHER || !in->attr.num)
+        return false;
+    const Value *src = &f->values[in->args[0]], *res = &f->values[in->results[0]];
+    const ThreadMap *ts = layout_thread_map(f, src->layout, src->type, f->num_warps),
+                    *tr = layout_thread_map(f, res->layout, res->type, f->num_warps);
+    return ts && tr && ts->nregs <= LAYOUT_MAX_REGS && layout_tm_equal(ts, tr) &&
+           layout_xor_plan(ts, in->attr.axis, in->attr.num, f->num_warps, plan, lane_xor);
+}
+
+bool layout_tm_equal(const ThreadMap *a, const ThreadMap *b) {
+    if (a == b)
+        return true;
+    if (!a || !b || a->rank != b->rank || a->nregs != b->nregs)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d] || memcmp(&a->dim[d], &b->dim[d], sizeof a->dim[d]))
+            return false;
+    return !a->nregs || !memcmp(a->reg_off, b->reg_off, sizeof a->reg_off[0] * (size_t)a->nregs);
+}
+
 bool layout_extract_renames(const Function *f, int li, Type src, Type res, int axis, int64_t start, int num_warps) {
     const ThreadMap *s = layout_thread_map(f, li, src, num_warps), *d = layout_thread_map(f, li, res, num_warps);
     if (!s || !d || axis < 0 || axis >= src.rank)

@@ -164,6 +164,19 @@ bool layout_extract_renames(const Function *f, int li, Type src, Type res, int a
  * rule for renaming instead of moving (llvm_move, the extract op). */
 bool layout_rename_plan(const ThreadMap *src, const ThreadMap *dst, const int64_t *coef, int64_t base, int num_warps,
                         int *plan);
+/* For a gather whose index is each element's own xor c along axis (the op's
+ * xor): a lane xor *lane_xor (the same for every thread; 0: the thread
+ * itself) that holds the partner of every element of tm, in register
+ * plan[r] for register r, the same register in every thread; false when no
+ * lane does (the partners are in other warps, or spread over several lanes). */
+bool layout_xor_plan(const ThreadMap *tm, int axis, int c, int num_warps, int *plan, int *lane_xor);
+/* The one rule for a gather read without shared memory (smem.c reserves it
+ * no scratch, llvm_scan.c lowers it through registers and shuffles): an op
+ * with an xor whose source and result share a thread map and have a plan
+ * (plan: LAYOUT_MAX_REGS entries). */
+bool layout_gather_xor(const Function *f, const Inst *in, int *plan, int *lane_xor);
+/* Two thread maps that put every element in the same register of the same thread. */
+bool layout_tm_equal(const ThreadMap *a, const ThreadMap *b);
 /* A block staged row-major in shared memory for a layout move gets padded
  * rows (by at most 16 bytes a row: llvm.c's smem_pad) when a row of `last`
  * elements of `bytes` each spans the 32 banks a whole number of times; the

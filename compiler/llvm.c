@@ -502,21 +502,10 @@ void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DTy
         smem_load(L, dt, &dregs[r], dv, idx[r / dv]);
 }
 
-bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b) {
-    if (a == b)
-        return true;
-    if (!a || !b || a->rank != b->rank || a->nregs != b->nregs)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->shape[d] != b->shape[d] || memcmp(&a->dim[d], &b->dim[d], sizeof a->dim[d]))
-            return false;
-    return !a->nregs || !memcmp(a->reg_off, b->reg_off, sizeof a->reg_off[0] * (size_t)a->nregs);
-}
-
 /* The registers of operand v laid out like value `like` (same shape). */
 LLVMValueRef *llvm_regs_like(Lower *L, ValueId v, ValueId like, Span sp) {
     const ThreadMap *tv = llvm_tm(L, v), *tl = llvm_tm(L, like);
-    if (!tv || !tl || llvm_tm_equal(tv, tl))
+    if (!tv || !tl || layout_tm_equal(tv, tl))
         return llvm_val(L, v)->r;
     int64_t coef[IR_MAX_RANK];
     llvm_row_major(tv->rank, tv->shape, coef);

@@ -359,7 +359,7 @@ static void lower_mma(Lower *L, Inst *in, Mma *m) {
                         acc[c[i]] = zero_acc && kt < chunk ? d[i] : add_f32(L, acc[c[i]], d[i]);
             }
     const ThreadMap *tc = llvm_tm(L, in->args[2]), *tr = llvm_tm(L, in->results[0]);
-    if (!llvm_tm_equal(tc, tr)) {
+    if (!layout_tm_equal(tc, tr)) {
         int64_t coef[IR_MAX_RANK];
         llvm_row_major(2, tc->shape, coef);
         LLVMValueRef *r = llvm_new_regs(L, tr->nregs);

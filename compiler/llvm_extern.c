@@ -49,7 +49,7 @@ static void set_results(Lower *L, Inst *in, LLVMValueRef **outs, int n) {
     const ThreadMap *tm0 = llvm_tm(L, res);
     for (int j = 0; j < in->nresults; j++) {
         const ThreadMap *tm = llvm_tm(L, in->results[j]);
-        if (j == 0 || !tm0 || !tm || llvm_tm_equal(tm0, tm)) {
+        if (j == 0 || !tm0 || !tm || layout_tm_equal(tm0, tm)) {
             llvm_set(L, in->results[j], outs[j], n);
             continue;
         }

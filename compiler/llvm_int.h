@@ -160,7 +160,6 @@ void llvm_move(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType 
 void llvm_move_at(Lower *L, const ThreadMap *src, const LLVMValueRef *sregs, DType dt, const ThreadMap *dst,
                   LLVMValueRef *dregs, const int64_t *coef, int64_t base, Span sp);
 
-bool llvm_tm_equal(const ThreadMap *a, const ThreadMap *b);
 /* The registers of operand v laid out like value `like` (same shape; moved
  * through llvm_move when its layout differs). */
 LLVMValueRef *llvm_regs_like(Lower *L, ValueId v, ValueId like, Span sp);

@@ -346,7 +346,7 @@ void llvm_lower_load(Lower *L, Inst *in) {
         unpack(L, dt, phi, v, &r[i]);
     }
     const ThreadMap *rt = llvm_tm(L, res);
-    if (tm && rt && !llvm_tm_equal(tm, rt)) { /* the result was given another layout */
+    if (tm && rt && !layout_tm_equal(tm, rt)) { /* the result was given another layout */
         int64_t coef[IR_MAX_RANK];
         llvm_row_major(tm->rank, tm->shape, coef);
         LLVMValueRef *m = llvm_new_regs(L, rt->nregs);

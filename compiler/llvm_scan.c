@@ -352,7 +352,7 @@ void llvm_lower_scan(Lower *L, Inst *in) {
     for (int i = 0; i < n; i++) {
         ValueId res = in->results[i];
         const ThreadMap *t = llvm_tm(L, res);
-        if (llvm_tm_equal(t, tm)) {
+        if (layout_tm_equal(t, tm)) {
             llvm_set(L, res, out[i], tm->nregs);
             continue;
         }
@@ -375,6 +375,22 @@ static LLVMValueRef wrap_index(Lower *L, LLVMValueRef v, int S) {
     return w > 32 ? LLVMBuildTrunc(L->b, v, L->t_i32, "") : w < 32 ? LLVMBuildZExt(L->b, v, L->t_i32, "") : v;
 }
 
+/* A gather of partners (the op's xor: sort's steps, flip) whose every
+ * partner one lane xor m holds, in a register the same for all threads
+ * (layout_xor_plan): those registers, through a butterfly shuffle when m is
+ * not 0. No shared memory and no barrier: a bitonic step whose distance
+ * stays within a thread's registers costs nothing. */
+static bool gather_xor(Lower *L, Inst *in, const ThreadMap *tm) {
+    int *plan = arena_alloc(L->f->arena, sizeof(int) * LAYOUT_MAX_REGS), m = 0;
+    if (!plan || !layout_gather_xor(L->f, in, plan, &m))
+        return false;
+    LLVMValueRef *src = llvm_val(L, in->args[0])->r, *r = llvm_new_regs(L, tm->nregs);
+    for (int k = 0; k < tm->nregs; k++)
+        r[k] = m ? llvm_shfl_xor(L, src[plan[k]], m) : src[plan[k]];
+    llvm_set(L, in->results[0], r, tm->nregs);
+    return true;
+}
+
 void llvm_lower_gather(Lower *L, Inst *in) {
     ValueId src = in->args[0], res = in->results[0];
     const ThreadMap *ts = llvm_tm(L, src), *tr = llvm_tm(L, res);
@@ -386,6 +402,8 @@ void llvm_lower_gather(Lower *L, Inst *in) {
         L->failed = true;
         return;
     }
+    if (gather_xor(L, in, ts))
+        return;
     int64_t strides[IR_MAX_RANK];
     llvm_row_major(st.rank, st.shape, strides);
     llvm_smem_use(L, ir_numel(st) * llvm_dt_bytes(dt), in->span);

@@ -14,7 +14,10 @@
  * `gather` at index pos ^ 2^i instead (blocks have at most IR_MAX_RANK dims here). The
  * comparisons and the order of the steps are Triton's, so equal inputs give
  * equal outputs, NaNs included. flip is a gather at S-1-pos, topk a sort
- * followed by a gather of the first k. */
+ * followed by an extract of the first k. Sort's and flip's gathers say that
+ * their index is the element's own xor a constant (the op's `xor`), so the
+ * lowering reads a partner the thread holds from its registers, one in
+ * another lane through a shuffle, and only the rest through shared memory. */
 #include <string.h>
 
 #include "sema_int.h"
@@ -334,12 +337,16 @@ Val sema_h_bitreduce(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span ca
 
 /* ---- gather, histogram ---- */
 
-static ValueId gather(Sema *s, ValueId src, ValueId idx, int axis, Span call) {
+/* xor, when not 0: idx is each element's own index along the axis xor
+ * this (sort's partners, flip's mirror), which the lowering may then read
+ * from registers or lanes rather than through shared memory. */
+static ValueId gather(Sema *s, ValueId src, ValueId idx, int axis, int xor, Span call) {
     Type r = ir_with_dtype(ty_of(s, idx), (DType)ty_of(s, src).dtype);
     r.pointee = ty_of(s, src).pointee;
     ValueId args[2] = {src, idx};
     ValueId g = sema_emit(s, IR_GATHER, r, args, 2, call);
     s->f->values[g].def->attr.axis = axis;
+    s->f->values[g].def->attr.num = xor;
     return g;
 }
 
@@ -355,7 +362,7 @@ Val sema_h_gather(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call)
     for (int d = 0; d < ts.rank; d++)
         if (d != axis && ts.shape[d] != ti.shape[d])
             sema_fail(s, call, "index dim %d must match the corresponding source dim: %s and %s", d, T(ti), T(ts));
-    return sema_tensor(s, gather(s, src, idx, axis, call));
+    return sema_tensor(s, gather(s, src, idx, axis, 0, call));
 }
 
 /* tl.histogram(input, num_bins, mask=None): counts of 0 .. num_bins-1 in a
@@ -429,7 +436,7 @@ static ValueId bitonic_sort(Sema *s, ValueId x, bool descending, Span call) {
         Val flip = stage < log_n ? bit_of(s, pos, stage, call) : sema_bool(descending);
         for (int i = stage - 1; i >= 0; i--) {
             Val partner = sema_binop(s, OP_BITXOR, pos, sema_int((int64_t)1 << i), call);
-            Val y = sema_tensor(s, gather(s, xv.id, partner.id, last, call));
+            Val y = sema_tensor(s, gather(s, xv.id, partner.id, last, 1 << i, call));
             Val is_right = bit_of(s, pos, i, call);
             Val swap = sema_binop(s, OP_NE, sema_binop(s, OP_GT, xv, y, call),
                                   sema_binop(s, OP_BITXOR, flip, is_right, call), call);
@@ -467,9 +474,14 @@ Val sema_h_topk(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     ValueId sorted = bitonic_sort(s, x, true, call);
     if (k == t.shape[d])
         return sema_tensor(s, sorted);
+    /* the first k along d: an extract, renamed where the layout keeps them
+     * in their threads (a gather would stage the whole block) */
     Type it = t;
     it.shape[d] = (int32_t)k;
-    return sema_tensor(s, gather(s, sorted, dim_index(s, ir_with_dtype(it, DT_I32), d, call), d, call));
+    ValueId r = sema_emit(s, IR_EXTRACT, it, &sorted, 1, call);
+    s->f->values[r].def->attr.axis = d;
+    s->f->values[r].def->attr.start = 0;
+    return sema_tensor(s, r);
 }
 
 /* tl.flip(x, dim=None): reverse the order along dim (the last by default). */
@@ -479,8 +491,9 @@ Val sema_h_flip(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     int d = sema_given(a[1]) ? get_axis(s, a[1], sp[1], t.rank) : t.rank - 1;
     if (t.shape[d] == 1)
         return sema_tensor(s, x);
+    /* S - 1 - i is i ^ (S - 1): block dims are powers of two */
     Val idx = sema_binop(s, OP_SUB, sema_int(t.shape[d] - 1), sema_tensor(s, dim_index(s, t, d, call)), call);
-    return sema_tensor(s, gather(s, x, idx.id, d, call));
+    return sema_tensor(s, gather(s, x, idx.id, d, t.shape[d] - 1, call));
 }
 
 /* ---- random numbers (language/random.py) ----

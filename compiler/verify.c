@@ -786,6 +786,10 @@ static void check_gather(Verifier *V, const Inst *in) {
         if (d != axis && s.shape[d] != x.shape[d])
             fail(V, in, "index %s and source %s differ off the axis", ty(V, x), ty(V, s));
     want_type(V, in, "the result", res(V, in, 0), ir_with_dtype(x, (DType)s.dtype));
+    /* xor: each element's partner along the axis, in the source's range */
+    if (in->attr.num && (in->attr.num < 0 || in->attr.num >= s.shape[axis] || x.shape[axis] != s.shape[axis]))
+        fail(V, in, "xor %d is not below the axis's length, or index and source differ along it: %s, %s",
+             in->attr.num, ty(V, x), ty(V, s));
 }
 
 static void check_histogram(Verifier *V, const Inst *in) {

@@ -210,6 +210,63 @@ static void test_maps(void) {
     arena_free(&a);
 }
 
+/* layout_xor_plan against a recount: every element's partner (its index
+ * along axis xor c) is register plan[r] of lane ^ m; and where the plan
+ * must fall for a 1-D blocked layout of 4 registers a thread: distances 1
+ * and 2 in the thread, 4 .. 64 across lanes, past a warp none. Returns
+ * the lane xor found, -1 for none, -2 when the plan is wrong. */
+static int xor_case(Function *f, int li, Type t, int nw, int axis, int c) {
+    const ThreadMap *tm = layout_thread_map(f, li, t, nw);
+    int plan[1024], m = -1;
+    if (!tm || tm->nregs > 1024 || !layout_xor_plan(tm, axis, c, nw, plan, &m))
+        return -1;
+    for (int w = 0; w < nw; w++)
+        for (int l = 0; l < 32; l++)
+            for (int r = 0; r < tm->nregs; r++) {
+                int32_t want[IR_MAX_RANK], got[IR_MAX_RANK];
+                layout_elem_index(tm, l, w, r, want);
+                want[axis] ^= c;
+                layout_elem_index(tm, l ^ m, w, plan[r], got);
+                if (memcmp(want, got, sizeof want[0] * (size_t)t.rank))
+                    return -2;
+            }
+    return m;
+}
+
+static void test_xor_plans(void) {
+    Arena a = {0};
+    for (int nw = 1; nw <= 4; nw *= 2) {
+        Function *f = ir_func_new(&a, "xor");
+        int b1 = blocked(f, 1, (int[]){4}, (int[]){32}, (int[]){nw}, (int[]){0});
+        int n = 128 * nw;
+        bool ok = true;
+        for (int c = 1; c < n; c *= 2) {
+            int want = c < 4 ? 0 : c < 128 ? c / 4 : -1, got = xor_case(f, b1, blk(DT_F32, 1, n, 0), nw, 0, c);
+            if (got != want) {
+                check(false, "xor plan 1-D %d at %d warps, xor %d: lane xor %d, want %d", n, nw, c, got, want);
+                ok = false;
+            }
+        }
+        /* flip's mirror (n - 1): every bit at once, the warps' too */
+        int mirror = xor_case(f, b1, blk(DT_F32, 1, n, 0), nw, 0, n - 1);
+        ok &= nw == 1 ? mirror == 31 : mirror == -1;
+        /* a block smaller than the tile (replicated lanes), a 2-D block along
+         * either axis, an MMA accumulator: any plan found must be right */
+        int b2 = blocked(f, 2, (int[]){1, 4}, (int[]){8, 4}, (int[]){nw, 1}, (int[]){1, 0});
+        int mm = mma(f, nw >= 4 ? nw / 2 : nw, nw >= 4 ? 2 : 1);
+        static const int shapes[][2] = {{16, 8}, {2, 64}, {16, 1024}, {64, 32}, {32, 128}};
+        for (size_t i = 0; i < 5; i++)
+            for (int axis = 0; axis < 2; axis++)
+                for (int c = 1; c < shapes[i][axis]; c *= 2) {
+                    Type t = blk(DT_F32, 2, shapes[i][0], shapes[i][1]);
+                    ok &= xor_case(f, b2, t, nw, axis, c) != -2 && xor_case(f, mm, t, nw, axis, c) != -2;
+                }
+        ok &= xor_case(f, b1, blk(DT_F32, 1, 8, 0), nw, 0, 4) != -2;
+        check(ok, "xor plans at %d warps (registers, lanes, none past a warp; each plan recounted)", nw);
+    }
+    arena_free(&a);
+}
+
 /* The fragments mma.sync reads and writes (PTX ISA, "Matrix Fragments for
  * mma.m16n8k16"), checked register by register for warp 0. */
 static void test_fragments(void) {
@@ -469,6 +526,7 @@ int main(int argc, char **argv) {
     test_fragments();
     test_shared();
     test_maps();
+    test_xor_plans();
     report_groups();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail ? 1 : 0;
