@@ -483,7 +483,14 @@ bool smem_alloc_pass(Diag *d, Function *f, int max_shared) {
 
 /* ---- barriers ---- */
 
-enum { ACC_READ, ACC_WRITE, ACC_ASYNC, ACC_WAITED };
+/* An access of a range: a thread's read or write; a copy in flight, from
+ * cp.async (ACC_ASYNC) or TMA (ACC_TMA); or a cp.async copy its own thread
+ * waited for, which the others see after a barrier (ACC_WAITED). A TMA copy
+ * waited for through its mbarrier is seen by every thread that waited: it
+ * leaves the state (PTX ISA, mbarrier's complete-tx: the async proxy's writes
+ * tracked by the phase are visible to the threads that observe its
+ * completion). */
+enum { ACC_READ, ACC_WRITE, ACC_ASYNC, ACC_TMA, ACC_WAITED };
 
 typedef struct Access {
     int64_t lo, hi;
@@ -546,7 +553,7 @@ static bool st_equal(const State *x, const State *y) {
 static void st_sync(State *s) {
     int k = 0;
     for (int i = 0; i < s->n; i++)
-        if (s->a[i].kind == ACC_ASYNC)
+        if (s->a[i].kind == ACC_ASYNC || s->a[i].kind == ACC_TMA)
             s->a[k++] = s->a[i];
     s->n = k;
 }
@@ -555,7 +562,7 @@ static void st_sync(State *s) {
 static bool conflicts(const State *s, int64_t lo, int64_t hi, bool write) {
     for (int i = 0; i < s->n; i++) {
         const Access *a = &s->a[i];
-        if (a->hi <= lo || hi <= a->lo || a->kind == ACC_ASYNC)
+        if (a->hi <= lo || hi <= a->lo || a->kind == ACC_ASYNC || a->kind == ACC_TMA)
             continue;
         if (write || a->kind != ACC_READ)
             return true;
@@ -624,12 +631,26 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             }
             continue;
         case IR_ASYNC_WAIT:
-        case IR_MBAR_WAIT: /* and, as a read of its barrier, below */
-            for (int k = 0; k < s->n; k++)
-                if (s->a[k].kind == ACC_ASYNC)
-                    s->a[k].kind = ACC_WAITED;
+        case IR_MBAR_WAIT: { /* and, as a read of its barrier, below */
+            /* the buffers stand for whole rings, so a wait is taken to end
+             * every copy; the pipeliner waits for a stage before reading it.
+             * Past an mbarrier wait, every thread sees the TMA copies (so a
+             * wgmma reading the stage needs no bar.sync after the wait:
+             * Triton's and CUTLASS's mainloops have none); an async_wait
+             * (cp.async.wait_group) shows a thread its own copies alone */
+            int k = 0;
+            for (int j = 0; j < s->n; j++) {
+                Access a = s->a[j];
+                if (a.kind == ACC_TMA && in->op == IR_MBAR_WAIT)
+                    continue;
+                if (a.kind == ACC_ASYNC || a.kind == ACC_TMA)
+                    a.kind = ACC_WAITED;
+                s->a[k++] = a;
+            }
+            s->n = k;
             if (in->op == IR_ASYNC_WAIT)
                 continue;
+        }
             /* fall through */
         case IR_LOCAL_LOAD: case IR_LOCAL_STORE: case IR_ASYNC_COPY: case IR_TMA_LOAD: case IR_TMA_STORE:
         case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_ARRIVE: {
@@ -644,7 +665,8 @@ static void bar_block(Bar *B, Block *blk, State *s) {
             bool write = in->op == IR_LOCAL_STORE || in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD ||
                          in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL;
             int kind = in->op == IR_LOCAL_STORE || in->op == IR_MBAR_INIT || in->op == IR_MBAR_INVAL ? ACC_WRITE
-                       : in->op == IR_ASYNC_COPY || in->op == IR_TMA_LOAD                     ? ACC_ASYNC
+                       : in->op == IR_ASYNC_COPY                                              ? ACC_ASYNC
+                       : in->op == IR_TMA_LOAD                                                ? ACC_TMA
                                                                                               : ACC_READ;
             if (conflicts(s, lo, hi, write)) {
                 put_barrier(B, blk, i, in->span);
