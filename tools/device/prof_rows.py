@@ -2,7 +2,9 @@
 layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
 (ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
 grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t09f8: tutorial 09's matmul_tma_persistent, fp8e4
-8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1), with
+8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1; t09d:
+matmul_descriptor_persistent ws=0 fp16 8192^3, checked against torch, a row for each of T09D_CONFIGS, default
+"128,128,2,8,0"), with
 Triton or (tl) every launch through libtl; each row warmed up, then timed over 20 calls by CUDA events. PROF=1: one
 call of each between cudaProfilerStart and Stop, for `ncu --profile-from-start off` (tools/device/session.sh prof).
 Needs tools/conformance/tutorials and liger (extract_suite.sh, extract_liger.sh) and
@@ -50,15 +52,35 @@ rows = [("t04s", lambda: t04.seeded_dropout(xd, 0.5, 123), 2 * xd.numel() * 4),
         ("rope", lambda: LigerRopeFunction.apply(rq, rk, rcos, rsin), 2 * (rq.numel() + rk.numel()) * 2),
         ("t08", lambda: t08.group_gemm_fn(g8[:4], g8[4:]), -4 * 2 * 4096 ** 3)]
 pick = os.environ.get("ROWS", "t05,rms,ln").split(",")
-if "t09f8" in pick:  # both compilers at one config: the tutorial's autotuner left one to choose from
-    bn, bk, st, nw, sub = (int(v) for v in os.environ.get("T09_CONFIG", "256,64,4,8,1").split(","))
-    at = t09.matmul_kernel_tma_persistent
-    at.configs = [c for c in at.configs if (c.kwargs["BLOCK_SIZE_N"], c.kwargs["BLOCK_SIZE_K"], c.num_stages,
-                                             c.num_warps, int(c.kwargs["EPILOGUE_SUBTILE"])) == (bn, bk, st, nw, sub)]
-    assert len(at.configs) == 1, "T09_CONFIG names no config of the tutorial's"
+
+
+def pin(at, cfg):
+    """The autotuner left one config to choose from (then it times nothing): cfg = "BN,BK,stages,warps,subtile"."""
+    bn, bk, st, nw, sub = (int(v) for v in cfg.split(","))
+    at.configs = [c for c in at.all_configs if (c.kwargs["BLOCK_SIZE_N"], c.kwargs["BLOCK_SIZE_K"], c.num_stages,
+                                                 c.num_warps, int(c.kwargs["EPILOGUE_SUBTILE"])) == (bn, bk, st, nw, sub)]
+    assert len(at.configs) == 1, f"{cfg} names no config of the tutorial's"
+
+
+for at in (t09.matmul_kernel_tma_persistent, t09.matmul_kernel_descriptor_persistent):
+    at.all_configs = list(at.configs)
+if "t09f8" in pick:  # both compilers at one config
     a9 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn)
     b9 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn)
+    pin(t09.matmul_kernel_tma_persistent, os.environ.get("T09_CONFIG", "256,64,4,8,1"))
     rows.append(("t09f8", lambda: t09.matmul_tma_persistent(a9, b9, False), -2 * 8192 ** 3))
+if "t09d" in pick:  # matmul_descriptor_persistent ws=0, fp16, at each of T09D_CONFIGS (space-separated)
+    a16 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    b16 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    ref = torch.matmul(a16, b16.T)
+    for cfg in os.environ.get("T09D_CONFIGS", "128,128,2,8,0").split():
+        def run(cfg=cfg):
+            pin(t09.matmul_kernel_descriptor_persistent, cfg)
+            return t09.matmul_descriptor_persistent(a16, b16, False)
+        err = (run().float() - ref.float()).abs().max().item()
+        assert err < 1.0, f"t09d {cfg}: max error {err} against torch"
+        rows.append((f"t09d_{cfg.replace(',', '_')}", run, -2 * 8192 ** 3))
+        pick.append(rows[-1][0])
 for name, fn, nbytes in rows:
     if name not in pick: continue
     for _ in range(5): fn()

@@ -10,7 +10,8 @@
 #   quick  the parts a compiler change meets first: the ops, the examples, the codegen GPU checks (about 200 s)
 #   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4),
 #          BENCH=samesrc (the tutorials, default) or liger, AB_TIMEOUT=seconds (300; t09 ~550 a turn)
-#   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope) on both compilers (prof_rows.py), PTX and SASS
+#   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8,t09d) on both compilers (prof_rows.py),
+#          each instruction's stall samples (src_*.csv), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 #   lnx    Liger's layer_norm forward in PTX variants (lnx_prep.py: later loads, register caps) beside a copy
 #   occ    tl with and without its occupancy cap (TL_OCCUPANCY=0) beside Triton: prof_rows.py's rows
@@ -20,6 +21,8 @@
 #          tree's build/lib/libtl.so against build/libab/*.so.xz (built here from another revision and compressed
 #          with `xz -T0 -3`; carry build/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
 #          09's pointer kernels), ROUNDS=N turns each (2), BENCH=samesrc or liger; the autotuners' picks printed
+#   rowsab prof_rows.py's rows (ROWS, T09D_CONFIGS; no ncu) timed in turns: Triton, the tree's libtl and each
+#          build/libab/*.so.xz (as libab), ROUNDS turns (3), each in another order
 #   configs  tutorials 03's and 09's matmuls: each autotune config as each compiler's autotuner timed it
 #          (autotune_configs.py; ROWS=t03,naive,persistent,tma0,desc0,desc1, default tma0,desc0; DTYPES="fp16 fp8")
 # Logs and archives go to $OUT (at most 8 files come back).
@@ -41,7 +44,7 @@ if [ "$1" = prep ]; then
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | configs) ;; *) sed -n '2,25p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | rowsab | configs) ;; *) sed -n '2,25p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -64,8 +67,11 @@ prof)
    TL_DUMP=1 TL_DUMP_DIR=$P/dump timeout 120 python3 tools/device/prof_rows.py tl 2>&1 | tail -5
    for c in triton tl; do
        PROF=1 TRITON_CACHE_DIR=$P/tc timeout 200 ncu --profile-from-start off --set full --import-source no \
-           python3 tools/device/prof_rows.py $c > $P/ncu_$c.txt 2>&1
+           -o $P/rep_$c python3 tools/device/prof_rows.py $c > $P/ncu_run_$c.txt 2>&1
        echo "ncu $c rc=$?"
+       ncu -i $P/rep_$c.ncu-rep --page details > $P/ncu_$c.txt 2>&1
+       # each instruction's stall samples, to put a difference in time on the instructions behind it
+       ncu -i $P/rep_$c.ncu-rep --page source --csv --print-source sass > $P/src_$c.csv 2>&1
    done
    grep -a -E "^  [_a-z]|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy" $P/ncu_*.txt | head -60
    mkdir -p $P/sass   # both compilers' SASS, to diff: Triton's cubins from its cache, tl's PTX through ptxas
@@ -73,7 +79,19 @@ prof)
    for f in $(find $P/dump -name "*.ptx"); do
        ptxas -arch sm_90a "$f" -o /tmp/k.cubin && cuobjdump -sass /tmp/k.cubin > $P/sass/tl_$(basename "$f" .ptx).sass
    done
-   tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt dump tc sass ;;
+   tar czf $OUT/prof.tgz -C $P ncu_triton.txt ncu_tl.txt src_triton.csv src_tl.csv dump tc sass ;;
+rowsab)
+   export PYTHONPATH=tools/conformance/pylib
+   libs=("triton=" "tree=$PWD/build/lib/libtl.so")
+   for x in build/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
+   for k in $(seq 1 "${ROUNDS:-3}"); do
+       order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
+       for l in "${order[@]}"; do
+           n=${l%%=*}; c=tl; [ $n = triton ] && c=triton
+           TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/rowsab_$n timeout 200 python3 tools/device/prof_rows.py $c 2>&1 | \
+               grep -a -E "^(tl|triton) " | sed "s/^[a-z]*/$n/"
+       done
+   done ;;
 configs)
    export PYTHONPATH=tools/conformance/pylib
    for d in ${DTYPES:-fp16}; do
