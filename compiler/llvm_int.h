@@ -64,6 +64,7 @@ typedef struct Lower {
     Inst *term;              /* the yield / condition that ended the block just lowered */
     int leader;              /* the thread one-thread ops run on: 0, or in a warp_specialize
                                 producer its first (32 * num_warps) */
+    int tma_warp;            /* the warp the next TMA load's first copy goes to (lower_tma_load) */
     bool split;              /* past a warp_specialize: the producer's warps have left, so a
                                 bar.sync counts the consumers' (32 * num_warps) threads */
     bool failed;

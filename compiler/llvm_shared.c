@@ -552,7 +552,7 @@ static void tma_asm(Lower *L, const char *text, LLVMValueRef *args, int n) {
 }
 
 /* tma_asm issued by one lane that elect.sync picks in each warp running it
- * (the caller's branch, on warp-uniform values, keeps one warp): ptxas then
+ * (the caller's branch, on warp-uniform values, keeps whole warps): ptxas then
  * knows a single lane issues, and hands the operands to UTMALDG as they are,
  * where under a branch on the thread index it walks the active lanes in a
  * loop around each copy. */
@@ -567,6 +567,14 @@ static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
     return LLVMBuildPtrToInt(L->b, llvm_val(L, buf)->r[0], L->t_i32, "");
 }
 
+/* A predicate operand as an i1 (an integer one: nonzero). */
+static LLVMValueRef truth(Lower *L, ValueId pred) {
+    LLVMValueRef p = llvm_val(L, pred)->r[0];
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
+        p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+    return p;
+}
+
 /* The one thread of the warps running this code (thread 0, or a
  * producer's first), or with `warp` its whole warp (a branch every lane of
  * a warp takes alike: L->warp is warp-uniform), and (when given) a
@@ -574,12 +582,8 @@ static LLVMValueRef smem_addr(Lower *L, ValueId buf) {
 static LLVMValueRef leader(Lower *L, bool warp, ValueId pred) {
     LLVMValueRef c = warp ? LLVMBuildICmp(L->b, LLVMIntEQ, L->warp, llvm_i32(L, L->leader / 32), "")
                           : LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, llvm_i32(L, L->leader), "");
-    if (pred) {
-        LLVMValueRef p = llvm_val(L, pred)->r[0];
-        if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
-            p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
-        c = LLVMBuildAnd(L->b, c, p, "");
-    }
+    if (pred)
+        c = LLVMBuildAnd(L->b, c, truth(L, pred), "");
     return c;
 }
 
@@ -611,10 +615,8 @@ static void lower_mbar_expect(Lower *L, Inst *in) {
  * all passed the wgmma.wait_group that retired the slot's reads, an aligned
  * instruction of the whole warpgroup, so one arrival speaks for them. */
 static void lower_mbar_arrive(Lower *L, Inst *in) {
-    LLVMValueRef p = llvm_val(L, in->args[1])->r[0];
-    if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
-        p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
-    p = LLVMBuildAnd(L->b, p, LLVMBuildICmp(L->b, LLVMIntEQ, L->lane, llvm_i32(L, 0), ""), "");
+    LLVMValueRef lane0 = LLVMBuildICmp(L->b, LLVMIntEQ, L->lane, llvm_i32(L, 0), "");
+    LLVMValueRef p = LLVMBuildAnd(L->b, truth(L, in->args[1]), lane0, "");
     LLVMValueRef bar = smem_addr(L, in->args[0]);
     LLVMBasicBlockRef cont = llvm_guard_begin(L, p);
     tma_asm(L, "mbarrier.arrive.shared::cta.b64 _, [$0];", &bar, 1);
@@ -676,6 +678,36 @@ static void lower_mbar_wait(Lower *L, Inst *in) {
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
+#define TMA_LOAD_ASM \
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];"
+
+/* A load's copies (one per atom column), copy c from warp w0 + c, where
+ * every warp runs the code and the copies fit in its warps: each warp's
+ * copy is one elect.sync and one UTMALDG on addresses of its warp index,
+ * and the copies leave at once, not one after another from one thread
+ * behind its address arithmetic (Triton spreads them so). The next load
+ * starts at the warp after its last. False: one warp issues them all. */
+static bool tma_load_spread(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef row, LLVMValueRef col,
+                            LLVMValueRef bar, ValueId pred, int ncopies, int col_step, int dst_step) {
+    int nw = L->f->num_warps;
+    if (L->leader || L->split || ncopies < 2 || ncopies > nw)
+        return false;
+    int w0 = L->tma_warp + ncopies <= nw ? L->tma_warp : 0;
+    L->tma_warp = (w0 + ncopies) % nw;
+    LLVMValueRef c = LLVMBuildSub(L->b, L->warp, llvm_i32(L, w0), "tma.copy");
+    LLVMValueRef mine = LLVMBuildICmp(L->b, LLVMIntULT, c, llvm_i32(L, ncopies), "");
+    if (pred)
+        mine = LLVMBuildAnd(L->b, mine, truth(L, pred), "");
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, mine);
+    LLVMValueRef args[5] = {
+        LLVMBuildAdd(L->b, dst, LLVMBuildMul(L->b, c, llvm_i32(L, dst_step), ""), ""), map,
+        LLVMBuildAdd(L->b, col, LLVMBuildMul(L->b, c, llvm_i32(L, col_step), ""), ""), row, bar,
+    };
+    tma_asm_elect(L, TMA_LOAD_ASM, args, 5);
+    llvm_guard_end(L, cont);
+    return true;
+}
+
 /* tma_load / tma_store: one bulk tensor copy per atom column of the #nvmma buffer. */
 static void lower_tma_load(Lower *L, Inst *in) {
     Function *f = L->f;
@@ -696,6 +728,8 @@ static void lower_tma_load(Lower *L, Inst *in) {
     LLVMValueRef dst = smem_addr(L, buf), bar = store ? NULL : smem_addr(L, in->args[4]);
     LLVMValueRef map = llvm_val(L, in->args[1])->r[0], row = llvm_val(L, in->args[2])->r[0];
     LLVMValueRef col = llvm_val(L, in->args[3])->r[0];
+    if (!store && tma_load_spread(L, dst, map, row, col, bar, in->args[5], cols / box, box, rows * box * bytes))
+        return;
     LLVMBasicBlockRef cont = llvm_guard_begin(L, store ? leader(L, false, 0) : leader(L, true, in->args[5]));
     for (int c = 0; c < cols / box && store; c++) {
         LLVMValueRef args[4] = {map, LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row,
@@ -711,8 +745,7 @@ static void lower_tma_load(Lower *L, Inst *in) {
             LLVMBuildAdd(L->b, dst, llvm_i32(L, (int64_t)c * rows * box * bytes), ""), map,
             LLVMBuildAdd(L->b, col, llvm_i32(L, c * box), ""), row, bar,
         };
-        tma_asm_elect(L, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                      args, 5);
+        tma_asm_elect(L, TMA_LOAD_ASM, args, 5);
     }
     llvm_guard_end(L, cont);
 }

@@ -301,6 +301,7 @@ static void correctness(bool hopper) {
         {128, 64, 128, 8, 2, DESC_KT, false},    /* two atom columns along K */
         {128, 256, 64, 8, 3, DESC, true}, /* the loop filling its own rings (the rest: a producer warpgroup) */
         {128, 128, 64, 4, 2, DESC, true},
+        {128, 64, 128, 8, 2, DESC_KT, true}, /* two copies an operand, from warps 0-1 and 2-3 (tutorial 09's) */
     };
     /* the last two are multiples of 16 (the launch specialises :16: a TMA
      * store); 144 ends inside a 64-column box */
