@@ -44,7 +44,7 @@ if [ "$1" = prep ]; then
     du -sh carry
     exit 0
 fi
-case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | rowsab | configs) ;; *) sed -n '2,25p' "$0"; exit 2 ;; esac
+case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | rowsab | configs) ;; *) sed -n '2,/^# Logs and archives/p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
@@ -88,8 +88,10 @@ rowsab)
        order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
        for l in "${order[@]}"; do
            n=${l%%=*}; c=tl; [ $n = triton ] && c=triton
-           TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/rowsab_$n timeout 200 python3 tools/device/prof_rows.py $c 2>&1 | \
-               grep -a -E "^(tl|triton) " | sed "s/^[a-z]*/$n/"
+           TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/rowsab_$n timeout 200 python3 tools/device/prof_rows.py $c \
+               > /tmp/rowsab.log 2>&1
+           # the rows, or (none printed: a failed row stops the script) how it ended
+           grep -a -E "^(tl|triton) " /tmp/rowsab.log | sed "s/^[a-z]*/$n/" | grep . || tail -5 /tmp/rowsab.log
        done
    done ;;
 configs)
