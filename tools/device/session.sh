@@ -46,6 +46,10 @@ if [ "$1" = prep ]; then
 fi
 case $1 in 1 | 2 | quick | ab | prof | lnvar | lnx | occ | libab | rowsab | configs) ;; *) sed -n '2,/^# Logs and archives/p' "$0"; exit 2 ;; esac
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+# libab, rowsab: build/libab's builds of libtl appended to libs (NAME=PATH), each unpacked into /tmp
+ab_libs() { for x in build/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done; }
+# the order of turn $1: libs as listed, every second turn reversed (a GPU that heats up slows what runs last)
+turn_order() { order=("${libs[@]}"); [ $(($1 % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac)); return 0; }
 mkdir -p build/bin build/tests
 [ -d carry/bt ] && cp carry/bt/* build/tests/
 [ -f carry/tlc.xz ] && [ ! -x build/bin/tlc ] && { xz -dc carry/tlc.xz > build/bin/tlc; chmod +x build/bin/tlc; }
@@ -83,9 +87,9 @@ prof)
 rowsab)
    export PYTHONPATH=tools/conformance/pylib
    libs=("triton=" "tree=$PWD/build/lib/libtl.so")
-   for x in build/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
+   ab_libs
    for k in $(seq 1 "${ROUNDS:-3}"); do
-       order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
+       turn_order $k
        for l in "${order[@]}"; do
            n=${l%%=*}; c=tl; [ $n = triton ] && c=triton
            TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/rowsab_$n timeout 200 python3 tools/device/prof_rows.py $c \
@@ -124,10 +128,10 @@ occ)
 libab)
    export PYTHONPATH=tools/conformance/pylib TL_SHIM=1 TRITON_PRINT_AUTOTUNING=1
    libs=("tree=$PWD/build/lib/libtl.so")
-   for x in build/libab/*.so.xz; do n=$(basename "$x" .so.xz); xz -dc "$x" > /tmp/$n.so && libs+=("$n=/tmp/$n.so"); done
+   ab_libs
    script=samesrc_bench.py; [ "${BENCH:-samesrc}" = liger ] && script=liger_bench.py
    for k in $(seq 1 "${ROUNDS:-2}"); do
-       order=("${libs[@]}"); [ $((k % 2)) = 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
+       turn_order $k
        for l in "${order[@]}"; do
            echo "== ${l%%=*} (turn $k)"
            TL_LIB=${l#*=} TL_CACHE_DIR=/tmp/libab_${l%%=*} ONLY="${ROWS:-t08|t09 (naive|persistent) fp16}" \
