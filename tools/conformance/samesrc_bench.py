@@ -307,6 +307,23 @@ def main_run(mode, out_path):
         # its host code makes the pointer and size tensors each call: no graph holds that (kernel times instead)
         row(f"t08 grouped gemm {label}", lambda: t08.group_gemm_fn(gA, gB),
             lambda outs: max(relerr(o_, r_) for o_, r_ in zip(outs, refs)), fl, "TFLOP/s", graph=False)
+        # the tutorial's TMA kernel, as its bench's "Triton + TMA" times it (triton_tma_perf_fn on pointer and
+        # size tensors made once: group_gemm_tma_fn makes them each call, and the autotuner's key holds those
+        # tensors, so every call of it retunes, 0.9 s a call under Triton, 11-29); descriptors made in the kernel
+        # from the loaded pointers (tl.make_tensor_descriptor), B as (N, K)
+        if getattr(t08, "triton_tma_perf_fn", None) is not None and t08.supports_tma():
+            gBT = [q_.T.contiguous() for q_ in gB]
+            gC = [torch.empty((m, m), device=dev, dtype=torch.float16) for m in sizes]
+            tens = lambda xs: torch.tensor([x.data_ptr() for x in xs], device=dev)
+            tp = (tens(gA), tens(gBT), tens(gC), torch.tensor([m for m in sizes for _ in range(3)], dtype=torch.int32,
+                  device=dev), torch.tensor([m for m in sizes for _ in range(3)], dtype=torch.int32, device=dev))
+            triton.set_allocator(lambda size, align, stream: torch.empty(size, device=dev, dtype=torch.int8))
+
+            def tma8(tp=tp, gC=gC):
+                t08.triton_tma_perf_fn(*tp, len(sizes), dtype=torch.float16)
+                return gC
+            row(f"t08 grouped gemm TMA {label}", tma8,
+                lambda outs: max(relerr(o_, r_) for o_, r_ in zip(outs, refs)), fl, "TFLOP/s", graph=False)
 
     # 09: persistent, TMA and descriptor variants at 8192^3, fp16, then fp8 (e4m3fn in and, for the descriptor
     # kernels, out: FP8_OUTPUT) as its `--prec fp8` runs it; last, as its first calls (compile + autotune of 48

@@ -21,7 +21,7 @@
 #          tree's build/lib/libtl.so against build/libab/*.so.xz (built here from another revision and compressed
 #          with `xz -T0 -3`; carry build/libab), ROWS=regex of samesrc_bench's rows (default: t08 and tutorial
 #          09's pointer kernels), ROUNDS=N turns each (2), BENCH=samesrc or liger; the autotuners' picks printed
-#   rowsab prof_rows.py's rows (ROWS, T09D_CONFIGS; no ncu) timed in turns: Triton, the tree's libtl and each
+#   rowsab prof_rows.py's rows (ROWS, T09D_CONFIGS, T09D_DTYPE; no ncu) timed in turns: Triton, the tree's libtl and each
 #          build/libab/*.so.xz (as libab), ROUNDS turns (3), each in another order
 #   configs  tutorials 03's and 09's matmuls: each autotune config as each compiler's autotuner timed it
 #          (autotune_configs.py; ROWS=t03,naive,persistent,tma0,desc0,desc1, default tma0,desc0; DTYPES="fp16 fp8")
