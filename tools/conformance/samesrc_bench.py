@@ -284,6 +284,14 @@ def main_run(mode, out_path):
             for ws in ((False, True) if not causal else (False,)):
                 row(f"t06 attn fwd D={D} causal={int(causal)} ws={int(ws)}",
                     lambda: t06.attention(q, k, v, causal, sm, ws), lambda o: relerr(o, ref), flops, "TFLOP/s")
+            # fp8 (e5m2) forward, as the tutorial's test and bench make it ("triton-fp8"): V stored transposed
+            if hasattr(torch, "float8_e5m2"):
+                q8, k8 = q.detach().to(torch.float8_e5m2), k.detach().to(torch.float8_e5m2)
+                v8 = v.detach().permute(0, 1, 3, 2).contiguous().permute(0, 1, 3, 2).to(torch.float8_e5m2)
+                row(f"t06 attn fwd fp8e5 D={D} causal={int(causal)} ws=0",
+                    lambda: t06.attention(q8, k8, v8, causal, sm, False), lambda o: relerr(o.half(), ref), flops,
+                    "TFLOP/s")
+                del q8, k8, v8
             dout = torch.randn_like(q)
             ref.backward(dout)
             dq_ref = q.grad.clone(); q.grad = k.grad = v.grad = None
