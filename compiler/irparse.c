@@ -951,6 +951,13 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
     Attr *a = &in->attr;
     const Lit *l = &e->val;
     const char *k = e->key;
+    if (!strcmp(k, "scratch")) { /* any op: its shared scratch from smem-alloc (irprint.c put_attrs) */
+        if (l->kind != L_LIST || l->nlist != 2 || l->list[0] < 0 || l->list[1] <= 0 || l->list[0] > INT_MAX ||
+            l->list[1] > INT_MAX)
+            return error_at(P, l->span, "scratch must be [offset, bytes], bytes > 0");
+        in->scratch_off = (int)l->list[0], in->scratch_size = (int)l->list[1];
+        return true;
+    }
     if (!key_allowed(ir_attr_keys[in->op], k))
         return error_at(P, e->span, "'%s' has no attribute '%s'", ir_ops[in->op].name, k);
     if (!strcmp(k, "value"))

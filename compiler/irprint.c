@@ -283,15 +283,20 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
     return false;
 }
 
+/* The op's attributes, then, on any op of allocated IR that smem-alloc gave
+ * shared scratch (a convert, a reduction, a dot staging its operands), that
+ * area as `scratch = [offset, bytes]`: IR text from after smem-alloc
+ * compiles on (tlc --ir-in continues at the barriers pass) only with it. */
 static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     const char *k = in->op < IR__NUM ? ir_attr_keys[in->op] : NULL;
+    bool scratch = f->smem_allocated && in->scratch_size > 0;
     if (!k || (in->op == IR_FOR && !in->attr.num_stages && !in->attr.flatten && !in->attr.warp_spec &&
                !in->attr.no_licm && !in->attr.ws_hold) ||
         (in->op == IR_WHILE && !in->attr.no_licm) ||
         (in->op == IR_ASSUME && !in->attr.str) || (in->op == IR_MBAR_INIT && !in->attr.num) ||
         (in->op == IR_DIV && !in->attr.rn) || (in->op == IR_CAST && !in->attr.rtz))
-        return;
-    bool any = false;
+        k = "";
+    bool any = scratch;
     for (const char *q = k; *q;) {
         size_t n = strcspn(q, " ");
         any |= !attr_unset(in, q, n);
@@ -300,7 +305,8 @@ static void put_attrs(Buf *b, const Function *f, const Inst *in) {
     if (!any)
         return;
     buf_puts(b, " {");
-    for (bool first = true; *k;) {
+    bool first = true;
+    while (*k) {
         size_t n = strcspn(k, " ");
         bool unset = attr_unset(in, k, n);
         if (!unset) {
@@ -310,6 +316,8 @@ static void put_attrs(Buf *b, const Function *f, const Inst *in) {
         }
         k += n + (k[n] == ' ');
     }
+    if (scratch)
+        buf_printf(b, "%sscratch = [%d, %d]", first ? "" : ", ", in->scratch_off, in->scratch_size);
     buf_putc(b, '}');
 }
 

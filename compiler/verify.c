@@ -1165,6 +1165,9 @@ static void verify_inst(Verifier *V, const Inst *in, int depth) {
         for (int r = 0; r < in->nresults; r++)
             check_layout(V, in, in->results[r]);
     }
+    if (in->scratch_size && (!V->f->smem_allocated || (int64_t)in->scratch_off + in->scratch_size > V->f->shared_bytes))
+        fail(V, in, "its shared scratch [%d, %d) lies outside the function's %d bytes of shared memory", in->scratch_off,
+             in->scratch_off + in->scratch_size, V->f->smem_allocated ? V->f->shared_bytes : 0);
     Inst *guard;
     if (in->op == IR_FOR && in->attr.ws_hold && depth && !ir_ws_block(V->f, in, &guard))
         fail(V, in, "ws_hold marks only a loop of the function's body or of an if's then-branch there (its "
