@@ -47,7 +47,11 @@
  *           Q) goes to an #nvmma buffer before the loop instead (stage_a:
  *           local_store, then a local_load wgmma reads as an address),
  *           where two stages still fit beside it; a later loop of the same
- *           block over the same registers reads the same buffer.
+ *           block over the same registers reads the same buffer. wgmma
+ *           reads no 8-bit A from registers: an e4m3 / e5m2 one is staged
+ *           so whatever it leaves the rings (fewer stages, or none), and
+ *           one the loop computes (attention's P) is stored each iteration
+ *           into an #nvmma buffer the dot reads (restage_a).
  *           An e4m3 / e5m2 dot of the loop whose B is stored along N (an
  *           [K, N] tile, N contiguous) keeps B's ring as an mma.sync's and
  *           becomes a wgmma all the same: each iteration reads the tile into
@@ -626,7 +630,8 @@ static bool wgmma_reg_a(const Function *f, ValueId v, int rl) {
 
 /* wgmma (Triton's MMAv3) for the dots of this loop whose B comes from a ring
  * and A from a ring or registers (wgmma_reg_a): fp16 / bf16 into fp32 (or
- * e4m3 / e5m2 with both from rings, K-major, K a multiple of 32),
+ * e4m3 / e5m2, K-major, K a multiple of 32, an A in registers read from
+ * shared memory: plan_stages),
  * num_warps 4 or 8 stacked along M (one warpgroup per 64 rows, so M a
  * multiple of 16 * num_warps), N a multiple of 16 up to 256, K of 16, A
  * K-major in its ring, B N-major or K-major (a ring stored along its last
@@ -654,8 +659,10 @@ static int wgmma_dots(Pipe *P, Block *B, Cand *cs, int n, Inst **wg, int *restag
          * wgmma transposes only 16-bit ones (Triton's MMAv3 too) */
         bool f16 = ta.dtype == tb.dtype && (ta.dtype == DT_F16 || ta.dtype == DT_BF16);
         bool f8 = dt_is_nv_fp8(ta.dtype) && dt_is_nv_fp8(tb.dtype);
+        /* an 8-bit A the loop does not load (attention's Q and P): wgmma
+         * reads it from shared memory, staged (stage_a, restage_a) */
         if (ib < 0 || !(f16 || f8) || tc.dtype != DT_F32 || tc.rank != 2 || rl <= 0 ||
-            f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && (f8 || !wgmma_reg_a(f, d->args[0], rl))))
+            f->layouts[rl].kind != LAYOUT_MMA || (ia < 0 && !wgmma_reg_a(f, d->args[0], rl)))
             continue;
         int M = tc.shape[0], N = tc.shape[1], K = ta.shape[1];
         if (M % (16 * nw) || N % 16 || N > 256 || K % (f8 ? 32 : 16) || (int64_t)M * N / (32 * nw) > WGMMA_MAX_ACC_REGS)
@@ -969,6 +976,7 @@ typedef struct Plan {
     int nwg, ntma;
     int64_t per_stage, scratch, staged[MAX_WG];
     int restage[MAX_WG]; /* fp8 B stored along N: its staging buffer's swizzle (restage_b), else 0 */
+    int restage_a[MAX_WG]; /* fp8 A computed in the loop (attention's P): its buffer's swizzle (restage_a) */
     int S, R, D, extra;
     bool ws;   /* left to a producer warpgroup (warpspec.c): no copies ahead */
     bool late; /* the copies after the wgmma dot, into the slot it retired (plan_late) */
@@ -1124,10 +1132,18 @@ static bool plan_stages(Pipe *P, Block *B, Plan *pl, int S) {
         pl->extra |= cand_of(pl->cs, pl->n, pl->wg[w]->args[0]) >= 0;
     int64_t nstaged = 0;
     for (int w = 0; w < pl->nwg; w++) {
-        pl->staged[w] = staged_a_bytes(P, B, pl->cs, pl->n, pl->wg[w]);
-        if (pl->staged[w] && pl->per_stage * (2 + pl->extra) + pl->scratch + nstaged + pl->staged[w] > P->max_shared)
+        /* wgmma reads no 8-bit A from registers: such an A is staged where
+         * it fits or not at all (then the rings get fewer stages, or none) */
+        const Inst *d = pl->wg[w];
+        bool f8_reg = dt_is_nv_fp8(vtype(P, d->args[0]).dtype) && cand_of(pl->cs, pl->n, d->args[0]) < 0;
+        pl->staged[w] = staged_a_bytes(P, B, pl->cs, pl->n, d);
+        if (pl->staged[w] && !f8_reg &&
+            pl->per_stage * (2 + pl->extra) + pl->scratch + nstaged + pl->staged[w] > P->max_shared)
             pl->staged[w] = 0;
         nstaged += pl->staged[w];
+        Type ta = vtype(P, d->args[0]);
+        pl->restage_a[w] = f8_reg && !pl->staged[w] ? nvmma_swizzle(ta.dtype, ta.shape[1]) : 0;
+        nstaged += pl->restage_a[w] ? (ir_numel(ta) + 127) & ~127 : 0;
     }
     pl->scratch += nstaged;
     for (int w = 0; w < pl->nwg; w++) /* restage_b's buffers, 8-bit */
@@ -1469,6 +1485,31 @@ static void restage_b(Pipe *P, Block *parent, Inst *loop, Inst *d, int swizzle, 
     d->args[1] = put1(P, &c, IR_LOCAL_LOAD, &al->results[0], 1, t, op, d->span);
 }
 
+/* An e4m3 / e5m2 dot's A computed in the loop (attention's P, cast from the
+ * scores): wgmma reads 8-bit operands from shared memory only, so each
+ * iteration stores the registers it was converted from into an #nvmma
+ * buffer allocated before the loop, K-major as a ring's A, and the dot reads
+ * that (make_wgmma then makes the local_load a descriptor). As restage_b's
+ * buffer, it is no ring: the dot waits for its group before the next
+ * iteration's store (llvm_dot.c, wgmma_keeps_one), which the barrier pass
+ * orders after every warp's read. */
+static void restage_a(Pipe *P, Block *parent, Inst *loop, Inst *d, int swizzle) {
+    Function *f = P->f;
+    Block *B = loop->regions[0];
+    ValueId a = d->args[0];
+    const Inst *cv = f->values[a].def;
+    ValueId src = cv && cv->op == IR_CONVERT_LAYOUT ? cv->args[0] : a;
+    Type t = vtype(P, a), bt = t;
+    bt.mem = IR_MEM_SHARED;
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = swizzle, .elem_bits = dt_bits(t.dtype)};
+    Cursor top = {parent, ir_inst_index(parent, loop)};
+    Inst *al = put(P, &top, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), d->span);
+    al->attr.offset = -1;
+    Cursor c = {B, ir_inst_index(B, d)};
+    put(P, &c, IR_LOCAL_STORE, (ValueId[]){al->results[0], src}, 2, NULL, 0, d->span);
+    d->args[0] = put1(P, &c, IR_LOCAL_LOAD, &al->results[0], 1, t, f->values[a].layout, d->span);
+}
+
 /* The old loads and converts go; the dots chosen become wgmma. */
 static void retire_loads(Pipe *P, Block *B, Plan *pl) {
     for (int i = 0; i < pl->n; i++) {
@@ -1525,6 +1566,9 @@ static void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     int nidx = extend_loop(P, parent, loop, &pl, cur, ahead, idx, bars);
     emit_body(P, loop, &pl, ahead, idx, bars);
     emit_yield(P, loop, &pl, idx, nidx);
+    for (int w = 0; w < pl.nwg; w++)
+        if (pl.restage_a[w])
+            restage_a(P, parent, loop, pl.wg[w], pl.restage_a[w]);
     retire_loads(P, B, &pl);
     for (int w = 0; w < pl.nwg; w++)
         if (rsl[w])

@@ -994,6 +994,41 @@ static void r_dot_e4b15(const long *d, double *const *in, double *const *want) {
         }
 }
 
+/* Attention's two fp8 dots in one loop (tutorial 06's fp8 forward without
+ * the softmax): s = q @ k.T, p = s as e5m2, o += p @ v, V stored [D, L] and
+ * read through .T (K-major, as wgmma takes 8 bits). On sm_90a both are
+ * wgmma: Q staged once, P stored to shared memory each iteration
+ * (pipeline.c, restage_a). Inputs of +-1 keep s an exact integer, so p's
+ * rounding is the reference's. */
+static void r_attn_fp8(const long *d, double *const *in, double *const *want) {
+    long M = d[0], L = d[1], D = d[2];
+    for (long i = 0; i < M * D; i++)
+        want[0][i] = 0;
+    for (long i = 0; i < M; i++)
+        for (long n = 0; n < L; n++) {
+            double s = 0;
+            for (long c = 0; c < D; c++)
+                s += in[0][i * D + c] * in[1][n * D + c];
+            double p = f8(E5, s);
+            for (long j = 0; j < D; j++)
+                want[0][i * D + j] += p * in[2][j * L + n];
+        }
+}
+static const char k_attn_fp8[] =
+    PRE "def k(q_ptr, k_ptr, v_ptr, o_ptr, M, L, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rd = tl.arange(0, D)\n"
+    "    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :], mask=rm[:, None] < M, other=0.0)\n"
+    "    acc = tl.zeros((BM, D), dtype=tl.float32)\n"
+    "    for n0 in range(0, L, BN):\n"
+    "        rn = n0 + tl.arange(0, BN)\n"
+    "        kt = tl.load(k_ptr + rn[:, None] * D + rd[None, :], mask=rn[:, None] < L, other=0.0)\n"
+    "        p = tl.dot(q, kt.T).to(tl.float8e5)\n"
+    "        vt = tl.load(v_ptr + rd[:, None] * L + rn[None, :], mask=rn[None, :] < L, other=0.0)\n"
+    "        acc = tl.dot(p, vt.T, acc)\n"
+    "    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc, mask=rm[:, None] < M)\n";
+static const Dims SATTN8[] = {{{37, 45, 64}}, {{1, 1, 64}}, {{130, 129, 64}}, {{128, 64, 64}}, {{0}}};
+
 /* ----------------------------------------------------------- control flow */
 
 /* x holds m rows of n; sum them in a runtime loop, and Horner them in a loop
@@ -1545,6 +1580,13 @@ static const Case cases[] = {
      {IN(TL_F8E5M2, D0 | D2, -1, 1), IN(TL_F8E5M2, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-3, 1e-2},
     {"dot_fp8_wgmma_mixed_64x64x128", DOTK("tl.dot(a, b)"), "-D M=64 -D N=64 -D K=128", SDOT_WG_MIX, {0, 0}, 0, 0,
      {IN(TL_F8E4M3, D0 | D2, -1, 1), IN(TL_F8E5M2, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL, 1e-3, 1e-2},
+    /* q, k, v of +-1: s = q @ k.T exact, |o| <= 64 L; fp8 wgmma's narrower sums: the tolerance */
+    {"attn_fp8_two_dots", k_attn_fp8, "-D BM=128 -D BN=64 -D D=64 --num-stages 2", SATTN8, {128, 0}, 2, 0,
+     {{TL_F8E5M2, D0 | D2, 0, -1, 1, 1}, {TL_F8E5M2, D1 | D2, 0, -1, 1, 1}, {TL_F8E5M2, D1 | D2, 0, -1, 1, 1}},
+     {OUT(TL_F32, D0 | D2)}, r_attn_fp8, NULL, 2, 1e-2},
+    {"attn_fp8_two_dots_w8", k_attn_fp8, "-D BM=128 -D BN=64 -D D=64 --num-warps 8 --num-stages 3", SATTN8, {128, 0},
+     2, 0, {{TL_F8E5M2, D0 | D2, 0, -1, 1, 1}, {TL_F8E5M2, D1 | D2, 0, -1, 1, 1}, {TL_F8E5M2, D1 | D2, 0, -1, 1, 1}},
+     {OUT(TL_F32, D0 | D2)}, r_attn_fp8, NULL, 2, 1e-2},
     {"dot_fp8_e4b15", DOTK("tl.dot(a.to(tl.float8e4b15), b.to(tl.float8e4b15))"), "-D M=32 -D N=32 -D K=32", SDOT32,
      {0, 0}, 0, 0, {IN(TL_F32, D0 | D2, -1.8, 1.8), IN(TL_F32, D1 | D2, -1.8, 1.8)}, {OUT(TL_F32, D0 | D1)},
      r_dot_e4b15, NULL, 1e-5, 1e-5},
