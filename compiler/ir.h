@@ -287,7 +287,11 @@ typedef struct Attr {
                           added to the accumulator (0: no partial sums); GATHER (IR `xor`):
                           when set, the index is each element's own index along the axis
                           xor num (sort's partners), so the lowering may find the source
-                          element in the thread's registers or a lane's (0: any index) */
+                          element in the thread's registers or a lane's (0: any index);
+                          ASYNC_COPY (IR `ragged`): the mask is, over each copy's vector, true
+                          for a prefix of its elements (the pipeliner proves it: a run of
+                          consecutive indices against one bound), and the copy moves those and
+                          zero-fills the rest (0: the mask is one value a vector) */
     int num_stages;    /* FOR: software-pipelining depth of this loop (tl.range's
                           num_stages); 0: the function's */
     bool flatten;      /* FOR: tl.range(..., flatten=True): one loop with the loop it

@@ -1028,6 +1028,13 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return bool_of(P, l, &a->rn);
     if (!strcmp(k, "rtz"))
         return bool_of(P, l, &a->rtz);
+    if (!strcmp(k, "ragged")) {
+        bool on = false;
+        if (!bool_of(P, l, &on))
+            return false;
+        a->num = on;
+        return true;
+    }
     if (!strcmp(k, "prefix") || !strcmp(k, "msg") || !strcmp(k, "fn") || !strcmp(k, "asm")) {
         a->str = l->s;
         return l->kind == L_STRING || error_at(P, l->span, "expected a string");

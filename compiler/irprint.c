@@ -66,6 +66,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_REDUCE_FN] = "axis keep_dims",
     [IR_GATHER] = "axis xor", /* xor printed only when set */
     [IR_LOCAL_ALLOC] = "offset",
+    [IR_ASYNC_COPY] = "ragged",      /* printed only when set */
     [IR_ASYNC_WAIT] = "num",
     [IR_MBAR_EXPECT] = "bytes",
     [IR_MBAR_INIT] = "count",        /* printed only when set: more than one arrival */
@@ -218,6 +219,8 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         buf_puts(b, a->rn ? "true" : "false");
     } else if (IS("rtz")) {
         buf_puts(b, a->rtz ? "true" : "false");
+    } else if (IS("ragged")) {
+        buf_puts(b, a->num ? "true" : "false");
     } else if (IS("offset")) {
         buf_printf(b, "%d", a->offset);
     } else if (IS("num") || IS("bytes") || IS("count") || IS("warps") || IS("imprecise") || IS("xor")) {
@@ -261,7 +264,7 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->sem;
     if (IS("scope"))
         return !a->scope;
-    if (IS("imprecise") || IS("xor"))
+    if (IS("imprecise") || IS("xor") || IS("ragged"))
         return !a->num;
     if (IS("disable_licm"))
         return !a->no_licm;

@@ -13,7 +13,9 @@
  *                for 4 and 8 bytes): each thread copies its registers' vectors
  *                (layout_vector_width, as a load would read them); a masked
  *                vector copies 0 bytes from global memory and zero-fills the
- *                16 (src_size = 0), so no branch and no access.
+ *                16 (src_size = 0), so no branch and no access; a `ragged`
+ *                copy's mask keeps a prefix of each vector (pipeline.c
+ *                proves it), and src_size is the bytes of the elements kept.
  *   async_commit cp.async.commit_group;  async_wait N: cp.async.wait_group N.
  *   local_load   into an mma operand of 16-bit elements from a swizzled
  *                buffer: ldmatrix (llvm_dot.c); otherwise each thread loads
@@ -197,7 +199,10 @@ static void lower_copy(Lower *L, Inst *in) {
     const ThreadMap *tm = llvm_tm(L, ptr);
     DType dt = dtype_of(L, buf);
     int bytes = llvm_dt_bytes(dt);
-    const AxisInfo *m = mask && llvm_tm(L, mask) ? &L->axis[mask] : NULL;
+    /* a ragged copy's mask keeps a prefix of each vector (pipeline.c): the
+     * vectors are the pointers' own, and each moves the elements kept */
+    bool ragged = in->attr.num && mask;
+    const AxisInfo *m = mask && llvm_tm(L, mask) && !ragged ? &L->axis[mask] : NULL;
     int v = layout_vector_width(tm, &L->axis[ptr], m, bytes);
     int vb = v * bytes, sw = access_width(L, tm, buf, bytes);
     if ((vb != 4 && vb != 8 && vb != 16) || sw < v) {
@@ -213,8 +218,11 @@ static void lower_copy(Lower *L, Inst *in) {
     access_ptrs(L, tm, buf, v, to);
     for (int r = 0; r < tm->nregs; r += v) {
         LLVMBasicBlockRef cont = llvm_guard_begin(L, llvm_owner(L, tm, r));
-        LLVMValueRef args[3] = {to[r / v], llvm_val(L, ptr)->r[r],
-                                pm ? LLVMBuildSelect(L->b, pm[r], full, none, "") : full};
+        LLVMValueRef src = pm ? LLVMBuildSelect(L->b, pm[r], full, none, "") : full;
+        if (ragged) /* src_size: the bytes before the first element dropped (the kept ones are a prefix) */
+            for (int e = v - 1; e >= 0; e--)
+                src = LLVMBuildSelect(L->b, pm[r + e], e == v - 1 ? full : src, llvm_i32(L, e * bytes), "");
+        LLVMValueRef args[3] = {to[r / v], llvm_val(L, ptr)->r[r], src};
         llvm_call(L, name, L->t_void, args, 3);
         llvm_guard_end(L, cont);
     }

@@ -143,6 +143,7 @@ typedef struct Cand {
     int fma;        /* 1 (A) or 2 (B) while both of that dot's operands are rings; else 0 */
     Inst *tile;     /* a host descriptor's tile (desc_tile) TMA may copy, else NULL */
     bool cp_ok;     /* cp.async can copy it (else only TMA can) */
+    bool ragged;    /* ... in vectors its mask cuts (a prefix of each: copy_bytes) */
 } Cand;
 
 typedef struct Pipe {
@@ -293,10 +294,64 @@ static bool slice_of(Pipe *P, Block *B, Inst *loop, ValueId v, uint8_t *carried)
     return true;
 }
 
-/* Bytes per copy: the load's vector (cp.async moves 4, 8 or 16). */
-static int copy_bytes(Pipe *P, const Inst *ld) {
+static int64_t gcd_i64(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* The runs of mask v along dim d that are true for a prefix of their
+ * elements: the largest group size g (of aligned groups of g elements along
+ * d) over which v is always true-then-false. A value constant over a group
+ * is one (axis constancy); `x < R` and `x <= R` (or `R > x`, `R >= x`) with
+ * x a run of consecutive integers along d and R one value along it are
+ * (tutorial 08's descriptor bound `k + j < gk`, gk loaded: constancy 1);
+ * and, or, broadcasts and converts of such masks are. */
+static int64_t mask_prefix(const Pipe *P, ValueId v, int d, int depth) {
+    int64_t k = P->axis[v].constancy[d];
+    const Inst *in = v < P->n0 ? P->f->values[v].def : NULL;
+    Type t = vtype(P, v);
+    if (!in || depth > 32 || d >= t.rank)
+        return k;
+    int64_t g = k;
+    switch (in->op) {
+    case IR_AND: case IR_OR:
+        g = gcd_i64(mask_prefix(P, in->args[0], d, depth + 1), mask_prefix(P, in->args[1], d, depth + 1));
+        break;
+    case IR_BROADCAST:
+        g = vtype(P, in->args[0]).shape[d] == 1 ? t.shape[d] : mask_prefix(P, in->args[0], d, depth + 1);
+        break;
+    case IR_EXPAND_DIMS:
+        g = d == in->attr.axis ? t.shape[d] : mask_prefix(P, in->args[0], d < in->attr.axis ? d : d - 1, depth + 1);
+        break;
+    case IR_CONVERT_LAYOUT:
+        g = mask_prefix(P, in->args[0], d, depth + 1);
+        break;
+    case IR_CMP: {
+        const AxisInfo *l = &P->axis[in->args[0]], *r = &P->axis[in->args[1]];
+        int p = in->attr.pred;
+        if ((p == CMP_LT || p == CMP_LE) && r->constancy[d] >= t.shape[d])
+            g = l->contiguity[d];
+        else if ((p == CMP_GT || p == CMP_GE) && l->constancy[d] >= t.shape[d])
+            g = r->contiguity[d];
+        break;
+    }
+    default:
+        break;
+    }
+    return g > k ? g : k;
+}
+
+/* Bytes per copy: the load's vector (cp.async moves 4, 8 or 16). A mask
+ * that cuts the pointers' vectors only as a prefix of each (*ragged) leaves
+ * them whole: the copy moves the elements it keeps (src_size, llvm_shared.c)
+ * and zero-fills the rest. */
+static int copy_bytes(Pipe *P, const Inst *ld, bool *ragged) {
     ValueId ptr = ld->args[0], mask = ld->nargs > 1 ? ld->args[1] : 0;
     Type t = vtype(P, ptr);
+    *ragged = false;
     if (ptr >= P->n0 || (mask && mask >= P->n0))
         return 0;
     const ThreadMap *tm = layout_thread_map(P->f, P->f->values[ptr].layout, t, P->f->num_warps);
@@ -304,7 +359,13 @@ static int copy_bytes(Pipe *P, const Inst *ld) {
     if (!tm || bytes < 1)
         return 0;
     const AxisInfo *m = mask && vtype(P, mask).rank ? &P->axis[mask] : NULL;
-    return layout_vector_width(tm, &P->axis[ptr], m, bytes) * bytes;
+    int v = layout_vector_width(tm, &P->axis[ptr], m, bytes);
+    int vp = m ? layout_vector_width(tm, &P->axis[ptr], NULL, bytes) : v;
+    if (vp > v && tm->contig_dim >= 0 && mask_prefix(P, mask, tm->contig_dim, 0) % vp == 0) {
+        *ragged = true;
+        return vp * bytes;
+    }
+    return v * bytes;
 }
 
 /* An FMA dot: a BLOCKED result (the layout pass found no MMA for it). */
@@ -384,6 +445,7 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     if (!load_ok(P, B, ld, true))
         return false;
     *c = (Cand){.load = ld, .out = {ld->results[0]}, .tile = tma_tile(P, ld), .cp_ok = cp_ok(P, ld)};
+    copy_bytes(P, ld, &c->ragged);
     ValueId r = ld->results[0];
     int k = 0;
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
@@ -426,7 +488,8 @@ static Inst *tma_tile(Pipe *P, Inst *ld) {
 
 /* cp.async can copy it: no `other` but zero, 4, 8 or 16 bytes a copy. */
 static bool cp_ok(Pipe *P, Inst *ld) {
-    int cb = copy_bytes(P, ld);
+    bool ragged;
+    int cb = copy_bytes(P, ld, &ragged);
     return (ld->nargs <= 2 || ir_is_zero(P->f, ld->args[2])) && (cb == 4 || cb == 8 || cb == 16);
 }
 
@@ -526,6 +589,7 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
         ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
         Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
         cp->attr.has_mask = true;
+        cp->attr.num = cs[i].ragged;
         put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);
     }
 }
@@ -1701,6 +1765,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
         return false;
     ValueId iv = B->args[0];
     bool unbounded = false, row_unbounded = false; /* a load without a footprint; a 1-D one */
+    bool ragged; /* row loops copy whole vectors only */
     *nl = *ns = 0;
     for (int i = 0; i < B->ninsts; i++) {
         const Inst *in = B->insts[i];
@@ -1712,7 +1777,7 @@ static bool row_loop_ok(Pipe *P, const Inst *loop, Foot *lf, int *nl, Foot *sf, 
                 break; /* a scalar load stays where it is */
             /* rows worth a ring: 2 KB or more a program in 16-byte copies
              * (a small tile's wait for its copy costs what it hides) */
-            if (*nl == ROW_MAX_MEM || copy_bytes(P, in) != 16 ||
+            if (*nl == ROW_MAX_MEM || copy_bytes(P, in, &ragged) != 16 || ragged ||
                 ir_numel(vtype(P, in->results[0])) * dt_bits(vtype(P, in->results[0]).dtype) < 2048 * 8)
                 return false;
             if (!footprint(P, B, i, iv, &lf[(*nl)++])) { /* needed against a store; see row_loop */

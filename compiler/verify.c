@@ -877,6 +877,8 @@ static void check_async_copy(Verifier *V, const Inst *in) {
         want_type(V, in, "the mask", arg(V, in, 2), ir_with_dtype(p, DT_I1));
     if (in->attr.has_mask != (in->nargs == 3))
         fail(V, in, "has_mask disagrees with the %d operands", in->nargs);
+    if (in->attr.num && in->nargs != 3)
+        fail(V, in, "ragged needs a mask");
 }
 
 /* Buffers are places: only these ops take them, and only as their first operand. */

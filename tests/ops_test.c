@@ -863,6 +863,37 @@ static void r_dot_half(const long *d, double *const *in, double *const *want) {
     "        acc = tl.dot(a, b, acc" DOT_EXTRA ")\n" \
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n"
 static const char k_matmul[] = K_MATMUL("tl.float32", "");
+/* Descriptors made in the kernel (tutorial 08's TMA kernel) whose K bound
+ * is not the row stride: K = LD - 3, a multiple of nothing, with rows LD
+ * apart (a multiple of 8 elements, the descriptors' 16-byte rule). The
+ * tiles' rows load as 16-byte vectors and the mask cuts the last one short:
+ * the pipeliner's copies move a prefix of such a vector and zero-fill the
+ * rest (pipeline.c `ragged`, cp.async's src_size). c = a @ b.T over K. */
+static void r_dot_ld(const long *d, double *const *in, double *const *want) {
+    long M = d[0], N = d[1], LD = d[2], K = LD - 3;
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            double s = 0;
+            for (long k = 0; k < K; k++)
+                s += in[0][i * LD + k] * in[1][j * LD + k];
+            want[0][i * N + j] = s;
+        }
+}
+static const char k_dot_ragged_k[] =
+    PRE "def k(a_ptr, b_ptr, c_ptr, M, N, LD, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    K = LD - 3\n"
+    "    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [LD, 1], [BM, BK])\n"
+    "    b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [LD, 1], [BN, BK])\n"
+    "    om = tl.program_id(0) * BM\n"
+    "    on = tl.program_id(1) * BN\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k0 in range(0, K, BK):\n"
+    "        acc = tl.dot(a_desc.load([om, k0]), b_desc.load([on, k0]).T, acc)\n"
+    "    rm = om + tl.arange(0, BM)\n"
+    "    rn = on + tl.arange(0, BN)\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+static const Dims SMM_LD[] = {{{37, 45, 56}}, {{16, 16, 16}}, {{130, 67, 72}}, {{0}}};
+
 /* Tutorial 08's epilogue: fp16 out through a row stride N not known to be
  * aligned (N odd: no divisibility), one column a thread in the store's
  * layout; on sm_90 the convert goes through a column-major scratch
@@ -1528,6 +1559,11 @@ static const Case cases[] = {
     {"dot_f16_k_loop_ragged_w8_s3", k_matmul, "-D BM=64 -D BN=32 -D BK=32 --num-warps 8 --num-stages 3", SMM,
      {64, 32}, 3, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot, NULL,
      1e-4, 1e-4},
+    {"dot_f16_desc_ragged_k", k_dot_ragged_k, "-D BM=64 -D BN=64 -D BK=32 --num-stages 3", SMM_LD, {64, 64}, 3, 0,
+     {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_ld, NULL, 1e-3, 1e-3},
+    {"dot_f16_desc_ragged_k_w8", k_dot_ragged_k, "-D BM=128 -D BN=64 -D BK=64 --num-warps 8 --num-stages 2", SMM_LD,
+     {128, 64}, 3, 0, {IN(TL_F16, D0 | D2, -1, 1), IN(TL_F16, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_ld, NULL,
+     1e-3, 1e-3},
     {"dot_f32_k_loop_ragged_w1", k_matmul, "-D BM=16 -D BN=16 -D BK=16 --num-warps 1", SMM, {16, 16}, 3, 0,
      {IN(TL_F32, D0 | D2, -1, 1), IN(TL_F32, D1 | D2, -1, 1)}, {OUT(TL_F32, D0 | D1)}, r_dot_tf32, NULL, 1e-4,
      1e-4},
