@@ -187,8 +187,9 @@ void ir_type_print(Buf *b, Type t);
                                               /* transposed flips; a K-major wgmma B operand) */    \
     X(LOCAL_STORE, "local_store", 2, 0)       /* buf, value (registers -> shared) */                 \
     X(LOCAL_LOAD, "local_load", 1, 0)         /* buf -> value in a distributed layout */             \
-    X(ASYNC_COPY, "async_copy", -1, 0)        /* buf, ptr [, mask]: global -> shared without */      \
-                                              /* registers; zeros where mask is 0 */                 \
+    X(ASYNC_COPY, "async_copy", -1, 0)        /* buf, ptr [, mask [, count]]: global -> shared */    \
+                                              /* without registers; zeros where mask is 0 (count: */ \
+                                              /* a ragged copy's elements kept, i32) */              \
     X(ASYNC_COMMIT, "async_commit", 0, 0)     /* close the group of this thread's async copies */    \
     X(ASYNC_WAIT, "async_wait", 0, 0)         /* attr.num: wait until at most num groups pend */     \
     /* TMA (sm_90): bulk tensor copies completing on mbarriers (docs/codegen.md) */                \

@@ -214,12 +214,15 @@ static void lower_copy(Lower *L, Inst *in) {
     char name[64];
     snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s", vb == 16 ? "cg" : "ca", vb);
     LLVMValueRef *pm = mask ? llvm_regs_like(L, mask, ptr, in->span) : NULL;
+    LLVMValueRef *cnt = ragged && in->nargs > 3 ? llvm_regs_like(L, in->args[3], ptr, in->span) : NULL;
     LLVMValueRef full = llvm_i32(L, vb), none = llvm_i32(L, 0), *to = llvm_new_regs(L, tm->nregs / v);
     access_ptrs(L, tm, buf, v, to);
     for (int r = 0; r < tm->nregs; r += v) {
         LLVMBasicBlockRef cont = llvm_guard_begin(L, llvm_owner(L, tm, r));
         LLVMValueRef src = pm ? LLVMBuildSelect(L->b, pm[r], full, none, "") : full;
-        if (ragged) /* src_size: the bytes before the first element dropped (the kept ones are a prefix) */
+        if (cnt) /* the elements kept from the vector's first on (pipeline.c bound_count) */
+            src = LLVMBuildSelect(L->b, pm[r], LLVMBuildMul(L->b, cnt[r], llvm_i32(L, bytes), ""), none, "");
+        else if (ragged) /* src_size: the bytes before the first element dropped (the kept ones are a prefix) */
             for (int e = v - 1; e >= 0; e--)
                 src = LLVMBuildSelect(L->b, pm[r + e], e == v - 1 ? full : src, llvm_i32(L, e * bytes), "");
         LLVMValueRef args[3] = {to[r / v], llvm_val(L, ptr)->r[r], src};

@@ -144,6 +144,10 @@ typedef struct Cand {
     Inst *tile;     /* a host descriptor's tile (desc_tile) TMA may copy, else NULL */
     bool cp_ok;     /* cp.async can copy it (else only TMA can) */
     bool ragged;    /* ... in vectors its mask cuts (a prefix of each: copy_bytes) */
+    const Inst *bound;      /* ragged: the comparison that cuts them (x < R ...), reached from the mask
+                               through ands and shape ops only (bound_path), else NULL */
+    const Inst *bpath[8];   /* those shape ops, from the comparison up */
+    int nbpath;
 } Cand;
 
 typedef struct Pipe {
@@ -344,6 +348,48 @@ static int64_t mask_prefix(const Pipe *P, ValueId v, int d, int depth) {
     return g > k ? g : k;
 }
 
+/* The one comparison that cuts mask v's vectors of vp elements along d (a
+ * prefix one, as mask_prefix takes it), reached from v through ands (whose
+ * other terms are constant over a vector) and shape ops only; those ops, from
+ * the comparison up, in c->bpath. Then issue() hands the copy R - x, the
+ * elements a vector keeps from its first one, and the lowering needs no more
+ * than that and the mask's first element (an or, or two comparisons: NULL,
+ * and the lowering counts the mask's elements). */
+static const Inst *bound_path(const Pipe *P, ValueId v, int d, int64_t vp, Cand *c, int depth) {
+    const Inst *in = v < P->n0 ? P->f->values[v].def : NULL;
+    Type t = vtype(P, v);
+    if (!in || depth > 16 || d >= t.rank || P->axis[v].constancy[d] >= vp)
+        return NULL;
+    const Inst *b = NULL;
+    switch (in->op) {
+    case IR_AND: {
+        bool cut0 = P->axis[in->args[0]].constancy[d] < vp, cut1 = P->axis[in->args[1]].constancy[d] < vp;
+        return cut0 == cut1 ? NULL : bound_path(P, in->args[cut0 ? 0 : 1], d, vp, c, depth + 1);
+    }
+    case IR_BROADCAST: case IR_CONVERT_LAYOUT:
+        b = bound_path(P, in->args[0], d, vp, c, depth + 1);
+        break;
+    case IR_EXPAND_DIMS:
+        b = d == in->attr.axis ? NULL : bound_path(P, in->args[0], d < in->attr.axis ? d : d - 1, vp, c, depth + 1);
+        break;
+    case IR_CMP: {
+        const AxisInfo *l = &P->axis[in->args[0]], *r = &P->axis[in->args[1]];
+        int p = in->attr.pred;
+        bool lt = (p == CMP_LT || p == CMP_LE) && r->constancy[d] >= t.shape[d] && l->contiguity[d] % vp == 0;
+        bool gt = (p == CMP_GT || p == CMP_GE) && l->constancy[d] >= t.shape[d] && r->contiguity[d] % vp == 0;
+        Type xt = vtype(P, in->args[0]);
+        return (lt || gt) && dt_is_int((DType)xt.dtype) && xt.rank ? in : NULL;
+    }
+    default:
+        return NULL;
+    }
+    if (b && c->nbpath < (int)(sizeof c->bpath / sizeof c->bpath[0]))
+        c->bpath[c->nbpath++] = in;
+    else
+        b = NULL;
+    return b;
+}
+
 /* Bytes per copy: the load's vector (cp.async moves 4, 8 or 16). A mask
  * that cuts the pointers' vectors only as a prefix of each (*ragged) leaves
  * them whole: the copy moves the elements it keeps (src_size, llvm_shared.c)
@@ -445,7 +491,14 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     if (!load_ok(P, B, ld, true))
         return false;
     *c = (Cand){.load = ld, .out = {ld->results[0]}, .tile = tma_tile(P, ld), .cp_ok = cp_ok(P, ld)};
-    copy_bytes(P, ld, &c->ragged);
+    int cb = copy_bytes(P, ld, &c->ragged);
+    if (c->ragged) {
+        Type pt = vtype(P, ld->args[0]);
+        const ThreadMap *tm = layout_thread_map(P->f, P->f->values[ld->args[0]].layout, pt, P->f->num_warps);
+        c->bound = tm ? bound_path(P, ld->args[1], tm->contig_dim, cb / (dt_bits(pt.pointee) / 8), c, 0) : NULL;
+        if (!c->bound)
+            c->nbpath = 0;
+    }
     ValueId r = ld->results[0];
     int k = 0;
     Inst *u = P->uses[r] == 1 ? sole_user(B, r, &k) : NULL;
@@ -551,6 +604,41 @@ static ValueId stage_view(Pipe *P, Cursor *c, ValueId buf, ValueId stage, Span s
     return put1(P, c, IR_MEMDESC_INDEX, (ValueId[]){buf, stage}, 2, vt, P->f->values[buf].layout, sp);
 }
 
+/* A ragged copy's elements kept from each element on, as its bound says
+ * (bound_path): min(R - x (+1 for <=), vector), in i32, through the map (the
+ * iteration's x), carried to the mask's shape by the same shape ops; the
+ * copy reads it at each vector's first element. */
+static ValueId bound_count(Pipe *P, Cursor *c, const Cand *cd, Span sp) {
+    Function *f = P->f;
+    const Inst *cmp = cd->bound;
+    int p = cmp->attr.pred, vp;
+    bool lt = p == CMP_LT || p == CMP_LE;
+    ValueId x = cmp->args[lt ? 0 : 1], r = cmp->args[lt ? 1 : 0];
+    Type xt = vtype(P, x);
+    int xl = f->values[x].layout;
+    bool ragged;
+    vp = copy_bytes(P, cd->load, &ragged) / (dt_bits(vtype(P, cd->load->args[0]).pointee) / 8);
+    ValueId n = put1(P, c, IR_SUB, (ValueId[]){mapped(P, r), mapped(P, x)}, 2, xt, xl, sp);
+    if (p == CMP_LE || p == CMP_GE) {
+        ValueId one = put_const(P, c, xt, 1, sp);
+        f->values[one].layout = xl;
+        n = put1(P, c, IR_ADD, (ValueId[]){n, one}, 2, xt, xl, sp);
+    }
+    ValueId k = put_const(P, c, xt, vp, sp);
+    f->values[k].layout = xl;
+    n = put1(P, c, IR_MIN, (ValueId[]){n, k}, 2, xt, xl, sp);
+    if (xt.dtype != DT_I32)
+        n = put1(P, c, IR_CAST, &n, 1, ir_with_dtype(xt, DT_I32), xl, sp);
+    for (int i = 0; i < cd->nbpath; i++) {
+        const Inst *op = cd->bpath[i];
+        ValueId res = op->results[0];
+        Inst *cl = put(P, c, op->op, &n, 1, (Type[]){ir_with_dtype(vtype(P, res), DT_I32)}, f->values[res].layout, sp);
+        cl->attr = op->attr;
+        n = cl->results[0];
+    }
+    return n;
+}
+
 /* The copies of one iteration: each load's pointer and mask through the map,
  * the mask and-ed with `valid` (is the iteration in the loop?), into stage
  * `stage` of its ring, each load its own commit group as Triton's (so the
@@ -587,7 +675,8 @@ static void issue(Pipe *P, Cursor *c, Cand *cs, int n, ValueId valid, ValueId st
             m = put1(P, c, IR_AND, (ValueId[]){lm, m}, 2, ir_with_dtype(pt, DT_I1), f->values[lm].layout, sp);
         }
         ValueId view = stage_view(P, c, cs[i].buf, stage, sp);
-        Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m}, 3, NULL, 0, sp);
+        ValueId cnt = cs[i].bound ? bound_count(P, c, &cs[i], sp) : 0;
+        Inst *cp = put(P, c, IR_ASYNC_COPY, (ValueId[]){view, ptr, m, cnt}, cnt ? 4 : 3, NULL, 0, sp);
         cp->attr.has_mask = true;
         cp->attr.num = cs[i].ragged;
         put(P, c, IR_ASYNC_COMMIT, NULL, 0, NULL, 0, sp);

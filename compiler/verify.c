@@ -195,7 +195,8 @@ static void nargs_range(int op, int *lo, int *hi) {
     *lo = *hi = ir_ops[op].nargs;
     switch (op) {
     case IR_LOAD: *lo = 1; *hi = 3; break;
-    case IR_STORE: case IR_ATOMIC_RMW: case IR_ASYNC_COPY: *lo = 2; *hi = 3; break;
+    case IR_STORE: case IR_ATOMIC_RMW: *lo = 2; *hi = 3; break;
+    case IR_ASYNC_COPY: *lo = 2; *hi = 4; break; /* a ragged copy's count last */
     case IR_IF: *lo = *hi = 1; break;
     case IR_FOR: *lo = 3; *hi = INT_MAX; break;
     case IR_CONDITION: *lo = 1; *hi = INT_MAX; break;
@@ -873,12 +874,16 @@ static void check_async_copy(Verifier *V, const Inst *in) {
         return;
     }
     want_type(V, in, "the buffer", tile, ir_with_dtype(p, p.pointee));
-    if (in->nargs == 3)
+    if (in->nargs >= 3)
         want_type(V, in, "the mask", arg(V, in, 2), ir_with_dtype(p, DT_I1));
-    if (in->attr.has_mask != (in->nargs == 3))
+    if (in->attr.has_mask != (in->nargs >= 3))
         fail(V, in, "has_mask disagrees with the %d operands", in->nargs);
-    if (in->attr.num && in->nargs != 3)
+    if (in->attr.num && in->nargs < 3)
         fail(V, in, "ragged needs a mask");
+    if (in->nargs == 4 && !in->attr.num)
+        fail(V, in, "only a ragged copy takes a count");
+    if (in->nargs == 4)
+        want_type(V, in, "the count", arg(V, in, 3), ir_with_dtype(p, DT_I32));
 }
 
 /* Buffers are places: only these ops take them, and only as their first operand. */
