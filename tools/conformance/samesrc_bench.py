@@ -323,8 +323,9 @@ def main_run(mode, out_path):
             gBT = [q_.T.contiguous() for q_ in gB]
             gC = [torch.empty((m, m), device=dev, dtype=torch.float16) for m in sizes]
             tens = lambda xs: torch.tensor([x.data_ptr() for x in xs], device=dev)
-            tp = (tens(gA), tens(gBT), tens(gC), torch.tensor([m for m in sizes for _ in range(3)], dtype=torch.int32,
-                  device=dev), torch.tensor([m for m in sizes for _ in range(3)], dtype=torch.int32, device=dev))
+            # square problems: each one's (M, N, K) and its leading dimensions (lda, ldb, ldc) are all m
+            mmm = torch.tensor([m for m in sizes for _ in range(3)], dtype=torch.int32, device=dev)
+            tp = (tens(gA), tens(gBT), tens(gC), mmm, mmm)
             triton.set_allocator(lambda size, align, stream: torch.empty(size, device=dev, dtype=torch.int8))
 
             def tma8(tp=tp, gC=gC):
