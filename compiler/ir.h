@@ -154,7 +154,14 @@ void ir_type_print(Buf *b, Type t);
                                    /* axis analysis reads `x % c == 0`; the interpreter checks it */ \
     X(DESC_TILE, "desc_tile", 4, OPF_PURE)   /* ptrs <AxB x ptr>, tmap i64, c0, c1 i32: identity on */ \
                                              /* ptrs, which are the tile at (c0, c1) of the host */ \
-                                             /* descriptor whose tensor map is param tmap (TMA) */  \
+                                             /* descriptor whose tensor map is param tmap (TMA), */ \
+                                             /* or the map a tensormap_create made */                \
+    X(TMAP_CREATE, "tensormap_create", 4, 0) /* base ptr, rows i32, cols i32, row stride i64 (elements) */ \
+                                             /* -> i64: the generic address of a tensor map of that */ \
+                                             /* 2-D tensor, attr.vals[0..1] the box (the block: rows, */ \
+                                             /* cols), made by this program in its global scratch at */ \
+                                             /* attr.offset (tma_prune; -1 before), out of bounds */ \
+                                             /* reading NaN when attr.nan, else zero */              \
     /* memory */                                                                                   \
     X(LOAD, "load", -1, 0)     /* ptr [, mask [, other]]; attr.has_mask/has_other; result pointee; */ \
                                /* attr.cache, evict, is_volatile */                                  \
@@ -280,7 +287,9 @@ typedef struct Attr {
                           the GPU is div.full.f32 for fp32 (within 2 ulp) */
     bool rtz;          /* CAST from f32 to f16, bf16 or f8e5: rounded toward zero
                           (fp_downcast_rounding='rtz'); else to nearest, ties to even */
-    int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation */
+    int offset;        /* LOCAL_ALLOC: byte offset in shared memory, -1 before allocation;
+                          TMAP_CREATE: byte offset in the program's global scratch */
+    bool nan;          /* TMAP_CREATE: out-of-bounds reads give NaN (padding_option="nan") */
     int num;           /* ASYNC_WAIT: groups that may still be in flight; MBAR_EXPECT: bytes;
                           MBAR_INIT: arrivals per phase (0: one); WARP_SPEC: producer warps;
                           DOT (IR `imprecise`): an fp8 dot's max_num_imprecise_acc, the K
@@ -376,6 +385,9 @@ typedef struct Param {
     bool nonneg;       /* the tma pass's proofs take this integer parameter as >= 0: a
                           launch where it is not runs the kernel without the maps */
     bool above1;       /* ... as >= 2 (a wrapped axis's modulus, tma.c): the same */
+    bool scratch;      /* the last parameter, a pointer the launch passes to
+                          Function.global_scratch bytes for each program (tensor maps
+                          made in the kernel: tensormap_create; tma.c tma_prune) */
     TmaSource tma;     /* a map the pointer-tile TMA pass (tma.c) asked for, which the
                           launch encodes from the kernel's own arguments; tma.base 0: none */
 } Param;
@@ -391,6 +403,9 @@ typedef struct Function {
     struct Layout *layouts;    /* layout table (layout.h), layouts[0] unused; set by the layout pass */
     int nlayouts;
     int shared_bytes;          /* dynamic shared memory of a launch (set by smem_alloc_pass) */
+    int global_scratch;        /* global memory each program of a launch gets for itself,
+                                  bytes (128 a tensormap_create; tma_prune), behind the
+                                  parameter marked scratch */
     bool auto_tma;             /* the tma pass may give pointer tiles TMA (tma.c): the
                                   launch then passes the maps it asks for (--auto-tma) */
     bool warp_spec;            /* a TMA-fed wgmma loop may be warp-specialised (pipeline.c,

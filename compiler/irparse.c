@@ -988,6 +988,15 @@ static bool apply_attr(Parser *P, Inst *in, const AttrEntry *e) {
         return int_of(P, l, INT64_MIN, INT64_MAX, &a->start);
     if (!strcmp(k, "end"))
         return int_of(P, l, INT64_MIN, INT64_MAX, &a->end);
+    if (!strcmp(k, "box")) { /* a tensor map's box: [rows, cols], each 1 .. 256 (TMA's limit) */
+        if (l->kind != L_LIST || l->nlist != 2 || l->list[0] < 1 || l->list[0] > 256 || l->list[1] < 1 ||
+            l->list[1] > 256)
+            return error_at(P, l->span, "box must be [rows, cols], each 1 .. 256");
+        a->vals[0] = l->list[0], a->vals[1] = l->list[1];
+        return true;
+    }
+    if (!strcmp(k, "nan"))
+        return bool_of(P, l, &a->nan);
     if (!strcmp(k, "vals") || !strcmp(k, "perm")) {
         if (l->kind != L_LIST)
             return error_at(P, l->span, "expected a list [...]");
@@ -1188,7 +1197,7 @@ static bool parse_insts(Parser *P, Block *b, int depth) {
 /* ---- functions ---- */
 
 /* param = VALUE ':' type [attr-dict]      (attributes: div, equal_to_1, nonneg, above1, tensormap, tma, box,
- *                                         tma_mul)
+ *                                         tma_mul, scratch)
  * Parameters are %1, %2, ... in order: Function.params[i] is value i+1. */
 static bool parse_param(Parser *P) {
     Function *f = P->f;
@@ -1224,6 +1233,9 @@ static bool parse_param(Parser *P) {
         } else if (!strcmp(es[i].key, "above1")) {
             if (!bool_of(P, &es[i].val, &p->above1))
                 return false;
+        } else if (!strcmp(es[i].key, "scratch")) {
+            if (!bool_of(P, &es[i].val, &p->scratch))
+                return false;
         } else if (!strcmp(es[i].key, "tma") || !strcmp(es[i].key, "box") || !strcmp(es[i].key, "tma_mul")) {
             /* tma = [base, rows, cols, row stride], box = [rows, cols], tma_mul = [rows x, rows x,
              * cols x, cols x] (ir.h TmaSource) */
@@ -1248,8 +1260,8 @@ static bool parse_param(Parser *P) {
 }
 
 /* func = 'func' GLOBAL '(' [param {',' param}] ')' [attr-dict] '{' insts
- * (attributes: num_warps, num_stages, auto_tma, warp_specialize, no_fp_fusion, maxnreg, producer_warps; shared: the bytes
- * smem_alloc_pass gave) */
+ * (attributes: num_warps, num_stages, auto_tma, warp_specialize, no_fp_fusion, maxnreg, producer_warps,
+ * global_scratch; shared: the bytes smem_alloc_pass gave) */
 static Function *parse_func(Parser *P) {
     if (!expect_word(P, "func"))
         return NULL;
@@ -1283,8 +1295,11 @@ static Function *parse_func(Parser *P) {
                 return NULL;
             continue;
         }
-        if (!strcmp(es[i].key, "producer_warps") || !strcmp(es[i].key, "maxnreg")) {
-            if (!int32_of(P, &es[i].val, es[i].key[0] == 'p' ? &f->producer_warps : &f->maxnreg))
+        if (!strcmp(es[i].key, "producer_warps") || !strcmp(es[i].key, "maxnreg") ||
+            !strcmp(es[i].key, "global_scratch")) {
+            if (!int32_of(P, &es[i].val, es[i].key[0] == 'p' ? &f->producer_warps : es[i].key[0] == 'm'
+                                                                                      ? &f->maxnreg
+                                                                                      : &f->global_scratch))
                 return NULL;
             continue;
         }

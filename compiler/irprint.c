@@ -66,6 +66,7 @@ const char *const ir_attr_keys[IR__NUM] = {
     [IR_REDUCE_FN] = "axis keep_dims",
     [IR_GATHER] = "axis xor", /* xor printed only when set */
     [IR_LOCAL_ALLOC] = "offset",
+    [IR_TMAP_CREATE] = "box nan offset", /* nan printed only when set */
     [IR_ASYNC_COPY] = "ragged",      /* printed only when set */
     [IR_ASYNC_WAIT] = "num",
     [IR_MBAR_EXPECT] = "bytes",
@@ -194,6 +195,10 @@ static void put_attr(Buf *b, const Function *f, const Inst *in, const char *key,
         put_list(b, perm, list_len(f, in));
     } else if (IS("vals")) {
         put_list(b, a->vals, list_len(f, in));
+    } else if (IS("box")) {
+        put_list(b, a->vals, 2);
+    } else if (IS("nan")) {
+        buf_puts(b, a->nan ? "true" : "false");
     } else if (IS("pred")) {
         put_enum(b, ir_cmp_names, a->pred);
     } else if (IS("kind")) {
@@ -266,6 +271,8 @@ static bool attr_unset(const Inst *in, const char *key, size_t n) {
         return !a->scope;
     if (IS("imprecise") || IS("xor") || IS("ragged"))
         return !a->num;
+    if (IS("nan"))
+        return !a->nan;
     if (IS("disable_licm"))
         return !a->no_licm;
     if (IS("flatten"))
@@ -414,6 +421,10 @@ void ir_print_func(Buf *out, const Function *f) {
             buf_printf(out, "%sabove1 = true", sep);
             sep = ", ";
         }
+        if (p->scratch) {
+            buf_printf(out, "%sscratch = true", sep);
+            sep = ", ";
+        }
         const TmaSource *t = &p->tma;
         if (t->base)
             buf_printf(out, ", tma = [%d, %d, %d, %d], box = [%d, %d]", t->base, t->dim[0][0], t->dim[1][0], t->stride,
@@ -436,6 +447,8 @@ void ir_print_func(Buf *out, const Function *f) {
         buf_printf(out, ", producer_warps = %d", f->producer_warps);
     if (f->smem_allocated)
         buf_printf(out, ", shared = %d", f->shared_bytes);
+    if (f->global_scratch)
+        buf_printf(out, ", global_scratch = %d", f->global_scratch);
     buf_puts(out, "} {\n");
     for (int i = 0; f->body && i < f->body->ninsts; i++)
         print_inst(out, f, f->body->insts[i], 1);

@@ -801,7 +801,7 @@ static void lower_op(Lower *L, Inst *in) {
     case IR_LOCAL_ALLOC: case IR_MEMDESC_INDEX: case IR_MEMDESC_TRANS: case IR_LOCAL_STORE: case IR_LOCAL_LOAD:
     case IR_ASYNC_COPY: case IR_ASYNC_COMMIT: case IR_ASYNC_WAIT:
     case IR_MBAR_INIT: case IR_MBAR_INVAL: case IR_MBAR_EXPECT: case IR_MBAR_WAIT: case IR_TMA_LOAD: case IR_TMA_STORE:
-    case IR_MBAR_ARRIVE: case IR_WARP_SPEC:
+    case IR_MBAR_ARRIVE: case IR_WARP_SPEC: case IR_TMAP_CREATE:
         llvm_lower_shared(L, in);
         return;
     default:

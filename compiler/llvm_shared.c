@@ -761,6 +761,85 @@ static void lower_tma_load(Lower *L, Inst *in) {
     llvm_guard_end(L, cont);
 }
 
+/* TMA's code for a map's element type (PTX ISA, tensormap.replace: .u8 0,
+ * .u16 1, .u32 2, .s32 3, .f16 6, .f32 7, .bf16 10; fp8 copies as bytes). */
+static int tmap_elemtype(DType dt) {
+    switch (dt) {
+    case DT_F16: return 6;
+    case DT_BF16: return 10;
+    case DT_F32: return 7;
+    case DT_I32: return 3;
+    case DT_U32: return 2;
+    default: return dt_bits(dt) == 16 ? 1 : 0;
+    }
+}
+
+/* tensormap_create, as Triton's TMAToLLVM: warp 0 zeroes the op's 128 bytes
+ * of shared scratch, its lane 0 writes the fields (tensormap.replace), the
+ * warp copies the map to the program's place in the global scratch with the
+ * release fence the tensormap proxy needs, then acquires it for the TMA
+ * copies that read it (with Triton's bulk-group wait after the fence, a ptxas
+ * workaround), and a barrier lets every warp issue them (past a
+ * warp_specialize, warp 0 is a consumer and the barrier the consumers'). The box and swizzle
+ * are the ones lower_tma_load reads the ring with: 128-byte swizzled atoms
+ * (arch_tma_swizzle), one copy each. The result is the map's address. */
+static void lower_tmap_create(Lower *L, Inst *in) {
+    Function *f = L->f;
+    DType et = (DType)f->values[in->args[0]].type.pointee;
+    int bytes = llvm_dt_bytes(et), rows = (int)in->attr.vals[0], cols = (int)in->attr.vals[1];
+    int sw = arch_tma_swizzle(bytes, cols), box = sw ? sw / bytes : cols;
+    if (!f->nparams || !f->params[f->nparams - 1].scratch || in->attr.offset < 0 || L->leader) {
+        diag_internal(L->d, "in @%s: a tensormap_create without its place in the global scratch (tma_prune), or "
+                      "in a producer's region", f->name);
+        L->failed = true;
+        return;
+    }
+    llvm_smem_use(L, 128, in->span);
+    LLVMValueRef pid = llvm_sreg(L, "ctaid.x"), nx = llvm_sreg(L, "nctaid.x");
+    pid = LLVMBuildAdd(L->b, pid, LLVMBuildMul(L->b, nx, LLVMBuildAdd(L->b, llvm_sreg(L, "ctaid.y"),
+                       LLVMBuildMul(L->b, llvm_sreg(L, "nctaid.y"), llvm_sreg(L, "ctaid.z"), ""), ""), ""), "");
+    LLVMValueRef slot = LLVMBuildPtrToInt(L->b, llvm_val(L, (ValueId)f->nparams)->r[0], L->t_i64, "");
+    slot = LLVMBuildAdd(L->b, slot, LLVMBuildMul(L->b, LLVMBuildZExt(L->b, pid, L->t_i64, ""),
+                                                 llvm_i64(L, f->global_scratch), ""), "");
+    slot = LLVMBuildAdd(L->b, slot, llvm_i64(L, in->attr.offset), "tmap");
+    LLVMValueRef smem = LLVMBuildPtrToInt(L->b, llvm_smem_ptr(L, L->t_i8, llvm_i32(L, 0), 0), L->t_i32, "");
+    LLVMBasicBlockRef cont = llvm_guard_begin(L, leader(L, true, 0));
+    LLVMBuildStore(L->b, llvm_i32(L, 0), llvm_smem_ptr(L, L->t_i32, L->lane, 0));
+    LLVMValueRef all = llvm_i32(L, -1);
+    llvm_call(L, "llvm.nvvm.bar.warp.sync", L->t_void, &all, 1);
+    LLVMBasicBlockRef lane0 = llvm_guard_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, L->lane, llvm_i32(L, 0), ""));
+    char text[2048];
+#define R "tensormap.replace.tile."
+#define SB ".shared::cta.b1024."
+    snprintf(text, sizeof text,
+             R "global_address" SB "b64 [$0], $1;\n" R "rank" SB "b32 [$0], 1;\n"
+             R "box_dim" SB "b32 [$0], 0, %d;\n" R "box_dim" SB "b32 [$0], 1, %d;\n"
+             R "global_dim" SB "b32 [$0], 0, $3;\n" R "global_dim" SB "b32 [$0], 1, $2;\n"
+             R "global_stride" SB "b64 [$0], 0, $4;\n"
+             R "element_stride" SB "b32 [$0], 0, 1;\n" R "element_stride" SB "b32 [$0], 1, 1;\n"
+             R "elemtype" SB "b32 [$0], %d;\n" R "interleave_layout" SB "b32 [$0], 0;\n"
+             R "swizzle_mode" SB "b32 [$0], %d;\n" R "fill_mode" SB "b32 [$0], %d;",
+             box, rows, tmap_elemtype(et), sw == 128 ? 3 : sw == 64 ? 2 : sw == 32 ? 1 : 0, in->attr.nan ? 1 : 0);
+#undef R
+#undef SB
+    LLVMValueRef base = LLVMBuildPtrToInt(L->b, llvm_val(L, in->args[0])->r[0], L->t_i64, "");
+    LLVMValueRef stride = LLVMBuildMul(L->b, llvm_val(L, in->args[3])->r[0], llvm_i64(L, bytes), "");
+    LLVMValueRef fields[5] = {smem, base, llvm_val(L, in->args[1])->r[0], llvm_val(L, in->args[2])->r[0], stride};
+    tma_asm(L, text, fields, 5);
+    llvm_guard_end(L, lane0);
+    llvm_call(L, "llvm.nvvm.bar.warp.sync", L->t_void, &all, 1);
+    LLVMValueRef cp[2] = {slot, smem};
+    tma_asm(L, "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [$0], [$1], 128;",
+            cp, 2);
+    tma_asm(L, "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\ncp.async.bulk.commit_group;\n"
+               "cp.async.bulk.wait_group.read 0;", &slot, 1);
+    llvm_guard_end(L, cont);
+    llvm_barrier(L);
+    LLVMValueRef *r = llvm_new_regs(L, 1);
+    r[0] = slot;
+    llvm_set(L, in->results[0], r, 1);
+}
+
 /* The pipeliner's ops need what its target had; laid-out IR (tlc --ir-in)
  * compiled for an older one is the user's error: what the op needs, or NULL. */
 static const char *op_needs(const Lower *L, OpCode op) {
@@ -772,6 +851,8 @@ static const char *op_needs(const Lower *L, OpCode op) {
         return ptx_arch_has(L->arch, ARCH_HOPPER) ? NULL : "TMA and its mbarriers (sm_90 and newer)";
     case IR_WARP_SPEC:
         return ptx_arch_has(L->arch, ARCH_WGMMA) ? NULL : "setmaxnreg (sm_90a)";
+    case IR_TMAP_CREATE:
+        return ptx_arch_has(L->arch, ARCH_WGMMA) ? NULL : "tensormap.replace (sm_90a)";
     default:
         return NULL;
     }
@@ -871,6 +952,9 @@ void llvm_lower_shared(Lower *L, Inst *in) {
         return;
     case IR_TMA_LOAD: case IR_TMA_STORE:
         lower_tma_load(L, in);
+        return;
+    case IR_TMAP_CREATE:
+        lower_tmap_create(L, in);
         return;
     default:
         diag_internal(L->d, "op '%s' is not a shared-memory op", ir_ops[in->op].name);

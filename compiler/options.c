@@ -258,6 +258,7 @@ SemaOptions options_to_sema(const CompileOptions *o) {
         .num_stages = o->num_stages,
         .autotune_config = o->autotune_config,
         .arch = o->arch ? o->arch->sm : 0,
+        .tensormaps = o->auto_tma > 0 && o->arch && ptx_arch_has(o->arch, ARCH_WGMMA),
         .runtime_signature = o->runtime_signature,
         .arg_values = o->arg_values,
         .narg_values = o->narg_values,

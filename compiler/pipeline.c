@@ -486,6 +486,37 @@ static int users_of(const Block *b, ValueId v, Inst **us, int max) {
     return n;
 }
 
+/* v is a result of an op in b or in the blocks of its ops. */
+static bool defined_in(const Block *b, ValueId v) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        const Inst *in = b->insts[i];
+        for (int r = 0; r < in->nresults; r++)
+            if (in->results[r] == v)
+                return true;
+        for (int r = 0; r < in->nregions; r++)
+            if (defined_in(in->regions[r], v))
+                return true;
+    }
+    return false;
+}
+
+/* A tile of a map the kernel makes in a loop that reads it is its pointers
+ * again: the map does not exist where a prologue would copy, and the
+ * address slice cannot take the op that makes it (a host descriptor's map
+ * is a parameter). b: the body of the loop holding it, or NULL. */
+static void strip_inner_maps(Function *f, Block *blk, Block *b) {
+    for (int i = 0; blk && i < blk->ninsts; i++) {
+        Inst *in = blk->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            strip_inner_maps(f, in->regions[r], in->op == IR_FOR || in->op == IR_WHILE ? in->regions[r] : b);
+        if (in->op == IR_DESC_TILE && in->args[1] > f->nparams && b && defined_in(b, in->args[1])) {
+            ir_replace_uses(f->body, in->results[0], in->args[0]);
+            ir_remove_inst(blk, in);
+            i--;
+        }
+    }
+}
+
 /* A load this loop can pipeline; fills c. */
 static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Cand *c) {
     if (!load_ok(P, B, ld, true))
@@ -1360,8 +1391,11 @@ static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
         before = bp > before ? bp : before;
     }
     ValueId coords[2 * MAX_LOADS];
-    for (int i = 0; i < pl->n; i++)
+    for (int i = 0; i < pl->n; i++) {
         coords[2 * i] = pl->cs[i].tile->args[2], coords[2 * i + 1] = pl->cs[i].tile->args[3];
+        if (pl->cs[i].tile->args[1] > P->f->nparams)
+            return; /* a map the kernel makes: the producer starts before the code that makes it */
+    }
     pl->ws = !rings && (pl->per_stage + 8) * pl->R + (before > pl->scratch ? before : pl->scratch) <= P->max_shared &&
              warpspec_loop_ok(P->f, loop, coords, 2 * pl->n);
 }
@@ -2087,6 +2121,7 @@ static void walk(Pipe *P, Block *b) {
 bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool wgmma) {
     if (!async_copy || f->nlayouts <= 1)
         return true; /* no cp.async before sm_80; nothing laid out, nothing to do */
+    strip_inner_maps(f, f->body, NULL);
     Pipe P = {.d = d, .f = f, .n0 = f->nvalues, .max_shared = max_shared, .wgmma = wgmma};
     P.axis = axis_analyze(f);
     P.uses = calloc((size_t)P.n0, sizeof *P.uses);

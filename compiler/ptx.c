@@ -106,6 +106,10 @@ static const struct {
     {"createpolicy.fractional", 74},              /* an eviction policy's L2 hint (llvm_mem.c) */
     {".L1::evict_", 74},
     {".add.noftz.f16", 63},                       /* fp16 atomic add (llvm_mem.c) */
+    /* tensor maps made in the kernel (llvm_shared.c): 8.3 has them, but
+     * until 8.5 ptxas reads global_stride as bytes / 16 (Triton's
+     * TMAToLLVM works around that); from 8.6 it is bytes, as written */
+    {"tensormap.replace", 86},
 };
 
 static void require_isa(char *text, size_t len, int need) {

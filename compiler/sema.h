@@ -21,6 +21,9 @@ typedef struct SemaOptions {
     int ndefines;
     int num_warps, num_stages; /* 0: from the autotune config picked, else 4 and 3 */
     int arch;              /* --arch's SM number (90), 0 when not given */
+    bool tensormaps;       /* a 2-D tl.make_tensor_descriptor makes its TMA map in the kernel
+                              (tensormap_create): an arch with wgmma, and a launch that passes
+                              the global scratch (the C API; tlc --auto-tma on) */
     int autotune_config;   /* -1: none; else index into @triton.autotune configs: its
                               constexprs, num_warps and num_stages apply */
     bool runtime_signature; /* the signature lists only the runtime (non-constexpr)

@@ -38,7 +38,9 @@
  *                      int 1), block_shape[r] (ints), padding (int 0 = zero,
  *                      1 = nan, or an i1 tensor: a host descriptor's flag),
  *                      tmap (an int: the value number of a host descriptor's
- *                      tensor-map parameter, 0 for one made in the kernel) */
+ *                      tensor-map parameter; for one made in the kernel the i64
+ *                      of its tensormap_create where TMA may copy its tiles
+ *                      (SemaOptions.tensormaps), else 0) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +64,8 @@ enum { DESC_MAX_RANK = (int)TL_TENSORDESC_MAX_RANK < (int)IR_MAX_RANK ? (int)TL_
 #define BP_ORDER(v, d) ((v).items[1 + 4 * (v).n + (d)])
 #define TD_BLOCK(v, d) ((v).items[1 + 2 * (v).n + (d)])    /* tensor descriptors */
 #define TD_PADDING(v) ((v).items[1 + 3 * (v).n])
-#define TD_TMAP(v) ((v).items[2 + 3 * (v).n])       /* int: the tensor-map parameter's value, 0: none */
+#define TD_TMAP(v) ((v).items[2 + 3 * (v).n])       /* int: the tensor-map parameter's value, 0: none; or
+                                                        an i64: the map the kernel made (make_map) */
 
 static Type ty_of(Sema *s, ValueId v) { return s->f->values[v].type; }
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -548,6 +551,29 @@ static Val aligned_stride(Sema *s, Val st, int k, int d, Span sp, const char *fn
     return sema_tensor(s, m);
 }
 
+/* A scalar field (an int or a runtime integer) as a value of dtype dt. */
+static ValueId field_as(Sema *s, Val v, DType dt, Span sp) {
+    return v.k == V_TENSOR ? sema_cast(s, v.id, ir_scalar(dt), sp) : sema_const_of(s, sema_int(v.i), ir_scalar(dt), sp);
+}
+
+/* The TMA map of 2-D descriptor t, made by the program (tensormap_create):
+ * its tiles' loads may then be TMA copies as a host descriptor's are
+ * (pipeline.c); one nothing copies through goes again (tma.c tma_prune). */
+static ValueId make_map(Sema *s, Val t, bool nan, Span sp) {
+    ValueId args[4] = {BASE(t).id, field_as(s, SHAPE(t, 0), DT_I32, sp), field_as(s, SHAPE(t, 1), DT_I32, sp),
+                       field_as(s, STRIDE(t, 0), DT_I64, sp)};
+    ValueId m = sema_emit(s, IR_TMAP_CREATE, ir_scalar(DT_I64), args, 4, sp);
+    Inst *in = s->f->values[m].def;
+    in->attr.vals[0] = TD_BLOCK(t, 0).i, in->attr.vals[1] = TD_BLOCK(t, 1).i;
+    in->attr.nan = nan;
+    in->attr.offset = -1;
+    return m;
+}
+
+/* The tensor map a descriptor's tiles go through: a host descriptor's
+ * parameter, the one the kernel made, or 0 (none). */
+static int map_of(Val t) { return TD_TMAP(t).k == V_TENSOR ? TD_TMAP(t).id : (int)TD_TMAP(t).i; }
+
 Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span *sp, Span call) {
     (void)bi, (void)call;
     const char *fn = "tl.make_tensor_descriptor";
@@ -593,6 +619,8 @@ Val sema_h_make_tensor_descriptor(Sema *s, const Builtin *bi, Val *a, const Span
     BASE(t) = sema_tensor(s, b16);
     TD_PADDING(t) = sema_int(padding == 1);
     TD_TMAP(t) = sema_int(0);
+    if (s->opt->tensormaps && r == 2 && (esize == 1 || esize == 2 || esize == 4) && dims[0] <= 256 && dims[1] <= 256)
+        TD_TMAP(t) = sema_tensor(s, make_map(s, t, padding == 1, sp[0]));
     return t;
 }
 
@@ -616,7 +644,7 @@ static Val need_desc(Sema *s, Val v, Span sp, const char *fn) {
 
 static Val desc_load(Sema *s, Val t, Val offsets, Span osp, Span call, const char *fn) {
     Access acc = td_access(s, t, offsets, osp, fn);
-    return sema_tensor(s, emit_load(s, &acc, -1, TD_PADDING(t), (int)TD_TMAP(t).i, call));
+    return sema_tensor(s, emit_load(s, &acc, -1, TD_PADDING(t), map_of(t), call));
 }
 
 static Val desc_store(Sema *s, Val t, Val offsets, Val value, Span osp, Span vsp, Span call, const char *fn) {
@@ -626,7 +654,7 @@ static Val desc_store(Sema *s, Val t, Val offsets, Val value, Span osp, Span vsp
         sema_fail(s, vsp, "%s: the value must be a block of the descriptor's block shape %s, got %s", fn, T(bt),
                   sema_describe(s, value));
     ValueId v = store_value(s, value, bt, vsp, fn, false);
-    emit_store(s, &acc, v, (int)TD_TMAP(t).i, call);
+    emit_store(s, &acc, v, map_of(t), call);
     return sema_none();
 }
 

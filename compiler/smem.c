@@ -145,6 +145,8 @@ static int64_t moves_bound(const Function *f, const Inst *in, int l0, int first_
 
 int64_t smem_scratch_bound(const Function *f, const Inst *in) {
     switch (in->op) {
+    case IR_TMAP_CREATE: /* the map is written here, then copied out (llvm_shared.c) */
+        return 128;
     case IR_CONVERT_LAYOUT: {
         ValueId s = in->args[0], r = in->results[0];
         Type t = f->values[s].type;
@@ -360,7 +362,7 @@ static void walk(Alloc *A, Block *blk, const LoopCtx *lc) {
         in->scratch_off = 0;
         in->scratch_size = 0;
         if (s > 0)
-            add_item(A, (Item){.in = in, .start = p, .end = p, .size = s, .align = 16});
+            add_item(A, (Item){.in = in, .start = p, .end = p, .size = s, .align = in->op == IR_TMAP_CREATE ? 128 : 16});
         if (in->nregions) {
             bool loop = in->op == IR_FOR || in->op == IR_WHILE;
             LoopCtx here = {in, p, lc};

@@ -382,6 +382,10 @@ static Form compute(Tma *T, ValueId v) {
                 r.w.axis = in->attr.axis == 0 ? 2 : 1;
         }
         break;
+    case IR_DESC_TILE: /* a tile of a map the kernel makes: a map the launch encodes costs it nothing */
+        if (in->args[1] <= T->f->nparams)
+            break;
+        /* fall through */
     case IR_BROADCAST: case IR_CONVERT_LAYOUT: case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY:
         if (a && a->ok)
             r = *a;
@@ -997,14 +1001,15 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
     return ok;
 }
 
-/* What the pipeliner left of the tma pass: a desc_tile it did not read through
- * TMA is its pointers again, and a map nothing reads goes. */
+/* What the pipeliner left of the tma pass and of the maps the kernel makes:
+ * a desc_tile it did not read through TMA is its pointers again, and a map
+ * nothing reads goes. */
 static void prune_tiles(Function *f, Block *b) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
             prune_tiles(f, in->regions[r]);
-        if (in->op == IR_DESC_TILE && in->args[1] <= f->nparams && f->params[in->args[1] - 1].tma.base) {
+        if (in->op == IR_DESC_TILE && (in->args[1] > f->nparams || f->params[in->args[1] - 1].tma.base)) {
             ir_replace_uses(f->body, in->results[0], in->args[0]);
             ir_remove_inst(b, in);
             i--;
@@ -1012,25 +1017,49 @@ static void prune_tiles(Function *f, Block *b) {
     }
 }
 
+/* The maps the kernel makes that TMA reads keep a 128-byte place each in
+ * the program's global scratch (in order); the others go. */
+static int place_maps(Function *f, Block *b, const int *uses, int at) {
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            at = place_maps(f, in->regions[r], uses, at);
+        if (in->op != IR_TMAP_CREATE)
+            continue;
+        if (!uses[in->results[0]]) {
+            ir_remove_inst(b, in);
+            i--;
+        } else {
+            in->attr.offset = at;
+            at += 128;
+        }
+    }
+    return at;
+}
+
 void tma_prune(Function *f) {
     bool any = false;
     for (int i = 0; i < f->nparams; i++)
         any |= f->params[i].tma.base != 0;
-    if (!any)
-        return;
     prune_tiles(f, f->body);
     int *uses = calloc((size_t)f->nvalues, sizeof *uses);
     if (!uses)
         return; /* the maps stay: still correct */
     ir_count_uses(f->body, uses);
+    int scratch = place_maps(f, f->body, uses, 0);
     int left = 0;
-    for (int i = f->nparams - 1; i >= 0; i--) {
+    for (int i = f->nparams - 1; i >= 0 && any; i--) {
         if (f->params[i].tma.base && !uses[i + 1])
             ir_param_remove(f, i);
         else
             left += f->params[i].tma.base != 0;
     }
-    for (int i = 0; i < f->nparams && !left; i++)
+    for (int i = 0; i < f->nparams && any && !left; i++)
         f->params[i].nonneg = f->params[i].above1 = false; /* no map, no launch-time condition */
     free(uses);
+    if (scratch && !f->global_scratch) { /* the launch's global scratch, behind the last parameter */
+        ir_param_late(f, "global_scratch", ir_ptr(DT_I8));
+        f->params[f->nparams - 1].scratch = true;
+        f->global_scratch = scratch;
+    }
 }

@@ -508,11 +508,40 @@ static void want_scalar(Verifier *V, const Inst *in, int i, const char *what, DT
     want_type(V, in, what, arg(V, in, i), ir_scalar(dt));
 }
 
-/* Operand i is a parameter standing for a host descriptor's tensor map. */
+/* Operand i is a tensor map: a parameter standing for a host descriptor's,
+ * or an i64 the kernel made (a tensormap_create, or what carries one
+ * through a loop or an if). */
 static void want_tensormap(Verifier *V, const Inst *in, int i) {
     ValueId v = in->args[i];
-    if (v < 1 || v > V->f->nparams || !V->f->params[v - 1].tensormap)
-        fail(V, in, "operand %d is not a tensor-map parameter (one marked {tensormap = true})", i + 1);
+    bool param = v >= 1 && v <= V->f->nparams;
+    if (param ? !V->f->params[v - 1].tensormap : !ir_type_eq(arg(V, in, i), ir_scalar(DT_I64)))
+        fail(V, in, "operand %d is not a tensor map (a parameter marked {tensormap = true}, or an i64 that "
+                    "tensormap_create made)", i + 1);
+}
+
+/* tensormap_create: base, rows, cols, row stride -> i64; a box TMA takes, an
+ * element TMA copies, and a place in the program's global scratch. */
+static void check_tmap_create(Verifier *V, const Inst *in) {
+    Type b = arg(V, in, 0);
+    if (b.rank || b.dtype != DT_PTR)
+        fail(V, in, "operand 1 has type %s, want a scalar pointer (the tensor's base)", ty(V, b));
+    int bytes = b.dtype == DT_PTR ? dt_bits((DType)b.pointee) / 8 : 0;
+    if (b.dtype == DT_PTR && bytes != 1 && bytes != 2 && bytes != 4)
+        fail(V, in, "a tensor map of %s elements: TMA here copies 1, 2 or 4 bytes an element",
+             ty(V, ir_scalar((DType)b.pointee)));
+    want_scalar(V, in, 1, "the row count", DT_I32);
+    want_scalar(V, in, 2, "the column count", DT_I32);
+    want_scalar(V, in, 3, "the row stride", DT_I64);
+    want_type(V, in, "the result", res(V, in, 0), ir_scalar(DT_I64));
+    const int64_t *box = in->attr.vals;
+    if (box[0] < 1 || box[0] > 256 || box[1] < 1 || box[1] > 256 || (bytes && box[1] * bytes % 16))
+        fail(V, in, "box [%lld, %lld] is not a TMA box (each 1 .. 256, rows of 16-byte multiples)", (long long)box[0],
+             (long long)box[1]);
+    int off = in->attr.offset;
+    bool scratch = V->f->nparams && V->f->params[V->f->nparams - 1].scratch;
+    if (off < -1 || (off >= 0 && (off % 128 || off + 128 > V->f->global_scratch || !scratch)))
+        fail(V, in, "offset %d is not a 128-byte place in the %d bytes of global scratch%s", off,
+             V->f->global_scratch, scratch ? "" : " (no parameter is marked scratch)");
 }
 
 /* desc_tile: ptrs (a 2-D pointer block), tmap, c0, c1; the result is ptrs. */
@@ -1126,6 +1155,7 @@ static void check_op(Verifier *V, const Inst *in) {
     }
     case IR_ASYNC_COPY: check_async_copy(V, in); break;
     case IR_DESC_TILE: check_desc_tile(V, in); break;
+    case IR_TMAP_CREATE: check_tmap_create(V, in); break;
     case IR_TMA_LOAD: case IR_TMA_STORE: check_tma_load(V, in); break;
     case IR_MBAR_INIT: case IR_MBAR_INVAL:
         want_barriers(V, in, 0, true);
@@ -1258,6 +1288,8 @@ static void verify_params(Verifier *V) {
             fail(V, NULL, "parameter %d has divisibility %d", i + 1, p->divisibility);
         if (p->equal_to_1 && dtype_class(t.dtype) != C_INT)
             fail(V, NULL, "parameter %d is equal_to_1 but not an integer", i + 1);
+        if (p->scratch && (i != f->nparams - 1 || t.dtype != DT_PTR || f->global_scratch < 1))
+            fail(V, NULL, "parameter %d is marked scratch: only the last, a pointer, with global_scratch > 0", i + 1);
         if ((p->nonneg || p->above1) && (dtype_class(t.dtype) != C_INT || p->tensormap))
             fail(V, NULL, "parameter %d is %s but not an integer argument", i + 1, p->nonneg ? "nonneg" : "above1");
         if (p->tma.base) { /* its base, bounds and stride: earlier parameters (or constants) */

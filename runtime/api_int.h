@@ -72,6 +72,8 @@ typedef struct Variant {
     /* CUDA device: what a launch needs, from fn or from the cache entry */
     const char *func_name;
     int nparams, num_warps, shared_bytes; /* num_warps: what a launch starts (ir_launch_warps) */
+    int scratch;        /* global scratch bytes per program (Function.global_scratch): then the
+                           last parameter, after the automatic maps, is its pointer */
     uint8_t *dtypes;    /* each parameter's DType, or GPU_PARAM_TMAP; | GPU_PARAM_NONNEG, ABOVE1 */
     /* the maps the tma pass asked for (Param.tma): the last nauto parameters,
      * which the launch encodes from the others (gpu_encode_auto_maps) */

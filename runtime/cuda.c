@@ -74,6 +74,8 @@ static void do_open(void) {
     *(void **)&api.cuPointerGetAttribute = dlsym(api.lib, "cuPointerGetAttribute");
     *(void **)&api.cuOccupancyMaxActiveBlocksPerMultiprocessor =
         dlsym(api.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    *(void **)&api.cuMemAllocAsync = dlsym(api.lib, "cuMemAllocAsync");
+    *(void **)&api.cuMemFreeAsync = dlsym(api.lib, "cuMemFreeAsync");
     CUresult r = api.cuInit(0);
     if (r) {
         const char *name = "?", *str = "";

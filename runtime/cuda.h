@@ -96,6 +96,10 @@ typedef struct CudaApi {
     /* Optional: CTAs of (function, threads, dynamic shared bytes) one SM
      * holds at once (gpu.c raise_occupancy). */
     CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+    /* Optional (CUDA 11.2+): stream-ordered memory, the global scratch of a
+     * launch whose kernel makes tensor maps (gpu_launch). */
+    CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+    CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
 } CudaApi;
 
 /* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the

@@ -391,6 +391,7 @@ static void raise_occupancy(TlKernel *k, Variant *v, const CompileOptions *o, Bu
  * front end, no sema, no IR. */
 typedef struct CubinHeader {
     uint32_t shared_bytes, num_warps, nparams, name_len, nauto; /* num_warps: the launch's, a producer's included */
+    uint32_t scratch;                                            /* Variant.scratch */
 } CubinHeader;
 
 bool gpu_cache_dir(TlKernel *k, Buf *dir) {
@@ -454,9 +455,10 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
         v->params = arena_alloc(&v->arena, sizeof(void *) * (size_t)(n + 1));
         if (!v->slots || !v->params)
             s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int i = 0; i < n && s == TL_SUCCESS; i++) /* the automatic maps come last */
-            v->params[i] = i < n - v->nauto ? (void *)&v->slots[i]
-                                            : (char *)v->auto_maps + 128 * (size_t)(i - (n - v->nauto));
+        int maps = n - v->nauto - (v->scratch > 0); /* then the automatic maps, then the scratch */
+        for (int i = 0; i < n && s == TL_SUCCESS; i++)
+            v->params[i] = i < maps || i >= maps + v->nauto ? (void *)&v->slots[i]
+                                                            : (char *)v->auto_maps + 128 * (size_t)(i - maps);
     }
     return s;
 }
@@ -478,7 +480,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     bool found = cache_get(dir.data, key.data, &blob, &len, &corrupt) && len > sizeof h;
     if (found) {
         memcpy(&h, blob, sizeof h);
-        found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 && h.nauto <= h.nparams &&
+        found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 && h.nauto + (h.scratch > 0) <= h.nparams &&
                 len > sizeof h + h.nparams + h.name_len + sizeof *v->auto_src * (size_t)h.nauto;
     }
     if (corrupt)
@@ -491,6 +493,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     if (found) {
         const char *p = (const char *)blob + sizeof h;
         v->nparams = (int)h.nparams, v->num_warps = (int)h.num_warps, v->shared_bytes = (int)h.shared_bytes;
+        v->scratch = (int)h.scratch;
         v->dtypes = arena_alloc(&v->arena, h.nparams + 1);
         v->func_name = arena_strndup(&v->arena, p + h.nparams, h.name_len);
         if (!v->dtypes || !v->func_name || !auto_alloc(v, (int)h.nauto)) {
@@ -523,6 +526,7 @@ TlStatus gpu_build(TlKernel *k, Variant *v, const CompileOptions *o) {
     size_t cubin_len = image.len;
     const Function *f = v->fn;
     v->nparams = f->nparams, v->num_warps = ir_launch_warps(f), v->shared_bytes = f->shared_bytes;
+    v->scratch = f->global_scratch;
     v->func_name = f->name;
     v->dtypes = arena_alloc(&v->arena, (size_t)f->nparams + 1);
     if (!v->dtypes) {
@@ -539,13 +543,14 @@ TlStatus gpu_build(TlKernel *k, Variant *v, const CompileOptions *o) {
         s = fail(k->ctx, TL_ERROR_OUT_OF_MEMORY, "out of memory");
         goto out;
     }
-    for (int i = f->nparams - nauto, j = 0; i < f->nparams; i++, j++) { /* tma.c appends them */
+    int hs = v->scratch > 0; /* tma.c appends the maps, tma_prune the scratch after them */
+    for (int i = f->nparams - nauto - hs, j = 0; i < f->nparams - hs; i++, j++) {
         const Param *p = &f->params[i];
         v->auto_src[j] = (AutoMapSource){p->tma, (int32_t)kernel_dtype_of(f->params[p->tma.base - 1].type.pointee)};
     }
     if (gpu_cache_dir(k, &dir)) {
         CubinHeader h = {(uint32_t)f->shared_bytes, (uint32_t)ir_launch_warps(f), (uint32_t)f->nparams,
-                         (uint32_t)strlen(f->name), (uint32_t)nauto};
+                         (uint32_t)strlen(f->name), (uint32_t)nauto, (uint32_t)v->scratch};
         size_t na = sizeof *v->auto_src * (size_t)nauto, n = sizeof h + h.nparams + h.name_len + na + cubin_len;
         char *blob = malloc(n);
         if (blob) {
@@ -636,8 +641,26 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
         }
     }
     const CudaApi *cu = ctx->cu;
+    /* the tensor maps the programs make: a place for each program's, taken
+     * and given back in the stream's order, so that launches on other
+     * streams have their own */
+    CUdeviceptr scratch = 0;
+    if (v->scratch) {
+        if (!cu->cuMemAllocAsync || !cu->cuMemFreeAsync)
+            return fail(ctx, TL_ERROR_LAUNCH, "%s makes tensor maps in its global scratch, and the CUDA driver lacks "
+                        "cuMemAllocAsync (CUDA 11.2+)", k->name);
+        size_t bytes = (size_t)grid[0] * grid[1] * grid[2] * (size_t)v->scratch;
+        CUresult r = cu->cuMemAllocAsync(&scratch, bytes ? bytes : 1, stream);
+        if (r)
+            return cu_fail(ctx, r, "cuMemAllocAsync (the kernel's global scratch)");
+        v->slots[v->nparams - 1] = (uint64_t)scratch;
+    }
     CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->num_warps, 1, 1,
                                     (unsigned)v->shared_bytes, stream, v->params, NULL);
+    if (scratch) {
+        CUresult fr = cu->cuMemFreeAsync(scratch, stream);
+        r = r ? r : fr;
+    }
     TlStatus st = TL_SUCCESS;
     if (r)
         st = cu_fail(ctx, r, "cuLaunchKernel");

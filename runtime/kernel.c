@@ -797,7 +797,7 @@ TlStatus kernel_launch(TlKernel *k, const unsigned grid[3], const TlArg *args, i
                 return s;
         }
     }
-    int want = k->ctx->kind == TL_DEVICE_CUDA ? v->nparams - v->nauto : v->fn->nparams;
+    int want = k->ctx->kind == TL_DEVICE_CUDA ? v->nparams - v->nauto - (v->scratch > 0) : v->fn->nparams;
     if (nflat != want)
         return fail(k->ctx, TL_ERROR_INTERNAL, "%s: the launch has %d kernel parameters, the kernel %d", k->name, nflat,
                     want);

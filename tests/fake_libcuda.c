@@ -15,6 +15,10 @@ struct {
     int launches;
     unsigned grid[3];
     char target[32];    /* the .target of the last PTX linked */
+    void **params;      /* the last launch's parameters */
+    CUdeviceptr async_ptr; /* the last cuMemAllocAsync's memory and size, and */
+    size_t async_bytes;    /* the cuMemFreeAsync calls that gave it back */
+    int async_frees;
 } fake;
 
 static int primary, current_set;
@@ -70,6 +74,21 @@ int cuMemFree_v2(CUdeviceptr p) {
             return 0;
         }
     return 1;
+}
+/* stream-ordered memory: as cuMemAlloc here (FAKE_NO_ASYNC=1: a driver
+ * that cannot, CUDA_ERROR_NOT_SUPPORTED) */
+int cuMemAllocAsync(CUdeviceptr *p, size_t n, void *s) {
+    (void)s;
+    if (getenv("FAKE_NO_ASYNC"))
+        return 801;
+    int r = cuMemAlloc_v2(p, n);
+    fake.async_ptr = r ? 0 : *p, fake.async_bytes = n;
+    return r;
+}
+int cuMemFreeAsync(CUdeviceptr p, void *s) {
+    (void)s;
+    fake.async_frees += p == fake.async_ptr;
+    return cuMemFree_v2(p);
 }
 int cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { memcpy((void *)d, h, n); return 0; }
 int cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { memcpy(h, (void *)d, n); return 0; }
@@ -153,8 +172,9 @@ int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int threads, si
 }
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned sh, void *s, void **p, void **e) {
-    (void)f, (void)bx, (void)by, (void)bz, (void)sh, (void)s, (void)p, (void)e;
+    (void)f, (void)bx, (void)by, (void)bz, (void)sh, (void)s, (void)e;
     fake.launches++;
+    fake.params = p;
     fake.grid[0] = gx, fake.grid[1] = gy, fake.grid[2] = gz;
     return 0;
 }

@@ -57,6 +57,16 @@ if want fakegpu/; then
             count_lines $log fakegpu
             [ $rc -gt 1 ] && report "fakegpu/occupancy (exit $rc)" 1 $log
         fi
+        # A kernel that makes its tensor maps gets its global scratch from
+        # the launch's stream (fakegpu_test scratch).
+        if want fakegpu/cc90/scratch; then
+            log=$T/fakegpu_scratch.log
+            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
+                90 scratch > $log 2>&1
+            rc=$?
+            count_lines $log fakegpu
+            [ $rc -gt 1 ] && report "fakegpu/scratch (exit $rc)" 1 $log
+        fi
         if want fakegpu/compile_only_cubin; then
             log=$T/fakegpu_compile_only.log
             rm -rf $T/fg_co && mkdir -p $T/fg_co

@@ -9,6 +9,11 @@
  *                          device); sm_100a, which only a 10.0 device runs,
  *                          compiles and is not loaded anywhere else, and its
  *                          launch is refused by name.
+ *   fakegpu_test CC scratch  (a 9.0 device) a kernel making its tensor maps
+ *                          (descriptors of loaded pointers) gets grid x 256
+ *                          bytes of global scratch on the launch's stream as
+ *                          its last parameter, given back after it; a driver
+ *                          without stream-ordered memory fails the launch.
  *   fakegpu_test CC occupancy  a row kernel at 8 warps whose registers
  *                          ($FAKE_REGS, the fake's) limit its CTAs an SM
  *                          is capped where the fake reports no spills at
@@ -43,7 +48,15 @@ static const char *copy_src =
     "    mask = offs < n\n"
     "    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask), mask)\n";
 
-typedef struct { int launches; unsigned grid[3]; char target[32]; } FakeRecord;
+typedef struct {
+    int launches;
+    unsigned grid[3];
+    char target[32];
+    void **params;
+    unsigned long long async_ptr;
+    size_t async_bytes;
+    int async_frees;
+} FakeRecord;
 
 /* The copy kernel compiled with --arch `arch` on this device (cc): loaded
  * and launched where the device runs its PTX, else built and refused. */
@@ -180,6 +193,63 @@ static void occupancy(void) {
     occupancy_case("occupancy_no_reduction", scale_src, "48", NULL, NULL, opts, 48, NULL);
 }
 
+static const char *maps_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def g(ptrs, cs, sizes, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    M = tl.load(sizes)\n"
+    "    N = tl.load(sizes + 1)\n"
+    "    K = tl.load(sizes + 2)\n"
+    "    a = tl.load(ptrs).to(tl.pointer_type(tl.float16))\n"
+    "    b = tl.load(ptrs + 1).to(tl.pointer_type(tl.float16))\n"
+    "    a_desc = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])\n"
+    "    b_desc = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])\n"
+    "    om = tl.program_id(0) * BM\n"
+    "    on = tl.program_id(1) * BN\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for kk in range(0, tl.cdiv(K, BK)):\n"
+    "        acc += tl.dot(a_desc.load([om, kk * BK]), b_desc.load([on, kk * BK]).T)\n"
+    "    c = tl.load(cs).to(tl.pointer_type(tl.float32))\n"
+    "    rm = om + tl.arange(0, BM)\n"
+    "    rn = on + tl.arange(0, BN)\n"
+    "    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+
+/* The maps kernel's launches: its scratch (two maps, 256 bytes a program),
+ * and the error where the driver has no stream-ordered memory. */
+static void scratch(FakeRecord *fake) {
+    TlContext *ctx;
+    TlStatus s = tl_context_create(TL_DEVICE_CUDA, &ctx);
+    check("scratch_context", s == TL_SUCCESS, tl_last_error(NULL));
+    if (s != TL_SUCCESS)
+        return;
+    TlKernel *k;
+    s = tl_kernel_from_string(ctx, maps_src, "-D BM=128 -D BN=128 -D BK=64 --num-stages 3", &k);
+    check("scratch_compile", s == TL_SUCCESS, tl_last_error(ctx));
+    TlBuffer *b[3];
+    tl_buffer_create(ctx, TL_I64, 2, &b[0]);
+    tl_buffer_create(ctx, TL_I64, 1, &b[1]);
+    tl_buffer_create(ctx, TL_I32, 3, &b[2]);
+    TlArg args[] = {tl_arg_buffer(b[0]), tl_arg_buffer(b[1]), tl_arg_buffer(b[2])};
+    unsigned grid[3] = {3, 2, 1};
+    s = k ? tl_launch(k, grid, args, 3) : TL_ERROR_COMPILE;
+    bool passed = s == TL_SUCCESS && fake->launches == 1 && fake->async_bytes == 3 * 2 * 256 &&
+                  fake->async_frees == 1 && fake->params && *(unsigned long long *)fake->params[3] == fake->async_ptr;
+    char got[256];
+    snprintf(got, sizeof got, "%s: launches %d, %zu bytes, freed %d", tl_last_error(ctx), fake->launches,
+             fake->async_bytes, fake->async_frees);
+    check("scratch_per_program", passed, got);
+    setenv("FAKE_NO_ASYNC", "1", 1);
+    s = k ? tl_launch(k, grid, args, 3) : TL_ERROR_COMPILE;
+    unsetenv("FAKE_NO_ASYNC");
+    check("scratch_refused", s != TL_SUCCESS && fake->launches == 1 &&
+          strstr(tl_last_error(ctx), "cuMemAllocAsync (the kernel's global scratch)") != NULL, tl_last_error(ctx));
+    for (int i = 0; i < 3; i++)
+        tl_buffer_destroy(b[i]);
+    tl_kernel_destroy(k);
+    tl_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3)
         return 2;
@@ -189,6 +259,11 @@ int main(int argc, char **argv) {
         int cc = atoi(argv[1]);
         other_target(fake, cc, "sm_70", true);
         other_target(fake, cc, "sm_100a", cc == 100);
+        return failures != 0;
+    }
+    if (fake && !strcmp(argv[2], "scratch")) {
+        setenv("TL_ALWAYS_COMPILE", "1", 1);
+        scratch(fake);
         return failures != 0;
     }
     if (fake && !strcmp(argv[2], "occupancy")) {
