@@ -47,26 +47,19 @@ if want fakegpu/; then
                 $fg_cc targets > $log 2>&1
             report fakegpu/targets_cc$fg_cc $? $log
         done
-        # A row kernel's registers capped for one more CTA an SM where the
-        # fake driver reports no spills at the cap (fakegpu_test occupancy).
-        if want fakegpu/occupancy; then
-            log=$T/fakegpu_occupancy.log
+        # On a 9.0 device: a row kernel's registers capped for one more CTA an
+        # SM where the fake driver reports no spills at the cap (fakegpu_test
+        # occupancy); a kernel that makes its tensor maps gets its global
+        # scratch from the launch's stream (fakegpu_test scratch).
+        for fg_mode in occupancy scratch; do
+            want fakegpu/$fg_mode || want fakegpu/cc90/$fg_mode || continue
+            log=$T/fakegpu_$fg_mode.log
             TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
-                90 occupancy > $log 2>&1
+                90 $fg_mode > $log 2>&1
             rc=$?
             count_lines $log fakegpu
-            [ $rc -gt 1 ] && report "fakegpu/occupancy (exit $rc)" 1 $log
-        fi
-        # A kernel that makes its tensor maps gets its global scratch from
-        # the launch's stream (fakegpu_test scratch).
-        if want fakegpu/cc90/scratch; then
-            log=$T/fakegpu_scratch.log
-            TL_PTXAS=none TL_LIBCUDA=$PWD/$HB/fake_libcuda.so FAKE_CC=90 timeout 120 build/tests/fakegpu_test \
-                90 scratch > $log 2>&1
-            rc=$?
-            count_lines $log fakegpu
-            [ $rc -gt 1 ] && report "fakegpu/scratch (exit $rc)" 1 $log
-        fi
+            [ $rc -gt 1 ] && report "fakegpu/$fg_mode (exit $rc)" 1 $log
+        done
         if want fakegpu/compile_only_cubin; then
             log=$T/fakegpu_compile_only.log
             rm -rf $T/fg_co && mkdir -p $T/fg_co
