@@ -486,8 +486,12 @@ static int users_of(const Block *b, ValueId v, Inst **us, int max) {
     return n;
 }
 
-/* v is a result of an op in b or in the blocks of its ops. */
+/* v is an argument of b or a result of an op in b, or so in the blocks of
+ * its ops. */
 static bool defined_in(const Block *b, ValueId v) {
+    for (int i = 0; b && i < b->nargs; i++)
+        if (b->args[i] == v)
+            return true;
     for (int i = 0; b && i < b->ninsts; i++) {
         const Inst *in = b->insts[i];
         for (int r = 0; r < in->nresults; r++)
