@@ -1,7 +1,8 @@
 """prof_rows.py triton|tl: tutorial 05's layer norm forward and backward (fp16 4096x8192) and Liger's rms_norm and
 layer_norm forwards (bf16 8192x4096) and RoPE (q 2x32x4096x128, k 8 heads) through their own host code
-(ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
-grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t09f8: tutorial 09's matmul_tma_persistent, fp8e4
+(ROWS=t04s,t05,t05b,rms,ln,rope,t08,t08t,t09f8 picks some; t04s: tutorial 04's seeded dropout, fp32 2^26; t08: tutorial 08's
+grouped GEMM, 4 x 4096^3 fp16, a negative nbytes counting flops; t08t: its TMA kernel (descriptors made in the
+kernel) on the same sizes through triton_tma_perf_fn, T08T_CONFIG="BM,BN,BK,stages,warps" pinning one config; t09f8: tutorial 09's matmul_tma_persistent, fp8e4
 8192^3, its autotuning pinned to one config, T09_CONFIG="BN,BK,stages,warps,subtile", default 256,64,4,8,1; t09d:
 matmul_descriptor_persistent ws=0 8192^3 in T09D_DTYPE (fp16, or fp8: e4m3 in and out), checked against torch, a
 row for each of T09D_CONFIGS, default "128,128,2,8,0"), with
@@ -72,6 +73,24 @@ if "t09f8" in pick:  # both compilers at one config
     t09.matmul_kernel_tma_persistent.configs = pinned(t09.matmul_kernel_tma_persistent,
                                                       os.environ.get("T09_CONFIG", "256,64,4,8,1"))
     rows.append(("t09f8", lambda: t09.matmul_tma_persistent(a9, b9, False), -2 * 8192 ** 3))
+if "t08t" in pick:  # tutorial 08's TMA kernel, 4 x 4096^3 fp16, as its bench's triton_tma_perf_fn; T08T_CONFIG pins one
+    ga, gb = g8[:4], [q.T.contiguous() for q in g8[4:]]
+    gc = [torch.empty((4096, 4096), device="cuda", dtype=torch.float16) for _ in range(4)]
+    tens = lambda xs: torch.tensor([x.data_ptr() for x in xs], device="cuda")
+    mmm = torch.tensor([4096] * 12, dtype=torch.int32, device="cuda")
+    import triton
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    at8 = t08.grouped_matmul_tma_kernel
+    if os.environ.get("T08T_CONFIG"):  # "BM,BN,BK,stages,warps"
+        want = tuple(int(v) for v in os.environ["T08T_CONFIG"].split(","))
+        at8.configs = [c for c in at8.configs if (c.kwargs["BLOCK_SIZE_M"], c.kwargs["BLOCK_SIZE_N"],
+                                                  c.kwargs["BLOCK_SIZE_K"], c.num_stages, c.num_warps) == want]
+        assert len(at8.configs) == 1, f"{want} names no config of the tutorial's"
+    t08args = (tens(ga), tens(gb), tens(gc), mmm, mmm, 4)
+    t08.triton_tma_perf_fn(*t08args, dtype=torch.float16)
+    err = max(((c.float() - torch.matmul(a_, b_.T).float()).abs().max().item()) for a_, b_, c in zip(ga, gb, gc))
+    assert err < 1.0, f"t08t: max error {err} against torch"
+    rows.append(("t08t", lambda: t08.triton_tma_perf_fn(*t08args, dtype=torch.float16), -4 * 2 * 4096 ** 3))
 if "t09d" in pick:  # matmul_descriptor_persistent ws=0, T09D_DTYPE (fp16 or fp8), at each of T09D_CONFIGS
     f8 = os.environ.get("T09D_DTYPE", "fp16") == "fp8"
     a16 = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)

@@ -10,7 +10,7 @@
 #   quick  the parts a compiler change meets first: the ops, the examples, the codegen GPU checks (about 200 s)
 #   ab     same-source rows, both compilers in one process: ROWS=regex (default ^t05), ROUNDS=N (4),
 #          BENCH=samesrc (the tutorials, default) or liger, AB_TIMEOUT=seconds (300; t09 ~550 a turn)
-#   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope,t08,t09f8,t09d) on both compilers (prof_rows.py),
+#   prof   ncu --set full of the rows (ROWS=t04s,t05,t05b,rms,ln,rope,t08,t08t,t09f8,t09d) on both compilers (prof_rows.py),
 #          each instruction's stall samples (src_*.csv), PTX and SASS
 #   lnvar  tutorial 05's forward in hand-written variants beside a device copy (ln_variants/)
 #   lnx    Liger's layer_norm forward in PTX variants (lnx_prep.py: later loads, register caps) beside a copy
