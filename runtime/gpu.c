@@ -481,6 +481,7 @@ TlStatus gpu_load_cached(TlKernel *k, Variant *v, bool *hit) {
     if (found) {
         memcpy(&h, blob, sizeof h);
         found = h.nparams < 4096 && h.name_len > 0 && h.name_len < 4096 && h.nauto + (h.scratch > 0) <= h.nparams &&
+                h.scratch % 128 == 0 && h.scratch <= 128u * 4096 &&
                 len > sizeof h + h.nparams + h.name_len + sizeof *v->auto_src * (size_t)h.nauto;
     }
     if (corrupt)
