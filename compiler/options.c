@@ -26,7 +26,7 @@ const OptionSpec option_specs[] = {
     {.name = "max-errors", .metavar = "N",
      .help = "stop after N errors (default 20)", .lo = 1, .hi = 100000},
     {.name = "auto-tma", .metavar = "on|off",
-     .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps (default: on in the C API, off in tlc, whose kernels other launchers call)"},
+     .help = "sm_90a: TMA for pointer tiles proved to be boxes of a tensor, the launch encoding their maps, and for in-kernel descriptors' tiles through maps the kernel makes in global scratch the launch passes last (default: on in the C API, off in tlc, whose kernels other launchers call)"},
     {.name = "warp-specialize", .metavar = "on|off",
      .help = "sm_90a: a dot loop whose operands TMA copies runs its copies in a producer warpgroup, beside num_warps consumer warps (default: on; tl.range(..., warp_specialize=) decides per loop)"},
     {.name = "maxnreg", .metavar = "N",
