@@ -780,9 +780,10 @@ static int tmap_elemtype(DType dt) {
  * release fence the tensormap proxy needs, then acquires it for the TMA
  * copies that read it (with Triton's bulk-group wait after the fence, a ptxas
  * workaround), and a barrier lets every warp issue them (past a
- * warp_specialize, warp 0 is a consumer and the barrier the consumers'). The box and swizzle
- * are the ones lower_tma_load reads the ring with: 128-byte swizzled atoms
- * (arch_tma_swizzle), one copy each. The result is the map's address. */
+ * warp_specialize, warp 0 is a consumer and the barrier the consumers').
+ * The box and swizzle are the ones lower_tma_load reads the ring with:
+ * swizzled atoms (arch_tma_swizzle), one copy each. The result is the map's
+ * address. */
 static void lower_tmap_create(Lower *L, Inst *in) {
     Function *f = L->f;
     DType et = (DType)f->values[in->args[0]].type.pointee;
