@@ -422,6 +422,10 @@ typedef struct Function {
     Span span;                 /* the kernel's `def` (its line in debug info); 0: unknown */
 } Function;
 
+/* A tensor-map operand (desc_tile, tma_load) the kernel makes
+ * (tensormap_create, or what carries one), not a parameter's. */
+static inline bool ir_kernel_map(const Function *f, ValueId m) { return m > f->nparams; }
+
 typedef struct Module {
     Function **funcs;
     int nfuncs;

@@ -145,6 +145,7 @@ typedef struct Cand {
     Inst *tile;     /* a host descriptor's tile (desc_tile) TMA may copy, else NULL */
     bool cp_ok;     /* cp.async can copy it (else only TMA can) */
     bool ragged;    /* ... in vectors its mask cuts (a prefix of each: copy_bytes) */
+    int vec;        /* ragged: the elements of a copy's vector */
     const Inst *bound;      /* ragged: the comparison that cuts them (x < R ...), reached from the mask
                                through ands and shape ops only (bound_path), else NULL */
     const Inst *bpath[8];   /* those shape ops, from the comparison up */
@@ -457,7 +458,7 @@ static void strip_inner_maps(Function *f, Block *blk, Block *b) {
         Inst *in = blk->insts[i];
         for (int r = 0; r < in->nregions; r++)
             strip_inner_maps(f, in->regions[r], in->op == IR_FOR || in->op == IR_WHILE ? in->regions[r] : b);
-        if (in->op == IR_DESC_TILE && in->args[1] > f->nparams && b && defined_in(b, in->args[1])) {
+        if (in->op == IR_DESC_TILE && ir_kernel_map(f, in->args[1]) && b && defined_in(b, in->args[1])) {
             ir_replace_uses(f->body, in->results[0], in->args[0]);
             ir_remove_inst(blk, in);
             i--;
@@ -474,7 +475,8 @@ static bool candidate(Pipe *P, Block *B, Inst *loop, Inst *ld, bool any_use, Can
     if (c->ragged) {
         Type pt = vtype(P, ld->args[0]);
         const ThreadMap *tm = layout_thread_map(P->f, P->f->values[ld->args[0]].layout, pt, P->f->num_warps);
-        c->bound = tm ? bound_path(P, ld->args[1], tm->contig_dim, cb / (dt_bits(pt.pointee) / 8), c, 0) : NULL;
+        c->vec = cb / (dt_bits(pt.pointee) / 8);
+        c->bound = tm ? bound_path(P, ld->args[1], tm->contig_dim, c->vec, c, 0) : NULL;
         if (!c->bound)
             c->nbpath = 0;
     }
@@ -590,20 +592,18 @@ static ValueId stage_view(Pipe *P, Cursor *c, ValueId buf, ValueId stage, Span s
 static ValueId bound_count(Pipe *P, Cursor *c, const Cand *cd, Span sp) {
     Function *f = P->f;
     const Inst *cmp = cd->bound;
-    int p = cmp->attr.pred, vp;
+    int p = cmp->attr.pred;
     bool lt = p == CMP_LT || p == CMP_LE;
     ValueId x = cmp->args[lt ? 0 : 1], r = cmp->args[lt ? 1 : 0];
     Type xt = vtype(P, x);
     int xl = f->values[x].layout;
-    bool ragged;
-    vp = copy_bytes(P, cd->load, &ragged) / (dt_bits(vtype(P, cd->load->args[0]).pointee) / 8);
     ValueId n = put1(P, c, IR_SUB, (ValueId[]){mapped(P, r), mapped(P, x)}, 2, xt, xl, sp);
     if (p == CMP_LE || p == CMP_GE) {
         ValueId one = put_const(P, c, xt, 1, sp);
         f->values[one].layout = xl;
         n = put1(P, c, IR_ADD, (ValueId[]){n, one}, 2, xt, xl, sp);
     }
-    ValueId k = put_const(P, c, xt, vp, sp);
+    ValueId k = put_const(P, c, xt, cd->vec, sp);
     f->values[k].layout = xl;
     n = put1(P, c, IR_MIN, (ValueId[]){n, k}, 2, xt, xl, sp);
     if (xt.dtype != DT_I32)
@@ -1341,7 +1341,7 @@ static void plan_ws(Pipe *P, Block *parent, Inst *loop, Plan *pl) {
     ValueId coords[2 * MAX_LOADS];
     for (int i = 0; i < pl->n; i++) {
         coords[2 * i] = pl->cs[i].tile->args[2], coords[2 * i + 1] = pl->cs[i].tile->args[3];
-        if (pl->cs[i].tile->args[1] > P->f->nparams)
+        if (ir_kernel_map(P->f, pl->cs[i].tile->args[1]))
             return; /* a map the kernel makes: the producer starts before the code that makes it */
     }
     pl->ws = !rings && (pl->per_stage + 8) * pl->R + (before > pl->scratch ? before : pl->scratch) <= P->max_shared &&

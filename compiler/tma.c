@@ -383,7 +383,7 @@ static Form compute(Tma *T, ValueId v) {
         }
         break;
     case IR_DESC_TILE: /* a tile of a map the kernel makes: a map the launch encodes costs it nothing */
-        if (in->args[1] <= T->f->nparams)
+        if (!ir_kernel_map(T->f, in->args[1]))
             break;
         /* fall through */
     case IR_BROADCAST: case IR_CONVERT_LAYOUT: case IR_MULTIPLE_OF: case IR_MAX_CONTIGUOUS: case IR_MAX_CONSTANCY:
@@ -1009,7 +1009,7 @@ static void prune_tiles(Function *f, Block *b) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
             prune_tiles(f, in->regions[r]);
-        if (in->op == IR_DESC_TILE && (in->args[1] > f->nparams || f->params[in->args[1] - 1].tma.base)) {
+        if (in->op == IR_DESC_TILE && (ir_kernel_map(f, in->args[1]) || f->params[in->args[1] - 1].tma.base)) {
             ir_replace_uses(f->body, in->results[0], in->args[0]);
             ir_remove_inst(b, in);
             i--;

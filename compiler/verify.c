@@ -513,7 +513,7 @@ static void want_scalar(Verifier *V, const Inst *in, int i, const char *what, DT
  * through a loop or an if). */
 static void want_tensormap(Verifier *V, const Inst *in, int i) {
     ValueId v = in->args[i];
-    bool param = v >= 1 && v <= V->f->nparams;
+    bool param = v >= 1 && !ir_kernel_map(V->f, v);
     if (param ? !V->f->params[v - 1].tensormap : !ir_type_eq(arg(V, in, i), ir_scalar(DT_I64)))
         fail(V, in, "operand %d is not a tensor map (a parameter marked {tensormap = true}, or an i64 that "
                     "tensormap_create made)", i + 1);
