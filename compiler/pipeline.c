@@ -1712,6 +1712,72 @@ void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
     ir_dce_loop(P->f, loop);
 }
 
+/* ---- TMA stores ----
+ * On sm_90a a store of a 2-D tile through a tensor map the kernel made
+ * (tensormap_create: tutorial 08's c_desc.store) goes out as Triton's does:
+ * the value into an #nvmma buffer of the map's swizzle (local_store, each
+ * thread fenced for the async proxy; from the mma fragment itself where the
+ * store's value is a convert_layout of one: stmatrix), bar.sync (the barrier
+ * pass), then one thread's bulk tensor copies (tma_store). TMA drops what
+ * falls outside the map's [rows, cols], which is exactly the descriptor
+ * store's mask. Without it such a store is a pointer store masked element by
+ * element where its column bound has no known divisibility (no vectors).
+ * Not where the pointer store is in 16-byte vectors anyway (the bounds
+ * divisible by 16: tutorial 09's descriptor kernel at :16 shapes), nor for
+ * host descriptors (vectorised where the launch specialises the shape to
+ * :16): on a matmul epilogue of those TMA stores gained nothing (H100,
+ * 2026-11-24); nor in a kernel that hands a loop to a producer warpgroup
+ * (thread 0 may be the producer's). */
+static void tma_stores(Pipe *P, Block *b) {
+    Function *f = P->f;
+    for (int i = 0; b && i < b->ninsts; i++) {
+        Inst *in = b->insts[i];
+        for (int r = 0; r < in->nregions; r++)
+            tma_stores(P, in->regions[r]);
+        if (in->op != IR_STORE || in->nargs < 2)
+            continue;
+        Inst *t = f->values[in->args[0]].def;
+        Type vt = vtype(P, in->args[1]);
+        int bytes = dt_bits((DType)vt.dtype) / 8;
+        if (!t || t->op != IR_DESC_TILE || !ir_kernel_map(f, t->args[1]) || vt.rank != 2 || vt.shape[0] > 256 ||
+            vt.dtype == DT_I1 || (bytes != 1 && bytes != 2 && bytes != 4))
+            continue;
+        int sw = arch_tma_swizzle(bytes, vt.shape[1]);
+        if (!sw || vt.shape[1] % (sw / bytes))
+            continue;
+        /* a store in full 16-byte vectors (the bounds' divisibility known)
+         * stays one: TMA gained nothing over those (above) */
+        ValueId ptr = in->args[0], mask = in->nargs > 2 ? in->args[2] : 0;
+        const ThreadMap *tm = layout_thread_map(f, f->values[ptr].layout, vtype(P, ptr), f->num_warps);
+        if (tm && ptr < P->n0 && mask < P->n0 &&
+            layout_vector_width(tm, &P->axis[ptr], mask ? &P->axis[mask] : NULL, bytes) * bytes >= 16)
+            continue;
+        ValueId v = in->args[1];
+        const Inst *cv = f->values[v].def;
+        if (cv && cv->op == IR_CONVERT_LAYOUT && f->layouts[f->values[cv->args[0]].layout].kind == LAYOUT_MMA)
+            v = cv->args[0]; /* the fragment itself: no trip through a convert's scratch */
+        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = sw, .elem_bits = 8 * bytes};
+        Type bt = vt;
+        bt.mem = IR_MEM_SHARED;
+        Cursor c = {b, i};
+        Inst *al = put(P, &c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), in->span);
+        al->attr.offset = -1;
+        ValueId buf = al->results[0];
+        put(P, &c, IR_LOCAL_STORE, (ValueId[]){buf, v}, 2, NULL, 0, in->span);
+        put(P, &c, IR_TMA_STORE, (ValueId[]){buf, t->args[1], t->args[2], t->args[3]}, 4, NULL, 0, in->span);
+        remove_at(b, c.at); /* the store, moved down by the three ops */
+        i = c.at - 1;
+    }
+}
+
+/* Does a loop of f wait for a producer warpgroup (ws_hold)? */
+static bool ws_planned(const Function *f) {
+    for (const Inst *l = ir_ws_next(f, NULL); l; l = ir_ws_next(f, l))
+        if (l->attr.ws_hold)
+            return true;
+    return false;
+}
+
 static void walk(Pipe *P, Block *b) {
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
@@ -1744,8 +1810,11 @@ bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool w
         walk(&P, f->body);
         if (P.wgmma)
             fp8_wgmma(&P, f->body);
-        if (P.staged)
-            ir_dce(f); /* the register copies staged operands were converted into */
+        int n = f->nvalues;
+        if (P.wgmma && !ws_planned(f))
+            tma_stores(&P, f->body);
+        if (P.staged || f->nvalues != n)
+            ir_dce(f); /* the register copies staged operands were converted into, or stores' converts */
     } else {
         diag_internal(d, "pipeline: out of memory");
     }
