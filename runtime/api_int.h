@@ -23,6 +23,8 @@ struct TlContext {
     CUcontext cuctx;
     bool own_ctx;       /* cuctx is the primary context tl retained (not the caller's) */
     CUstream stream;    /* tl_context_set_stream; NULL: the legacy default stream */
+    CUmemoryPool scratch_pool; /* kernels' global scratch (gpu.c scratch_pool); NULL: none yet, */
+    bool scratch_pool_tried;   /* or the driver's default pool where making one failed */
     char name[128];
     char arch[16];      /* sm_80 .. sm_90a: the device's own target (gpu_device_arch) */
     int cc;             /* the device's compute capability, major * 10 + minor */

@@ -76,6 +76,10 @@ static void do_open(void) {
         dlsym(api.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     *(void **)&api.cuMemAllocAsync = dlsym(api.lib, "cuMemAllocAsync");
     *(void **)&api.cuMemFreeAsync = dlsym(api.lib, "cuMemFreeAsync");
+    *(void **)&api.cuMemPoolCreate = dlsym(api.lib, "cuMemPoolCreate");
+    *(void **)&api.cuMemPoolDestroy = dlsym(api.lib, "cuMemPoolDestroy");
+    *(void **)&api.cuMemPoolSetAttribute = dlsym(api.lib, "cuMemPoolSetAttribute");
+    *(void **)&api.cuMemAllocFromPoolAsync = dlsym(api.lib, "cuMemAllocFromPoolAsync");
     CUresult r = api.cuInit(0);
     if (r) {
         const char *name = "?", *str = "";

@@ -20,6 +20,22 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUlinkState_st *CUlinkState;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+/* cuMemPoolCreate's properties (CUmemPoolProps_v1: its fields and reserved
+ * bytes, zero but for the three set) */
+typedef struct CuMemPoolProps {
+    int alloc_type;    /* CU_MEM_ALLOCATION_TYPE_PINNED */
+    int handle_types;  /* 0: none (no IPC) */
+    struct {
+        int type;      /* CU_MEM_LOCATION_TYPE_DEVICE */
+        int id;        /* the device ordinal */
+    } location;
+    void *win32_security_attributes;
+    size_t max_size;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CuMemPoolProps;
 
 enum {
     CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
@@ -43,6 +59,9 @@ enum {
     CU_EVENT_DEFAULT = 0,
     CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+    CU_MEM_LOCATION_TYPE_DEVICE = 1,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
 };
 
 /* The entry points, filled by cuda_open. */
@@ -100,6 +119,11 @@ typedef struct CudaApi {
      * launch whose kernel makes tensor maps (gpu_launch). */
     CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
     CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+    /* Optional (CUDA 11.2+): tl's own pool for that scratch (gpu.c scratch_pool) */
+    CUresult (*cuMemPoolCreate)(CUmemoryPool *, const CuMemPoolProps *);
+    CUresult (*cuMemPoolDestroy)(CUmemoryPool);
+    CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
+    CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 } CudaApi;
 
 /* Load libcuda.so.1 and cuInit it; once per process. Returns NULL with the

@@ -127,9 +127,12 @@ void gpu_close(TlContext *ctx) {
             ctx->cu->cuStreamSynchronize(ctx->stream);
         else
             ctx->cu->cuCtxSynchronize();
+        if (ctx->scratch_pool) /* every scratch was given back: the launches synchronised above */
+            ctx->cu->cuMemPoolDestroy(ctx->scratch_pool);
         if (ctx->own_ctx)
             ctx->cu->cuDevicePrimaryCtxRelease(ctx->dev);
     }
+    ctx->scratch_pool = NULL;
     ctx->cuctx = NULL;
 }
 
@@ -603,6 +606,33 @@ TlStatus gpu_synchronize(TlContext *ctx) {
     return r ? cu_fail(ctx, r, "a kernel failed") : TL_SUCCESS;
 }
 
+/* The pool launches take their global scratch from: the context's own, made
+ * on first use, which keeps what it was given back (release threshold: all)
+ * rather than hand it to the OS at each synchronisation as the driver's
+ * default pool does (threshold 0), so that a launch after a synchronise maps
+ * no memory. NULL (the default pool) where the driver cannot make one. */
+static CUmemoryPool scratch_pool(TlContext *ctx) {
+    const CudaApi *cu = ctx->cu;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->scratch_pool_tried && cu->cuMemPoolCreate && cu->cuMemPoolDestroy && cu->cuMemPoolSetAttribute &&
+        cu->cuMemAllocFromPoolAsync) {
+        CuMemPoolProps props = {.alloc_type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {CU_MEM_LOCATION_TYPE_DEVICE, (int)ctx->dev}};
+        CUmemoryPool pool = NULL;
+        uint64_t keep = UINT64_MAX;
+        if (!cu->cuMemPoolCreate(&pool, &props)) {
+            if (cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep))
+                cu->cuMemPoolDestroy(pool);
+            else
+                ctx->scratch_pool = pool;
+        }
+    }
+    ctx->scratch_pool_tried = true;
+    CUmemoryPool pool = ctx->scratch_pool;
+    pthread_mutex_unlock(&ctx->lock);
+    return pool;
+}
+
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync) {
     TlContext *ctx = k->ctx;
@@ -644,16 +674,19 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
     const CudaApi *cu = ctx->cu;
     /* the tensor maps the programs make: a place for each program's, taken
      * and given back in the stream's order, so that launches on other
-     * streams have their own */
+     * streams (and a CUDA graph's capture) have their own */
     CUdeviceptr scratch = 0;
     if (v->scratch) {
         if (!cu->cuMemAllocAsync || !cu->cuMemFreeAsync)
             return fail(ctx, TL_ERROR_LAUNCH, "%s makes tensor maps in its global scratch, and the CUDA driver lacks "
                         "cuMemAllocAsync (CUDA 11.2+)", k->name);
         size_t bytes = (size_t)grid[0] * grid[1] * grid[2] * (size_t)v->scratch;
-        CUresult r = cu->cuMemAllocAsync(&scratch, bytes ? bytes : 1, stream);
+        CUmemoryPool pool = scratch_pool(ctx);
+        CUresult r = pool ? cu->cuMemAllocFromPoolAsync(&scratch, bytes ? bytes : 1, pool, stream)
+                          : cu->cuMemAllocAsync(&scratch, bytes ? bytes : 1, stream);
         if (r)
-            return cu_fail(ctx, r, "cuMemAllocAsync (the kernel's global scratch)");
+            return cu_fail(ctx, r, pool ? "cuMemAllocFromPoolAsync (the kernel's global scratch)"
+                                        : "cuMemAllocAsync (the kernel's global scratch)");
         v->slots[v->nparams - 1] = (uint64_t)scratch;
     }
     CUresult r = cu->cuLaunchKernel(v->func, grid[0], grid[1], grid[2], 32u * (unsigned)v->num_warps, 1, 1,

@@ -19,6 +19,9 @@ struct {
     CUdeviceptr async_ptr; /* the last cuMemAllocAsync's memory and size, and */
     size_t async_bytes;    /* the cuMemFreeAsync calls that gave it back */
     int async_frees;
+    int pools, pools_destroyed; /* cuMemPoolCreate / Destroy calls */
+    int pool_device, pool_allocs;  /* the last pool's device; allocations from it */
+    unsigned long long pool_threshold; /* its CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
 } fake;
 
 static int primary, current_set;
@@ -83,6 +86,35 @@ int cuMemAllocAsync(CUdeviceptr *p, size_t n, void *s) {
         return 801;
     int r = cuMemAlloc_v2(p, n);
     fake.async_ptr = r ? 0 : *p, fake.async_bytes = n;
+    return r;
+}
+/* a pool (FAKE_NO_POOL=1: a driver that cannot make one): its allocations
+ * are cuMemAllocAsync's, counted */
+static int the_pool;
+int cuMemPoolCreate(void **pool, const int *props) {
+    if (getenv("FAKE_NO_POOL"))
+        return 801;
+    fake.pools++;
+    fake.pool_device = props[0] == 1 && props[2] == 1 ? props[3] : -1; /* pinned, on a device: its ordinal */
+    *pool = &the_pool;
+    return 0;
+}
+int cuMemPoolDestroy(void *pool) {
+    fake.pools_destroyed += pool == &the_pool;
+    return pool == &the_pool ? 0 : 1;
+}
+int cuMemPoolSetAttribute(void *pool, int attr, void *v) {
+    if (pool != &the_pool)
+        return 1;
+    if (attr == 4)
+        fake.pool_threshold = *(unsigned long long *)v;
+    return 0;
+}
+int cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, void *pool, void *s) {
+    if (pool != &the_pool)
+        return 1;
+    int r = cuMemAllocAsync(p, n, s);
+    fake.pool_allocs += r == 0;
     return r;
 }
 int cuMemFreeAsync(CUdeviceptr p, void *s) {

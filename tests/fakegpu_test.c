@@ -12,8 +12,11 @@
  *   fakegpu_test CC scratch  (a 9.0 device) a kernel making its tensor maps
  *                          (descriptors of loaded pointers) gets grid x 256
  *                          bytes of global scratch on the launch's stream as
- *                          its last parameter, given back after it; a driver
- *                          without stream-ordered memory fails the launch.
+ *                          its last parameter, given back after it, from
+ *                          the context's own pool (one, keeping its memory,
+ *                          destroyed with the context; the default pool
+ *                          where the driver makes none); a driver without
+ *                          stream-ordered memory fails the launch.
  *   fakegpu_test CC occupancy  a row kernel at 8 warps whose registers
  *                          ($FAKE_REGS, the fake's) limit its CTAs an SM
  *                          is capped where the fake reports no spills at
@@ -56,6 +59,9 @@ typedef struct {
     unsigned long long async_ptr;
     size_t async_bytes;
     int async_frees;
+    int pools, pools_destroyed;
+    int pool_device, pool_allocs;
+    unsigned long long pool_threshold;
 } FakeRecord;
 
 /* The copy kernel compiled with --arch `arch` on this device (cc): loaded
@@ -239,15 +245,56 @@ static void scratch(FakeRecord *fake) {
     snprintf(got, sizeof got, "%s: launches %d, %zu bytes, freed %d", tl_last_error(ctx), fake->launches,
              fake->async_bytes, fake->async_frees);
     check("scratch_per_program", passed, got);
+    /* from the context's own pool, which keeps its memory: one pool for
+     * every launch, destroyed with the context */
+    s = k ? tl_launch(k, grid, args, 3) : TL_ERROR_COMPILE;
+    snprintf(got, sizeof got, "%s: pools %d on device %d, threshold %llu, %d allocations", tl_last_error(ctx),
+             fake->pools, fake->pool_device, fake->pool_threshold, fake->pool_allocs);
+    check("scratch_pool", s == TL_SUCCESS && fake->pools == 1 && fake->pool_device == 0 &&
+          fake->pool_threshold == ~0ull && fake->pool_allocs == 2 && fake->async_frees == 2, got);
     setenv("FAKE_NO_ASYNC", "1", 1);
     s = k ? tl_launch(k, grid, args, 3) : TL_ERROR_COMPILE;
     unsetenv("FAKE_NO_ASYNC");
-    check("scratch_refused", s != TL_SUCCESS && fake->launches == 1 &&
-          strstr(tl_last_error(ctx), "cuMemAllocAsync (the kernel's global scratch)") != NULL, tl_last_error(ctx));
+    check("scratch_refused", s != TL_SUCCESS && fake->launches == 2 &&
+          strstr(tl_last_error(ctx), "cuMemAllocFromPoolAsync (the kernel's global scratch)") != NULL,
+          tl_last_error(ctx));
     for (int i = 0; i < 3; i++)
         tl_buffer_destroy(b[i]);
     tl_kernel_destroy(k);
     tl_context_destroy(ctx);
+    check("scratch_pool_destroyed", fake->pools_destroyed == 1, NULL);
+}
+
+/* A driver that makes no pool: the default one, cuMemAllocAsync. */
+static void scratch_no_pool(FakeRecord *fake) {
+    setenv("FAKE_NO_POOL", "1", 1);
+    TlContext *ctx;
+    TlKernel *k = NULL;
+    if (tl_context_create(TL_DEVICE_CUDA, &ctx) == TL_SUCCESS &&
+        tl_kernel_from_string(ctx, maps_src, "-D BM=128 -D BN=128 -D BK=64 --num-stages 3", &k) == TL_SUCCESS) {
+        TlBuffer *b[3];
+        tl_buffer_create(ctx, TL_I64, 2, &b[0]);
+        tl_buffer_create(ctx, TL_I64, 1, &b[1]);
+        tl_buffer_create(ctx, TL_I32, 3, &b[2]);
+        TlArg args[] = {tl_arg_buffer(b[0]), tl_arg_buffer(b[1]), tl_arg_buffer(b[2])};
+        unsigned grid[3] = {5, 1, 1};
+        int pools = fake->pools, allocs = fake->pool_allocs;
+        TlStatus s = tl_launch(k, grid, args, 3);
+        check("scratch_default_pool", s == TL_SUCCESS && fake->pools == pools && fake->pool_allocs == allocs &&
+              fake->async_bytes == 5 * 256, tl_last_error(ctx));
+        setenv("FAKE_NO_ASYNC", "1", 1);
+        s = tl_launch(k, grid, args, 3);
+        unsetenv("FAKE_NO_ASYNC");
+        check("scratch_default_refused", s != TL_SUCCESS &&
+              strstr(tl_last_error(ctx), "cuMemAllocAsync (the kernel's global scratch)") != NULL, tl_last_error(ctx));
+        for (int i = 0; i < 3; i++)
+            tl_buffer_destroy(b[i]);
+        tl_kernel_destroy(k);
+        tl_context_destroy(ctx);
+    } else {
+        check("scratch_default_pool", false, tl_last_error(NULL));
+    }
+    unsetenv("FAKE_NO_POOL");
 }
 
 int main(int argc, char **argv) {
@@ -264,6 +311,7 @@ int main(int argc, char **argv) {
     if (fake && !strcmp(argv[2], "scratch")) {
         setenv("TL_ALWAYS_COMPILE", "1", 1);
         scratch(fake);
+        scratch_no_pool(fake);
         return failures != 0;
     }
     if (fake && !strcmp(argv[2], "occupancy")) {
