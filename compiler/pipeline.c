@@ -1718,55 +1718,96 @@ void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
  * the value into an #nvmma buffer of the map's swizzle (local_store, each
  * thread fenced for the async proxy; from the mma fragment itself where the
  * store's value is a convert_layout of one: stmatrix), bar.sync (the barrier
- * pass), then one thread's bulk tensor copies (tma_store). TMA drops what
- * falls outside the map's [rows, cols], which is exactly the descriptor
- * store's mask. Without it such a store is a pointer store masked element by
- * element where its column bound has no known divisibility (no vectors).
- * Not where the pointer store is in 16-byte vectors anyway (the bounds
- * divisible by 16: tutorial 09's descriptor kernel at :16 shapes), nor for
- * host descriptors (vectorised where the launch specialises the shape to
- * :16): on a matmul epilogue of those TMA stores gained nothing (H100,
- * 2026-11-24); nor in a kernel that hands a loop to a producer warpgroup
- * (thread 0 may be the producer's). */
+ * pass), then one thread's bulk tensor copies (tma_store). TMA drops the
+ * rows outside the map and columns before its first, as the store's mask
+ * does; but it writes whole 16-byte chunks, so past the last column, when a
+ * row's bytes are not a multiple of 16, it writes the rest of the chunk
+ * (the H100 and H200 did: tutorial 08's ragged groups and desc_test's rows
+ * showed it in their padding; Triton's issue 11583, whose kernels do it).
+ * So the TMA store runs behind a check made per tile at run time,
+ *     c + BN <= cols  ||  cols % (16 / bytes) == 0
+ * (c the tile's first column), and the tile it refuses (the last column of
+ * tiles of a ragged C) takes the masked pointer store as written.
+ * Where a pointer store could not be in 16-byte vectors (its column bound of
+ * unknown divisibility: one masked element at a time) this is the gain.
+ * Not where it is in 16-byte vectors anyway (the bounds divisible by 16:
+ * tutorial 09's descriptor kernel at :16 shapes), nor for host descriptors
+ * (vectorised where the launch specialises the shape to :16): on a matmul
+ * epilogue of those TMA stores gained nothing (H100, 2026-11-24); nor in a
+ * kernel that hands a loop to a producer warpgroup (thread 0 may be the
+ * producer's). */
+static void tma_store_at(Pipe *P, Block *b, int i, const Inst *t, int sw, int bytes) {
+    Function *f = P->f;
+    Inst *st = b->insts[i];
+    Type vt = vtype(P, st->args[1]), i32 = ir_scalar(DT_I32);
+    /* a convert_layout only the store reads goes into the else branch with it */
+    Inst *cv = f->values[st->args[1]].def, *moved = NULL;
+    for (int j = i - 1; j >= 0 && cv && cv->op == IR_CONVERT_LAYOUT && st->args[1] < P->n0 &&
+                        P->uses[st->args[1]] == 1; j--)
+        if (b->insts[j] == cv) {
+            remove_at(b, j);
+            moved = cv, i--;
+            break;
+        }
+    Cursor c = {b, i};
+    /* the check: the tile ends before the last column, or rows are 16-byte chunks */
+    ValueId cols = f->values[t->args[1]].def->args[2], col = t->args[3];
+    ValueId end = put1(P, &c, IR_ADD, (ValueId[]){col, put_const(P, &c, i32, vt.shape[1], st->span)}, 2, i32, 0,
+                       st->span);
+    ValueId inside = put_cmp(P, &c, CMP_LE, end, cols, st->span);
+    ValueId part = put1(P, &c, IR_AND, (ValueId[]){cols, put_const(P, &c, i32, 16 / bytes - 1, st->span)}, 2, i32, 0,
+                        st->span);
+    ValueId whole = put_cmp(P, &c, CMP_EQ, part, put_const(P, &c, i32, 0, st->span), st->span);
+    ValueId ok = put1(P, &c, IR_OR, (ValueId[]){inside, whole}, 2, ir_scalar(DT_I1), 0, st->span);
+    /* then: the buffer and the bulk copies */
+    ValueId v = st->args[1];
+    if (cv && cv->op == IR_CONVERT_LAYOUT && f->layouts[f->values[cv->args[0]].layout].kind == LAYOUT_MMA)
+        v = cv->args[0]; /* the fragment itself: no trip through a convert's scratch */
+    Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = sw, .elem_bits = 8 * bytes};
+    Type bt = vt;
+    bt.mem = IR_MEM_SHARED;
+    Block *tb = ir_block_new(f), *eb = ir_block_new(f);
+    Cursor tc = {tb, 0};
+    Inst *al = put(P, &tc, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), st->span);
+    al->attr.offset = -1;
+    put(P, &tc, IR_LOCAL_STORE, (ValueId[]){al->results[0], v}, 2, NULL, 0, st->span);
+    put(P, &tc, IR_TMA_STORE, (ValueId[]){al->results[0], t->args[1], t->args[2], col}, 4, NULL, 0, st->span);
+    ir_inst_new(f, tb, IR_YIELD, NULL, 0, NULL, 0, st->span);
+    /* else: the store as written */
+    remove_at(b, c.at);
+    ir_insert_insts(f, eb, 0, &st, 1);
+    if (moved)
+        ir_insert_insts(f, eb, 0, &moved, 1);
+    ir_inst_new(f, eb, IR_YIELD, NULL, 0, NULL, 0, st->span);
+    Inst *in = ir_inst_at(f, b, &c.at, IR_IF, &ok, 1, NULL, 0, st->span);
+    ir_set_regions(in, tb, eb);
+}
+
 static void tma_stores(Pipe *P, Block *b) {
     Function *f = P->f;
     for (int i = 0; b && i < b->ninsts; i++) {
         Inst *in = b->insts[i];
         for (int r = 0; r < in->nregions; r++)
             tma_stores(P, in->regions[r]);
-        if (in->op != IR_STORE || in->nargs < 2)
+        if (in->op != IR_STORE || in->nargs < 2 || f->values[in->args[0]].def == NULL)
             continue;
         Inst *t = f->values[in->args[0]].def;
         Type vt = vtype(P, in->args[1]);
         int bytes = dt_bits((DType)vt.dtype) / 8;
-        if (!t || t->op != IR_DESC_TILE || !ir_kernel_map(f, t->args[1]) || vt.rank != 2 || vt.shape[0] > 256 ||
+        if (t->op != IR_DESC_TILE || !ir_kernel_map(f, t->args[1]) || vt.rank != 2 || vt.shape[0] > 256 ||
             vt.dtype == DT_I1 || (bytes != 1 && bytes != 2 && bytes != 4))
             continue;
         int sw = arch_tma_swizzle(bytes, vt.shape[1]);
         if (!sw || vt.shape[1] % (sw / bytes))
             continue;
-        /* a store in full 16-byte vectors (the bounds' divisibility known)
-         * stays one: TMA gained nothing over those (above) */
         ValueId ptr = in->args[0], mask = in->nargs > 2 ? in->args[2] : 0;
         const ThreadMap *tm = layout_thread_map(f, f->values[ptr].layout, vtype(P, ptr), f->num_warps);
         if (tm && ptr < P->n0 && mask < P->n0 &&
             layout_vector_width(tm, &P->axis[ptr], mask ? &P->axis[mask] : NULL, bytes) * bytes >= 16)
-            continue;
-        ValueId v = in->args[1];
-        const Inst *cv = f->values[v].def;
-        if (cv && cv->op == IR_CONVERT_LAYOUT && f->layouts[f->values[cv->args[0]].layout].kind == LAYOUT_MMA)
-            v = cv->args[0]; /* the fragment itself: no trip through a convert's scratch */
-        Layout nl = {.kind = LAYOUT_NVMMA, .rank = 2, .swizzle = sw, .elem_bits = 8 * bytes};
-        Type bt = vt;
-        bt.mem = IR_MEM_SHARED;
-        Cursor c = {b, i};
-        Inst *al = put(P, &c, IR_LOCAL_ALLOC, NULL, 0, &bt, layout_intern(f, &nl), in->span);
-        al->attr.offset = -1;
-        ValueId buf = al->results[0];
-        put(P, &c, IR_LOCAL_STORE, (ValueId[]){buf, v}, 2, NULL, 0, in->span);
-        put(P, &c, IR_TMA_STORE, (ValueId[]){buf, t->args[1], t->args[2], t->args[3]}, 4, NULL, 0, in->span);
-        remove_at(b, c.at); /* the store, moved down by the three ops */
-        i = c.at - 1;
+            continue; /* 16-byte vectors already */
+        int n = b->ninsts;
+        tma_store_at(P, b, i, t, sw, bytes);
+        i += b->ninsts - n; /* onto the if */
     }
 }
 
