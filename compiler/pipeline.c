@@ -1724,10 +1724,15 @@ void pipeline_loop(Pipe *P, Block *parent, Inst *loop) {
  * row's bytes are not a multiple of 16, it writes the rest of the chunk
  * (the H100 and H200 did: tutorial 08's ragged groups and desc_test's rows
  * showed it in their padding; Triton's issue 11583, whose kernels do it).
- * So the TMA store runs behind a check made per tile at run time,
- *     c + BN <= cols  ||  cols % (16 / bytes) == 0
- * (c the tile's first column), and the tile it refuses (the last column of
- * tiles of a ragged C) takes the masked pointer store as written.
+ * A copy that starts inside a chunk (a column start not a multiple of 16
+ * bytes) died with an illegal instruction (desc_test's shifted stores, H200
+ * 2026-11-29; on the H100 2026-11-24 too, where negative coordinates were
+ * blamed: those too are left to pointers, untested). So the TMA store runs
+ * behind a check made per tile at run time,
+ *     r >= 0  &&  c >= 0  &&  c % (16 / bytes) == 0  &&
+ *     (c + BN <= cols  ||  cols % (16 / bytes) == 0)
+ * ((r, c) the tile's first element), and a tile it refuses (the last column
+ * of tiles of a ragged C) takes the masked pointer store as written.
  * Where a pointer store could not be in 16-byte vectors (its column bound of
  * unknown divisibility: one masked element at a time) this is the gain.
  * Not where it is in 16-byte vectors anyway (the bounds divisible by 16:
@@ -1750,15 +1755,21 @@ static void tma_store_at(Pipe *P, Block *b, int i, const Inst *t, int sw, int by
             break;
         }
     Cursor c = {b, i};
-    /* the check: the tile ends before the last column, or rows are 16-byte chunks */
-    ValueId cols = f->values[t->args[1]].def->args[2], col = t->args[3];
+    /* the check: the tile starts at a chunk, at row and column >= 0, and
+     * ends by the last column or rows are whole chunks */
+    ValueId cols = f->values[t->args[1]].def->args[2], row = t->args[2], col = t->args[3];
+    ValueId chunk = put_const(P, &c, i32, 16 / bytes - 1, st->span), zero = put_const(P, &c, i32, 0, st->span);
+    Type i1 = ir_scalar(DT_I1);
     ValueId end = put1(P, &c, IR_ADD, (ValueId[]){col, put_const(P, &c, i32, vt.shape[1], st->span)}, 2, i32, 0,
                        st->span);
     ValueId inside = put_cmp(P, &c, CMP_LE, end, cols, st->span);
-    ValueId part = put1(P, &c, IR_AND, (ValueId[]){cols, put_const(P, &c, i32, 16 / bytes - 1, st->span)}, 2, i32, 0,
-                        st->span);
-    ValueId whole = put_cmp(P, &c, CMP_EQ, part, put_const(P, &c, i32, 0, st->span), st->span);
-    ValueId ok = put1(P, &c, IR_OR, (ValueId[]){inside, whole}, 2, ir_scalar(DT_I1), 0, st->span);
+    ValueId part = put1(P, &c, IR_AND, (ValueId[]){cols, chunk}, 2, i32, 0, st->span);
+    ValueId whole = put_cmp(P, &c, CMP_EQ, part, zero, st->span);
+    ValueId ok = put1(P, &c, IR_OR, (ValueId[]){inside, whole}, 2, i1, 0, st->span);
+    ValueId at = put1(P, &c, IR_AND, (ValueId[]){col, chunk}, 2, i32, 0, st->span);
+    ok = put1(P, &c, IR_AND, (ValueId[]){ok, put_cmp(P, &c, CMP_EQ, at, zero, st->span)}, 2, i1, 0, st->span);
+    ValueId sign = put1(P, &c, IR_OR, (ValueId[]){row, col}, 2, i32, 0, st->span);
+    ok = put1(P, &c, IR_AND, (ValueId[]){ok, put_cmp(P, &c, CMP_GE, sign, zero, st->span)}, 2, i1, 0, st->span);
     /* then: the buffer and the bulk copies */
     ValueId v = st->args[1];
     if (cv && cv->op == IR_CONVERT_LAYOUT && f->layouts[f->values[cv->args[0]].layout].kind == LAYOUT_MMA)
