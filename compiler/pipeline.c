@@ -86,13 +86,12 @@
  *           (warpspec.c) moves the copies to the producer.
  *           The ring's #nvmma swizzle
  *           and the launch's CUtensorMap come from one rule,
- *           arch_tma_swizzle (arch.h). Descriptor stores stay masked
- *           pointer stores: the IR's tma_store and its lowering exist, but an
- *           H100 run (2026-11-24) of a plain descriptor copy kernel whose
- *           store coordinates go negative (desc_test's shifted stores) died
- *           with an illegal instruction, and on the matmul epilogue TMA
- *           stores gained nothing (546 vs 554 TFLOP/s at 4096), so the
- *           pipeliner does not make them.
+ *           arch_tma_swizzle (arch.h). A store through a map the kernel
+ *           made, which pointers could not write in 16-byte vectors, goes
+ *           out by TMA behind a per-tile check (tma_stores, below); other
+ *           descriptor stores stay masked pointer stores (on a matmul
+ *           epilogue in vectors TMA stores gained nothing: 546 vs 554
+ *           TFLOP/s at 4096, H100).
  *
  * Which loads: a top-level `load` of the loop body feeding a dot through a
  * convert_layout into its operand layout (on sm_90a up to two dots, one
