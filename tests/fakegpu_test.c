@@ -221,6 +221,15 @@ static const char *maps_src =
     "    rn = on + tl.arange(0, BN)\n"
     "    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 
+/* The maps kernel's arguments (the fake runs nothing: their contents do not matter). */
+static void maps_args(TlContext *ctx, TlBuffer *b[3], TlArg args[3]) {
+    tl_buffer_create(ctx, TL_I64, 2, &b[0]);
+    tl_buffer_create(ctx, TL_I64, 1, &b[1]);
+    tl_buffer_create(ctx, TL_I32, 3, &b[2]);
+    for (int i = 0; i < 3; i++)
+        args[i] = tl_arg_buffer(b[i]);
+}
+
 /* The maps kernel's launches: its scratch (two maps, 256 bytes a program),
  * and the error where the driver has no stream-ordered memory. */
 static void scratch(FakeRecord *fake) {
@@ -233,10 +242,8 @@ static void scratch(FakeRecord *fake) {
     s = tl_kernel_from_string(ctx, maps_src, "-D BM=128 -D BN=128 -D BK=64 --num-stages 3", &k);
     check("scratch_compile", s == TL_SUCCESS, tl_last_error(ctx));
     TlBuffer *b[3];
-    tl_buffer_create(ctx, TL_I64, 2, &b[0]);
-    tl_buffer_create(ctx, TL_I64, 1, &b[1]);
-    tl_buffer_create(ctx, TL_I32, 3, &b[2]);
-    TlArg args[] = {tl_arg_buffer(b[0]), tl_arg_buffer(b[1]), tl_arg_buffer(b[2])};
+    TlArg args[3];
+    maps_args(ctx, b, args);
     unsigned grid[3] = {3, 2, 1};
     s = k ? tl_launch(k, grid, args, 3) : TL_ERROR_COMPILE;
     bool passed = s == TL_SUCCESS && fake->launches == 1 && fake->async_bytes == 3 * 2 * 256 &&
@@ -273,10 +280,8 @@ static void scratch_no_pool(FakeRecord *fake) {
     if (tl_context_create(TL_DEVICE_CUDA, &ctx) == TL_SUCCESS &&
         tl_kernel_from_string(ctx, maps_src, "-D BM=128 -D BN=128 -D BK=64 --num-stages 3", &k) == TL_SUCCESS) {
         TlBuffer *b[3];
-        tl_buffer_create(ctx, TL_I64, 2, &b[0]);
-        tl_buffer_create(ctx, TL_I64, 1, &b[1]);
-        tl_buffer_create(ctx, TL_I32, 3, &b[2]);
-        TlArg args[] = {tl_arg_buffer(b[0]), tl_arg_buffer(b[1]), tl_arg_buffer(b[2])};
+        TlArg args[3];
+        maps_args(ctx, b, args);
         unsigned grid[3] = {5, 1, 1};
         int pools = fake->pools, allocs = fake->pool_allocs;
         TlStatus s = tl_launch(k, grid, args, 3);

@@ -2,21 +2,12 @@
 libtl, on small problems where it is what a call costs: tutorial 01's add (one launch, a grid lambda), tutorial 05's
 layer norm forward and backward (fp16 64 x 1024: the backward's two launches and torch's sum), Liger's rms_norm
 backward (bf16 64 x 1024), each the median over 2000 calls of the enqueue time (no synchronisation; the GPU keeps
-up). `profile`: cProfile's top functions over the add calls. Needs tools/conformance/tutorials and liger and
-PYTHONPATH=tools/conformance/pylib."""
-import os, statistics, sys, time, types
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
-SRC = os.path.join(ROOT, "tools", "conformance", "liger", "src")
-sys.path.insert(0, SRC)
-mode = sys.argv[1]
-if mode == "tl":
-    import tlshim
-    tlshim.install()
+up). `profile`: cProfile's top functions over the add calls. Needs tools/conformance/tutorials and liger."""
+import statistics, sys, time
+import devenv
+mode = devenv.setup()
 import torch
 from samesrc_bench import load
-for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):
-    m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m
 t01 = load("01-vector-add.py")
 t05 = load("05-layer-norm.py")
 from liger_kernel.ops.rms_norm import LigerRMSNormFunction

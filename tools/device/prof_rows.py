@@ -10,20 +10,11 @@ Triton or (tl) every launch through libtl; each row warmed up, then timed over 2
 call of each between cudaProfilerStart and Stop, for `ncu --profile-from-start off` (tools/device/session.sh prof).
 Needs tools/conformance/tutorials and liger (extract_suite.sh, extract_liger.sh) and
 PYTHONPATH=tools/conformance/pylib."""
-import os, sys, types
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
-sys.path.insert(0, os.path.join(ROOT, "tools", "conformance", "pylib"))
-SRC = os.path.join(ROOT, "tools", "conformance", "liger", "src")
-sys.path.insert(0, SRC)
-mode = sys.argv[1]
-if mode == "tl":
-    import tlshim
-    tlshim.install()
+import os, sys
+import devenv
+mode = devenv.setup()
 import torch
 from samesrc_bench import load
-for name, path in (("liger_kernel", "liger_kernel"), ("liger_kernel.ops", "liger_kernel/ops")):
-    m = types.ModuleType(name); m.__path__ = [os.path.join(SRC, path)]; sys.modules[name] = m
 t05 = load("05-layer-norm.py")
 t04 = load("04-low-memory-dropout.py")
 t08 = load("08-grouped-gemm.py")

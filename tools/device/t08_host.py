@@ -2,14 +2,10 @@
 spends a call's host time, with Triton or (tl) every launch through libtl: the whole call, its five
 torch.tensor(list, device=) copies alone, and the kernel's launch alone (arguments made once), each the median
 of 200 calls, synchronised after each (as the bench's turns are) and not (enqueue only).
-Needs tools/conformance/tutorials and PYTHONPATH=tools/conformance/pylib."""
-import os, statistics, sys, time
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
-mode = sys.argv[1]
-if mode == "tl":
-    import tlshim
-    tlshim.install()
+Needs tools/conformance/tutorials."""
+import statistics, sys, time
+import devenv
+mode = devenv.setup()
 import torch
 from samesrc_bench import load
 t08 = load("08-grouped-gemm.py")
