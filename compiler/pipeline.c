@@ -1746,12 +1746,11 @@ static void tma_store_at(Pipe *P, Block *b, int i, const Inst *t, int sw, int by
     Type vt = vtype(P, st->args[1]), i32 = ir_scalar(DT_I32);
     /* a convert_layout only the store reads goes into the else branch with it */
     Inst *cv = f->values[st->args[1]].def, *moved = NULL;
-    for (int j = i - 1; j >= 0 && cv && cv->op == IR_CONVERT_LAYOUT && st->args[1] < P->n0 &&
-                        P->uses[st->args[1]] == 1; j--)
+    bool alone = cv && cv->op == IR_CONVERT_LAYOUT && st->args[1] < P->n0 && P->uses[st->args[1]] == 1;
+    for (int j = i - 1; alone && j >= 0 && !moved; j--)
         if (b->insts[j] == cv) {
             remove_at(b, j);
             moved = cv, i--;
-            break;
         }
     Cursor c = {b, i};
     /* the check: the tile starts at a chunk, at row and column >= 0, and
@@ -1861,11 +1860,10 @@ bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool w
         walk(&P, f->body);
         if (P.wgmma)
             fp8_wgmma(&P, f->body);
-        int n = f->nvalues;
         if (P.wgmma && !ws_planned(f))
             tma_stores(&P, f->body);
-        if (P.staged || f->nvalues != n)
-            ir_dce(f); /* the register copies staged operands were converted into, or stores' converts */
+        if (P.staged)
+            ir_dce(f); /* the register copies staged operands were converted into */
     } else {
         diag_internal(d, "pipeline: out of memory");
     }

@@ -430,6 +430,32 @@ static bool auto_alloc(Variant *v, int n) {
  * driver compiles here: image_from_ptx) and fill in what a launch needs.
  * The image of a target this device cannot run stays unloaded (v->func
  * NULL): gpu_launch and gpu_func_attrs refuse it by name. */
+/* The pool launches take their global scratch from: the context's own, made
+ * when the first variant that needs one loads (load: off the launch's path),
+ * which keeps what it was given back (release threshold: all) rather than
+ * hand it to the OS at each synchronisation as the driver's default pool
+ * does (threshold 0), so that a launch after a synchronise maps no memory.
+ * It stays NULL (the default pool) where the driver cannot make one. */
+static void scratch_pool(TlContext *ctx) {
+    const CudaApi *cu = ctx->cu;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->scratch_pool_tried && cu->cuMemPoolCreate && cu->cuMemPoolDestroy && cu->cuMemPoolSetAttribute &&
+        cu->cuMemAllocFromPoolAsync) {
+        CuMemPoolProps props = {.alloc_type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {CU_MEM_LOCATION_TYPE_DEVICE, (int)ctx->dev}};
+        CUmemoryPool pool = NULL;
+        uint64_t keep = UINT64_MAX;
+        if (!cu->cuMemPoolCreate(&pool, &props)) {
+            if (cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep))
+                cu->cuMemPoolDestroy(pool);
+            else
+                ctx->scratch_pool = pool;
+        }
+    }
+    ctx->scratch_pool_tried = true;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
     TlStatus s = TL_SUCCESS;
@@ -462,6 +488,8 @@ static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
         for (int i = 0; i < n && s == TL_SUCCESS; i++)
             v->params[i] = i < maps || i >= maps + v->nauto ? (void *)&v->slots[i]
                                                             : (char *)v->auto_maps + 128 * (size_t)(i - maps);
+        if (v->scratch)
+            scratch_pool(k->ctx);
     }
     return s;
 }
@@ -606,33 +634,6 @@ TlStatus gpu_synchronize(TlContext *ctx) {
     return r ? cu_fail(ctx, r, "a kernel failed") : TL_SUCCESS;
 }
 
-/* The pool launches take their global scratch from: the context's own, made
- * on first use, which keeps what it was given back (release threshold: all)
- * rather than hand it to the OS at each synchronisation as the driver's
- * default pool does (threshold 0), so that a launch after a synchronise maps
- * no memory. NULL (the default pool) where the driver cannot make one. */
-static CUmemoryPool scratch_pool(TlContext *ctx) {
-    const CudaApi *cu = ctx->cu;
-    pthread_mutex_lock(&ctx->lock);
-    if (!ctx->scratch_pool_tried && cu->cuMemPoolCreate && cu->cuMemPoolDestroy && cu->cuMemPoolSetAttribute &&
-        cu->cuMemAllocFromPoolAsync) {
-        CuMemPoolProps props = {.alloc_type = CU_MEM_ALLOCATION_TYPE_PINNED,
-                                .location = {CU_MEM_LOCATION_TYPE_DEVICE, (int)ctx->dev}};
-        CUmemoryPool pool = NULL;
-        uint64_t keep = UINT64_MAX;
-        if (!cu->cuMemPoolCreate(&pool, &props)) {
-            if (cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep))
-                cu->cuMemPoolDestroy(pool);
-            else
-                ctx->scratch_pool = pool;
-        }
-    }
-    ctx->scratch_pool_tried = true;
-    CUmemoryPool pool = ctx->scratch_pool;
-    pthread_mutex_unlock(&ctx->lock);
-    return pool;
-}
-
 TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg *args, int nargs, CUstream stream,
                     bool sync) {
     TlContext *ctx = k->ctx;
@@ -681,7 +682,7 @@ TlStatus gpu_launch(TlKernel *k, Variant *v, const unsigned grid[3], const TlArg
             return fail(ctx, TL_ERROR_LAUNCH, "%s makes tensor maps in its global scratch, and the CUDA driver lacks "
                         "cuMemAllocAsync (CUDA 11.2+)", k->name);
         size_t bytes = (size_t)grid[0] * grid[1] * grid[2] * (size_t)v->scratch;
-        CUmemoryPool pool = scratch_pool(ctx);
+        CUmemoryPool pool = ctx->scratch_pool; /* (load made it) */
         CUresult r = pool ? cu->cuMemAllocFromPoolAsync(&scratch, bytes ? bytes : 1, pool, stream)
                           : cu->cuMemAllocAsync(&scratch, bytes ? bytes : 1, stream);
         if (r)
