@@ -1860,10 +1860,16 @@ bool pipeline_pass(Diag *d, Function *f, bool async_copy, int max_shared, bool w
         walk(&P, f->body);
         if (P.wgmma)
             fp8_wgmma(&P, f->body);
+        int n = f->nvalues;
         if (P.wgmma && !ws_planned(f))
             tma_stores(&P, f->body);
-        if (P.staged)
-            ir_dce(f); /* the register copies staged operands were converted into */
+        /* what the rewrites left dead: the register copies staged operands
+         * were converted into; where TMA stores were made, also the
+         * pointers and masks of the loads a TMA ring fills (LLVM keeps some
+         * of those; for every kernel it would change the PTX of tutorial
+         * 09's descriptor kernel, not yet run on a GPU) */
+        if (P.staged || f->nvalues != n)
+            ir_dce(f);
     } else {
         diag_internal(d, "pipeline: out of memory");
     }
