@@ -35,6 +35,18 @@
  *           tma_prune (the pass after the pipeliner) takes back each such
  *           desc_tile it did not use, and the parameter with it. A load the
  *           pass cannot prove keeps its pointers and cp.async.
+ *           Where the base is not a parameter but a pointer the kernel
+ *           computes, the same before and in every iteration of the loop
+ *           (tutorial 08's pointer kernel loads each problem's A and B, and
+ *           their row strides), with its stride an integer of the same kind
+ *           or a parameter, and the user's multiple_of hint on the pointers
+ *           making base and stride multiples of 16 bytes (kernel_map_ok),
+ *           the map is one the kernel makes: a tensormap_create put before
+ *           the loop (make_map) of the base, the bounds (the masks' bounds,
+ *           if they are computed before the loop, else INT32_MAX) and the
+ *           stride, as a 2-D tl.make_tensor_descriptor's (sema_desc.c), so
+ *           no proof that needs the launch to check a parameter is taken
+ *           for it.
  *
  * How: each integer or pointer value the address and the mask are made of
  * gets an affine form v(i, j) = [ptr +] s + i*k0 + j*k1, where s, k0, k1 are
@@ -59,6 +71,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "layout.h"
 
 /* TMA_UNBOUNDED: the extent of an unmasked axis: TMA's coordinates are
  * int32, so no coordinate the kernel forms reaches past it. */
@@ -86,7 +99,7 @@ typedef struct Wrap {
 
 typedef struct Form {
     bool ok;
-    ValueId ptr; /* a pointer's base parameter, else 0 */
+    ValueId ptr; /* a pointer's base: a parameter, or a scalar pointer the kernel computes; else 0 */
     Poly s, k[2];
     Wrap w;
 } Form;
@@ -108,6 +121,7 @@ typedef struct Tma {
     int ntrail, prov;
     ValueId assumed[MAXC]; /* integer parameters the proof of the current load took as >= 0 */
     int nassumed;
+    const AxisInfo *axis; /* the user's multiple_of hints among what it holds (kernel maps' alignment) */
 } Tma;
 
 /* A load the pass proved, and what its map and coordinates are. */
@@ -121,6 +135,10 @@ typedef struct Proof {
     int32_t dims[2][3]; /* rows, cols: a product of parameters' values or -constants (0: none) */
     Wrap wrap;       /* a wrapped axis, read as a box bounded by its modulus */
     ValueId above1;  /* a parameter the proof needs >= 2 (starts_at_zero on a wrapped axis) */
+    bool kmap;       /* a map the kernel makes before the loop (base or stride computed in the kernel) */
+    bool bounded[2]; /* kmap: rows, cols masked by bound[d] (else unbounded) */
+    Poly bound[2];
+    Block *outer;    /* the block holding the loop */
 } Proof;
 
 /* ---- polynomials ---- */
@@ -433,6 +451,8 @@ static Form compute(Tma *T, ValueId v) {
     if (!r.ok && scalar && ints) { /* any other integer scalar is an atom */
         r = (Form){.ok = true, .s = poly_atom(v)};
     }
+    if (!r.ok && scalar && t.dtype == DT_PTR && in) /* a pointer the kernel computes (loads): a base */
+        r = (Form){.ok = true, .ptr = v};
     return r;
 }
 
@@ -651,6 +671,44 @@ static bool starts_at_zero(const Tma *T, const Poly *p, const Inst *L) {
     return true;
 }
 
+/* A map the kernel makes (tensormap_create before the loop), where the
+ * tile's base is a pointer the kernel computes (tutorial 08's pointer kernel
+ * loads it, per problem), not a parameter the launch can encode a map from:
+ * the base a pointer to the load's elements and the stride an integer (or a
+ * constant), both the same in every iteration of the loop, and both
+ * multiples of 16 bytes, which the axis analysis knows only from the user's
+ * multiple_of hint on the pointers (each row's first address a multiple of
+ * 16 bytes, so the stride's bytes are, and with a column start of such
+ * multiples, chunk_poly, the base): what the vector loads rely on too. */
+static bool kernel_map_ok(Tma *T, const Inst *ld, const Inst *L, ValueId base, int S, int64_t sc, int eb) {
+    Type bt = vt(T, base);
+    if (!T->axis || !L || bt.rank || bt.pointee != vt(T, ld->results[0]).dtype || !invariant(T, base, L))
+        return false;
+    if (sc ? sc < 1 || sc > INT32_MAX : S <= 0 || !is_int(vt(T, S).dtype) || vt(T, S).rank || !invariant(T, S, L))
+        return false;
+    return T->axis[ld->args[0]].divisibility[0] >= 16;
+}
+
+/* Is every term of p a multiple of 16 bytes of eb-byte elements? */
+static bool chunk_poly(const Poly *p, int eb) {
+    for (int i = 0; i < p->n; i++)
+        if ((p->t[i].c * eb) % 16)
+            return false;
+    return true;
+}
+
+/* A bound a kernel map reads, computed before loop L: atoms the same in
+ * every iteration, none of them a trip count. */
+static bool kernel_value(const Tma *T, const Poly *p, const Inst *L) {
+    for (int i = 0; i < p->n; i++) {
+        const int at[2] = {p->t[i].x, p->t[i].y};
+        for (int k = 0; k < 2; k++)
+            if (at[k] && (at[k] < 0 || !invariant(T, at[k], L)))
+                return false;
+    }
+    return p->n > 0;
+}
+
 /* Load ld of loop body B: is its tile a TMA box of a row-major tensor? */
 static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
     Function *f = T->f;
@@ -660,19 +718,27 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
     if (t.rank != 2 || !ring || t.shape[0] > 256 || !arch_tma_swizzle(eb, t.shape[1]) ||
         (ld->nargs > 2 && !ir_is_zero(f, ld->args[2])))
         return false;
+    /* the loop's carried values first: a pointer the loop advances through
+     * the load's own (a multiple_of of it: tutorial 08's hint) would meet
+     * the load's form in the making */
+    for (int k = 1; k < B->nargs; k++)
+        eval(T, B->args[k]);
     const Form *P = eval(T, ld->args[0]);
     int64_t one = 0;
     int64_t sc = 0; /* a constant row stride (attention's HEAD_DIM) */
-    if (!P->ok || !P->ptr || f->params[P->ptr - 1].divisibility % 16 || !poly_is_const(&P->k[1], &one) ||
-        one != 1 || P->k[0].n != 1 || (!poly_is_const(&P->k[0], &sc) && (P->k[0].t[0].x || P->k[0].t[0].c != 1)))
+    if (!P->ok || !P->ptr || !poly_is_const(&P->k[1], &one) || one != 1 || P->k[0].n != 1 ||
+        (!poly_is_const(&P->k[0], &sc) && (P->k[0].t[0].x || P->k[0].t[0].c != 1)))
         return false;
     int S = sc ? 0 : P->k[0].t[0].y;
-    if (sc ? sc < 1 || sc > INT32_MAX || (sc * eb) % 16
-           : !is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
-                 (f->params[S - 1].divisibility * eb) % 16)
-        return false; /* a row stride TMA takes: a multiple of 16 bytes */
-    *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = sc ? (int32_t)-sc : S};
-    if (!split_rows(&P->s, S, sc, &pf->r, &pf->c))
+    bool kmap = !is_param(T, P->ptr); /* (a parameter's tile with a computed stride keeps cp.async) */
+    if (kmap ? !kernel_map_ok(T, ld, for_of(B), P->ptr, S, sc, eb)
+             : f->params[P->ptr - 1].divisibility % 16 ||
+                   (sc ? sc < 1 || sc > INT32_MAX || (sc * eb) % 16
+                       : !is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
+                             (f->params[S - 1].divisibility * eb) % 16))
+        return false; /* a base and a row stride TMA takes: multiples of 16 bytes */
+    *pf = (Proof){.load = ld, .body = B, .base = P->ptr, .stride = sc ? (int32_t)-sc : S, .kmap = kmap};
+    if (!split_rows(&P->s, S, sc, &pf->r, &pf->c) || (kmap && !chunk_poly(&pf->c, eb)))
         return false;
     Cons cs[MAXC];
     int n = 0;
@@ -699,11 +765,15 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         }
         T->nassumed = 0;
         if (wrapped) { /* (start + idx) % mod: the box [0, mod), if what it reads past mod is never kept */
-            if (upper || !poly_eq(&P->w.start, start) || !launch_value(T, &P->w.mod, pf->dims[d]))
+            if (kmap || upper || !poly_eq(&P->w.start, start) || !launch_value(T, &P->w.mod, pf->dims[d]))
                 return false;
             pf->wrap = P->w;
         } else if (!upper) { /* unmasked: every address the pointers form, as TMA forms them */
             pf->dims[d][0] = -TMA_UNBOUNDED;
+        } else if (kmap) { /* the kernel computes the bound before the loop */
+            if (!kernel_value(T, &bound, for_of(B)))
+                return false;
+            pf->bounded[d] = true, pf->bound[d] = bound;
         } else if (!launch_value(T, &bound, pf->dims[d])) {
             return false;
         }
@@ -720,7 +790,7 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         for (int i = 0; i < T->nassumed && pf->nassumed < MAXC; i++)
             pf->assumed[pf->nassumed++] = T->assumed[i];
     }
-    return true;
+    return !kmap || (!pf->nassumed && !pf->above1); /* no launch checks what a kernel map takes */
 }
 
 /* ---- wrapped axes: what the kernel keeps of them ---- */
@@ -926,6 +996,33 @@ static void note_blocks(Tma *T, Block *b, Block *up) {
     }
 }
 
+/* A kernel map's tensormap_create, put before its loop: the base, the bounds
+ * (INT32_MAX where unmasked), the row stride in elements, the tile's box. */
+static ValueId make_map(Function *f, const Proof *pf) {
+    Inst *L = pf->body->parent;
+    Emit e = {f, pf->outer, 0, L->span};
+    while (e.b->insts[e.at] != L)
+        e.at++;
+    ValueId dims[2];
+    for (int d = 0; d < 2; d++)
+        dims[d] = pf->bounded[d] ? emit_poly(&e, &pf->bound[d]) : emit_i32(&e, TMA_UNBOUNDED);
+    ValueId stride;
+    if (pf->stride < 0) {
+        stride = emit(&e, IR_CONST, NULL, 0, ir_scalar(DT_I64));
+        f->values[stride].def->attr.i = -(int64_t)pf->stride;
+    } else {
+        stride = pf->stride;
+        if (f->values[stride].type.dtype != DT_I64)
+            stride = emit(&e, IR_CAST, &stride, 1, ir_scalar(DT_I64));
+    }
+    ValueId m = emit(&e, IR_TMAP_CREATE, (ValueId[]){pf->base, dims[0], dims[1], stride}, 4, ir_scalar(DT_I64));
+    Inst *in = f->values[m].def;
+    Type lt = f->values[pf->load->results[0]].type;
+    in->attr.vals[0] = lt.shape[0], in->attr.vals[1] = lt.shape[1];
+    in->attr.offset = -1;
+    return m;
+}
+
 /* The loads of each `for` body that feed a dot, proved. */
 static void find(Tma *T, Block *b, const int *uses, Proof *ps, int *n) {
     for (int i = 0; b && i < b->ninsts; i++) {
@@ -938,8 +1035,10 @@ static void find(Tma *T, Block *b, const int *uses, Proof *ps, int *n) {
         for (int j = 0; B && j < B->ninsts && *n < MAX_MAPS; j++) {
             Inst *ld = B->insts[j];
             if (ld->op == IR_LOAD && ld->nresults == 1 && feeds_dot(B, ld, uses) && prove(T, B, ld, &ps[*n]) &&
-                (!ps[*n].wrap.axis || wrap_dropped(T, &ps[*n])))
+                (!ps[*n].wrap.axis || wrap_dropped(T, &ps[*n]))) {
+                ps[*n].outer = b;
                 (*n)++;
+            }
         }
     }
 }
@@ -958,6 +1057,7 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
     if (ok) {
         note_blocks(&T, f->body, NULL);
         ir_count_uses(f->body, uses);
+        T.axis = axis_analyze(f);
         find(&T, f->body, uses, ps, &n);
     } else {
         diag_internal(d, "tma: out of memory");
@@ -965,9 +1065,12 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
     for (int v = 0; T.memo && v < T.n0; v++)
         free(T.memo[v]);
     free(T.memo), free(T.home), free(T.trail), free(uses), free(T.blocks), free(T.ups);
-    /* one map parameter per proved load (value ids move: shift what we hold) */
+    /* one map parameter per proved load the launch encodes (value ids move:
+     * shift what we hold) */
     ValueId maps[MAX_MAPS];
     for (int i = 0; i < n; i++) {
+        if (ps[i].kmap)
+            continue;
         int np = f->nparams;
         maps[i] = ir_param_late(f, arena_printf(f->arena, "%s_tma", f->params[ps[i].base - 1].name), ir_scalar(DT_I64));
         Param *p = &f->params[f->nparams - 1];
@@ -983,9 +1086,18 @@ bool tma_pass(Diag *d, Function *f, bool wgmma) {
         for (int j = 0; j < n; j++) {
             shift_poly(&ps[j].r, np);
             shift_poly(&ps[j].c, np);
-            maps[j] = j < i ? ir_param_shift(maps[j], np) : maps[j];
+            maps[j] = j < i && !ps[j].kmap ? ir_param_shift(maps[j], np) : maps[j];
+            if (ps[j].kmap) { /* what its map is made of */
+                ps[j].base = ir_param_shift(ps[j].base, np);
+                ps[j].stride = ps[j].stride > 0 ? ir_param_shift(ps[j].stride, np) : ps[j].stride;
+                shift_poly(&ps[j].bound[0], np);
+                shift_poly(&ps[j].bound[1], np);
+            }
         }
     }
+    for (int i = 0; i < n; i++)
+        if (ps[i].kmap)
+            maps[i] = make_map(f, &ps[i]);
     for (int i = 0; i < n; i++) {
         Inst *ld = ps[i].load;
         Block *B = ps[i].body;
