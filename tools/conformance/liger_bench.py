@@ -27,7 +27,7 @@ if mode == "tl":
 import torch
 from triton.testing import do_bench
 # the host's time per call and the GPU's alone (a CUDA graph); mode ab's turns
-from samesrc_bench import Turns, ab_rounds, compare, host_and_gpu, record, run_files, turns
+from samesrc_bench import Turns, ab_rounds, compare, host_and_gpu, note_unguarded, record, run_files, turns
 COMPILERS = ("triton", "tl") if mode == "ab" else (mode,)
 ROUNDS = ab_rounds() if mode == "ab" else 1
 FILES = run_files(out_path, COMPILERS, ROUNDS)
@@ -186,5 +186,6 @@ def ce(s):  # Liger writes the gradient into the input: later calls run on it (t
     return r[0] if isinstance(r, tuple) else r
 row("liger cross_entropy fwd bf16 8192x32000", ce_setup, ce, lambda s, o: relerr(o, s["ref"]), 2 * T * V * 2)
 print("done", flush=True)
+note_unguarded()
 if mode == "ab":
     compare(",".join(FILES["triton"]), ",".join(FILES["tl"]))

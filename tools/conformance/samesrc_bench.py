@@ -458,6 +458,14 @@ def load_runs(paths):
     return rows
 
 
+def note_unguarded():
+    """Prints the call shapes tl launched without a guard (tlshim.unguarded): each launch of one builds its key, host
+    time that a host-bound row shows."""
+    tlshim = sys.modules.get("tlshim")
+    if tlshim is not None:
+        print(f"tl: call shapes launched without a guard: {tlshim.unguarded() or 'none'}", flush=True)
+
+
 def paired(a, b):
     """The median over turns k of b's value / a's value in turn k (load_runs' `turns`), None without two pairs. In
     one process (ab) turn k of each compiler ran next to the other's (Triton, tl; then tl, Triton ...), so a
@@ -517,6 +525,7 @@ if __name__ == "__main__":
         compare(sys.argv[2], sys.argv[3])
     else:
         main_run(sys.argv[1], sys.argv[2])
+        note_unguarded()
         if sys.argv[1] == "ab":
             files = run_files(sys.argv[2], ("triton", "tl"), ab_rounds())
             compare(",".join(files["triton"]), ",".join(files["tl"]))

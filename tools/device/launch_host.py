@@ -50,3 +50,5 @@ if len(sys.argv) > 2:
     pr.disable()
     torch.cuda.synchronize()
     pstats.Stats(pr).sort_stats("tottime").print_stats(18)
+from samesrc_bench import note_unguarded
+note_unguarded()

@@ -38,3 +38,5 @@ def med(fn, sync):
 for name, fn in (("whole", whole), ("copies", copies), ("launch", launch)):
     print(f"{mode} {name:7s} synced {med(fn, True):8.1f} us   enqueue {med(fn, False):8.1f} us", flush=True)
     torch.cuda.synchronize()
+from samesrc_bench import note_unguarded
+note_unguarded()

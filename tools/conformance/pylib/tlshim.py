@@ -1220,6 +1220,9 @@ def _guard_check(i, k, v, constexpr, align, ns):
     if v is None:
         return [f"    if {x} is not None:", no]
     if constexpr:
+        if k == ("dtype", str(v)):  # a dtype (Liger passes one per launch): the same object passes; an equal one
+            ns[f"c{i}"] = v  # made elsewhere falls back to the fast path, which keys it
+            return [f"    if {x} is not c{i}:", no]
         if t not in (int, float, bool, str) or k != (t, v) or v != v:  # v != v: a NaN equals no value
             return None
         ns[f"c{i}"] = v
@@ -1238,6 +1241,18 @@ def _guard_check(i, k, v, constexpr, align, ns):
     if t is float or t is bool:
         return [f"    if type({x}) is not {t.__name__}:", no]
     return None
+
+
+def unguarded():
+    """[(kernel name, call shape)] of each call shape whose launches have no guard: each of them builds its key
+    (the fast path) at every launch. For the device scripts that time host-bound rows."""
+    out = []
+    for ref in STATE.fast_fns:
+        fn = ref()
+        for shape, g in (fn.__dict__.get("_tlshim_guards", {}) if fn is not None else {}).items():
+            if g is None:
+                out.append((fn.__name__, shape))
+    return out
 
 
 def _make_guard(fn, nargs, kwnames, key, opt_key, hit, vals, dry=False):
