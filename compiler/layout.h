@@ -124,12 +124,12 @@ typedef struct ThreadMap {
 enum {
     /* 32-bit registers one thread may hold for one value. Past 255 ptxas
      * spills to local memory: slow, not wrong, and Triton compiles such
-     * blocks (128x256 accumulators at 4 warps, 32^3 index blocks at 4
-     * warps), so tl does too. 1024, not the 2048 the code generator's arrays
-     * allow: Triton's test_index1d 32^3 blocks at one warp (2048 words a
-     * thread) compiled at 2048 and then faulted on the H100 (an illegal
-     * address, 2026-11-28), unexplained yet; below, nothing did. */
-    LAYOUT_MAX_REGS = 1024,
+     * blocks (128x256 accumulators at 4 warps, test_index1d's 32^3 blocks at
+     * one warp: 2048 words of pointers a thread), so tl does too. The limit
+     * is compile time, not the GPU: a 65536-element copy at one warp (4096
+     * words a value) takes ptxas 1 s, 131072 (8192) 3.5 s, and the code
+     * grows with it; past 8192 tl refuses the block. */
+    LAYOUT_MAX_REGS = 8192,
     /* A broadcast operand keeps its own layout while it costs at most this
      * many registers spread over the result: replicas are cheaper than a
      * convert up to there. */

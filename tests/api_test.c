@@ -136,12 +136,12 @@ int main(void) {
         }
         /* A block the GPU refuses (its registers per thread, the layout
          * pass's limit) is refused by the interpreter too, in the same words. */
-        s = tl_kernel_from_string(ctx, copy_src, "-D bs=262144", &kd);
+        s = tl_kernel_from_string(ctx, copy_src, "-D bs=1048576", &kd);
         if (s == TL_SUCCESS)
             s = tl_launch(kd, grid, args, 3);
         check("cpu_block_past_gpu_limit", s == TL_ERROR_COMPILE &&
-              contains(tl_last_error(ctx), "block of 262144 elements (splat of <262144x!ptr<f32>>) needs 4096 "
-                       "registers per thread with num_warps=4, more than the 1024 one value may hold"),
+              contains(tl_last_error(ctx), "block of 1048576 elements (splat of <1048576x!ptr<f32>>) needs 16384 "
+                       "registers per thread with num_warps=4, more than the 8192 one value may hold"),
               tl_last_error(ctx));
         tl_kernel_destroy(kd);
         kd = NULL;

@@ -92,6 +92,8 @@ static const Dims S1D_SMALL[] = {{{1}}, {{127}}, {{129}}, {{1000}}, {{0}}};
 /* multiple_of / max_contiguous: also whole blocks, where hints may vectorise */
 static const Dims S1D_HINT[] = {{{1}}, {{127}}, {{128}}, {{129}}, {{256}}, {{1000}}, {{0}}};
 static const Dims S2D[] = {{{37, 45}}, {{1, 1}}, {{16, 32}}, {{33, 17}}, {{200, 100}}, {{0}}};
+/* A, B, C of a 32^3 block (k_index_new_*): whole, ragged, one */
+static const Dims S3D_32[] = {{{32, 32, 32}}, {{31, 17, 29}}, {{1, 1, 1}}, {{32, 1, 3}}, {{0}}};
 /* reductions over a whole row or column in one tile: M, N <= 64 */
 static const Dims S2D_SMALL[] = {{{37, 45}}, {{1, 1}}, {{16, 32}}, {{33, 17}}, {{64, 64}}, {{0}}};
 /* runtime loops: n and a trip count m (m = 1 is specialised to a constant) */
@@ -474,6 +476,19 @@ static void r_trans(const long *d, double *const *in, double *const *want) {
         }
 }
 
+/* z over the [A, B] tile x with a new axis of C first, then last (k_index_new_*). */
+static void r_index_new_first(const long *d, double *const *in, double *const *want) {
+    for (long c = 0; c < d[2]; c++)
+        for (long ab = 0; ab < d[0] * d[1]; ab++)
+            want[0][c * d[0] * d[1] + ab] = in[0][ab];
+}
+
+static void r_index_new_last(const long *d, double *const *in, double *const *want) {
+    for (long ab = 0; ab < d[0] * d[1]; ab++)
+        for (long c = 0; c < d[2]; c++)
+            want[0][ab * d[2] + c] = in[0][ab];
+}
+
 /* Triton's swizzle2d (language/standard.py), in integers. */
 static void r_swizzle(const long *d, double *const *in, double *const *want) {
     (void)in;
@@ -509,6 +524,28 @@ static const char k_trans[] =
     "    tidx = rn[:, None] * M + rm[None, :]\n"
     "    tl.store(t_ptr + tidx, t, mask=(rn[:, None] < N) & (rm[None, :] < M))\n"
     "    tl.store(p_ptr + tidx, tl.permute(x, (1, 0)) - x.T * 0.5, mask=tl.trans(mask))\n";
+
+/* Triton's test_index1d at one warp: an [A, B] tile grown by a new leading or
+ * trailing axis of S into S^3 elements, 1024 a thread, through S^3 pointers
+ * (2048 words a thread: past 255 registers ptxas spills, as for Triton's). */
+#define INDEX3(expr, zidx, zmask)                                                                    \
+    PRE "def k(x_ptr, z_ptr, A, B, C, S: tl.constexpr):\n"                                          \
+        "    r = tl.arange(0, S)\n"                                                                 \
+        "    x = tl.load(x_ptr + r[:, None] * B + r[None, :], mask=(r[:, None] < A) & (r[None, :] < B))\n" \
+        "    z = " expr "\n"                                                                         \
+        "    i, j, k = r[:, None, None], r[None, :, None], r[None, None, :]\n"                      \
+        "    tl.store(z_ptr + " zidx ", z, mask=" zmask ")\n"
+/* z[c][a][b] = x[a][b], the new axis first (c < C), then last: z[a][b][c]; z is
+ * [1, S, S] or [S, S, 1], broadcast to S^3 by the store, as in Triton's test. */
+static const char k_index_new_first[] =
+    INDEX3("x[None, :, :]", "(i * A + j) * B + k", "(i < C) & (j < A) & (k < B)");
+static const char k_index_new_last[] =
+    INDEX3("x[:, :, None]", "(i * B + j) * C + k", "(i < A) & (j < B) & (k < C)");
+
+/* One program of 65536 elements at one warp: 2048 a thread, 4096 words of
+ * pointers, spilled (tl once refused past 1024). */
+static const char k_big_block[] = EW1("    z = a * 2\n");
+static const Dims S1D_BIG[] = {{{65536}}, {{65537}}, {{1}}, {{131071}}, {{0}}};
 
 static const char k_swizzle[] =
     PRE "def k(i_ptr, j_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, G: tl.constexpr):\n" TILE
@@ -1456,6 +1493,12 @@ static const Case cases[] = {
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_trans, NULL, EXACT},
     {"trans_permute_2d_w8", k_trans, T2D " --num-warps 8", S2D, G2D, 2, 0, {IN(TL_F32, D0 | D1, -1, 1)},
      {OUT(TL_F32, D0 | D1), OUT(TL_F32, D0 | D1)}, r_trans, NULL, EXACT},
+    {"index_new_axis_first_w1", k_index_new_first, "-D S=32 --num-warps 1", S3D_32, {0, 0}, 3, 0,
+     {IN(TL_I32, D0 | D1, -2e9, 2e9)}, {OUT(TL_I32, D0 | D1 | D2)}, r_index_new_first, NULL, EXACT},
+    {"index_new_axis_last_w1", k_index_new_last, "-D S=32 --num-warps 1", S3D_32, {0, 0}, 3, 0,
+     {IN(TL_U16, D0 | D1, 1, 65535)}, {OUT(TL_U16, D0 | D1 | D2)}, r_index_new_last, NULL, EXACT},
+    {"big_block_4096_words_w1", k_big_block, "-D BLOCK=65536 --num-warps 1", S1D_BIG, {65536, 0}, 1, 0,
+     {IN(TL_F32, D0, -1, 1)}, {OUT(TL_F32, D0)}, r_twice, NULL, EXACT},
     {"swizzle2d", k_swizzle, T2D " -D G=4", S2D, G2D, 2, 0, {{0}}, {OUT(TL_I32, D0 | D1), OUT(TL_I32, D0 | D1)},
      r_swizzle, NULL, EXACT},
 
