@@ -262,8 +262,10 @@ int64_t smem_scratch_bound(const Function *f, const Inst *in) {
     case IR_INLINE_ASM: case IR_MAP_FN: case IR_EXTERN: /* llvm_extern.c: all in the first result's layout */
         return in->nresults ? moves_bound(f, in, f->values[in->results[0]].layout, 0, -1) : 0;
     case IR_GATHER: { /* the whole source, row-major; none for partners in registers or lanes */
-        int *plan = arena_alloc(f->arena, sizeof(int) * LAYOUT_MAX_REGS), m; /* not the stack: 32 KB */
-        if (plan && layout_gather_xor(f, in, plan, &m))
+        int *plan = malloc(sizeof(int) * LAYOUT_MAX_REGS), m; /* 32 KB: not the stack */
+        bool xor = plan && layout_gather_xor(f, in, plan, &m);
+        free(plan);
+        if (xor)
             return 0;
         Type t = f->values[in->args[0]].type;
         return align_up(ir_numel(t) * mem_bytes((DType)t.dtype), 16);
