@@ -347,8 +347,30 @@ static bool types_a_constexpr(Sema *s, const NodeList *ps, const char **entries)
     return false;
 }
 
+/* A signature of every parameter may stop before trailing constexpr
+ * parameters that have defaults, as a Python call leaves them out
+ * (Liger's `BLOCK_N: tl.constexpr = 4096`): entries past the first nent
+ * are NULL, and those parameters take -D, the config or the default. True
+ * when the parameters past nent are all such. */
+static bool trailing_defaults(Sema *s, const NodeList *ps, int nent, const char ***entries, int want) {
+    int k = 0;
+    for (int i = 0; i < ps->len; i++) {
+        const Node *p = ps->items[i];
+        if (p->op || runtime_defined(s, p))
+            continue;
+        if (k++ >= nent && !(sema_is_constexpr_annotation(p->a) && p->b))
+            return false;
+    }
+    const char **all = arena_alloc(s->a, sizeof(char *) * (size_t)want);
+    for (int i = 0; i < want; i++)
+        all[i] = i < nent ? (*entries)[i] : NULL;
+    *entries = all;
+    return true;
+}
+
 /* Split the signature and match its entries to the kernel's parameters. It
- * lists every parameter or only the runtime ones (always so with
+ * lists every parameter (trailing defaulted constexprs may be left out:
+ * trailing_defaults) or only the runtime ones (always so with
  * SemaOptions.runtime_signature), less the runtime parameters -D makes
  * constants: one rule for tlc, --emit=c and the C API. A -D of a parameter the
  * signature still types is an error (it used to drop the parameter from the
@@ -376,6 +398,8 @@ static bool match_signature(Sema *s, const Node *fn, int nnamed, int nruntime, c
         sema_fail(s, first_def->span, "-D %s=%s sets runtime parameter '%s', which the signature also gives an "
                   "entry: leave '%s' out of the signature to make it a constant, or drop the -D",
                   first_def->name, define_of(s, first_def->name), first_def->name, first_def->name);
+    if (nent < want && !rt_sig && trailing_defaults(s, ps, nent, entries, want))
+        return false;
     if (nent < want) {
         /* name the first parameter without an entry */
         int k = 0;
