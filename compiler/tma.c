@@ -680,11 +680,11 @@ static bool starts_at_zero(const Tma *T, const Poly *p, const Inst *L) {
  * multiple_of hint on the pointers (each row's first address a multiple of
  * 16 bytes, so the stride's bytes are, and with a column start of such
  * multiples, chunk_poly, the base): what the vector loads rely on too. */
-static bool kernel_map_ok(Tma *T, const Inst *ld, const Inst *L, ValueId base, int S, int64_t sc, int eb) {
+static bool kernel_map_ok(Tma *T, const Inst *ld, const Inst *L, ValueId base, int S, int64_t sc) {
     Type bt = vt(T, base);
     if (!T->axis || !L || bt.rank || bt.pointee != vt(T, ld->results[0]).dtype || !invariant(T, base, L))
         return false;
-    if (sc ? sc < 1 || sc > INT32_MAX : S <= 0 || !is_int(vt(T, S).dtype) || vt(T, S).rank || !invariant(T, S, L))
+    if (!sc && (S <= 0 || !is_int(vt(T, S).dtype) || vt(T, S).rank || !invariant(T, S, L)))
         return false;
     return T->axis[ld->args[0]].divisibility[0] >= 16;
 }
@@ -731,9 +731,11 @@ static bool prove(Tma *T, Block *B, Inst *ld, Proof *pf) {
         return false;
     int S = sc ? 0 : P->k[0].t[0].y;
     bool kmap = !is_param(T, P->ptr); /* (a parameter's tile with a computed stride keeps cp.async) */
-    if (kmap ? !kernel_map_ok(T, ld, for_of(B), P->ptr, S, sc, eb)
+    if (sc && (sc < 1 || sc > INT32_MAX))
+        return false;
+    if (kmap ? !kernel_map_ok(T, ld, for_of(B), P->ptr, S, sc)
              : f->params[P->ptr - 1].divisibility % 16 ||
-                   (sc ? sc < 1 || sc > INT32_MAX || (sc * eb) % 16
+                   (sc ? (sc * eb) % 16
                        : !is_param(T, S) || f->params[S - 1].equal_to_1 || f->params[S - 1].tensormap ||
                              (f->params[S - 1].divisibility * eb) % 16))
         return false; /* a base and a row stride TMA takes: multiples of 16 bytes */

@@ -426,10 +426,6 @@ static bool auto_alloc(Variant *v, int n) {
     return v->auto_src && v->auto_last && v->auto_maps;
 }
 
-/* Load the image (a cubin, or PTX where there was no ptxas, which the
- * driver compiles here: image_from_ptx) and fill in what a launch needs.
- * The image of a target this device cannot run stays unloaded (v->func
- * NULL): gpu_launch and gpu_func_attrs refuse it by name. */
 /* The pool launches take their global scratch from: the context's own, made
  * when the first variant that needs one loads (load: off the launch's path),
  * which keeps what it was given back (release threshold: all) rather than
@@ -456,6 +452,10 @@ static void scratch_pool(TlContext *ctx) {
     pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Load the image (a cubin, or PTX where there was no ptxas, which the
+ * driver compiles here: image_from_ptx) and fill in what a launch needs.
+ * The image of a target this device cannot run stays unloaded (v->func
+ * NULL): gpu_launch and gpu_func_attrs refuse it by name. */
 static TlStatus load(TlKernel *k, Variant *v, const void *cubin) {
     const CudaApi *cu = k->ctx->cu;
     TlStatus s = TL_SUCCESS;
